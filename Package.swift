@@ -1,0 +1,71 @@
+// swift-tools-version: 6.1
+// Larder: a caching fetch service. The targets below are the architecture (docs/ARCHITECTURE.md);
+// dependencies point down the list, never up.
+import PackageDescription
+
+let package = Package(
+    name: "Larder",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "larder", targets: ["larder"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+    ],
+    targets: [
+        // C libraries. Each is imported by exactly one Swift target.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+
+        .target(name: "HTTPCore"),
+        .target(name: "ImageSniffing"),
+        .target(
+            name: "CacheCore",
+            dependencies: ["HTTPCore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .target(name: "CachePolicy", dependencies: ["CacheCore", "ImageSniffing", "HTTPCore"]),
+        .target(name: "Storage", dependencies: ["CacheCore", "HTTPCore", "CSQLite", "CZlib"]),
+        .target(name: "Upstream", dependencies: ["HTTPCore", "CCurl"]),
+        .target(name: "HTTPServer", dependencies: ["HTTPCore"]),
+        .target(
+            name: "LarderAPI",
+            dependencies: [
+                "HTTPCore", "HTTPServer", "CacheCore", "CachePolicy", "ImageSniffing", "Upstream",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "larder",
+            dependencies: [
+                "HTTPCore", "HTTPServer", "CacheCore", "CachePolicy", "Storage", "Upstream", "LarderAPI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Test doubles and factories shared by the test targets.
+        .target(name: "TestSupport", dependencies: ["HTTPCore", "CacheCore"]),
+
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPCore", "TestSupport"]),
+        .testTarget(name: "ImageSniffingTests", dependencies: ["ImageSniffing", "TestSupport"]),
+        .testTarget(name: "CacheCoreTests", dependencies: ["CacheCore", "TestSupport"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "CacheCore", "TestSupport"]),
+        .testTarget(name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore"]),
+    ]
+)
+
+// The habits of STYLE.md §1, applied to every target in one place so that C types cannot leak into
+// public signatures and every existential is spelled `any`.
+for target in package.targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    settings.append(contentsOf: [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ])
+    target.swiftSettings = settings
+}

@@ -1,0 +1,106 @@
+/// An ordered list of header fields with case-insensitive lookup by name.
+///
+/// Order and repetition are kept as received (RFC 9110 §5.3): a field line may appear several times and
+/// the order of same-named lines carries meaning for list-valued fields.
+public struct HTTPHeaders: Sendable, Equatable, Sequence {
+    /// One field line as received or to be sent.
+    public struct Field: Sendable, Equatable {
+        /// The field name, as spelled by whoever set it.
+        public var name: String
+        /// The field value, without leading or trailing whitespace.
+        public var value: String
+
+        /// Creates a field line.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    private var fields: [Field]
+
+    /// Creates headers from field lines in order.
+    public init(_ fields: [(String, String)] = []) {
+        self.fields = fields.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// The number of field lines.
+    public var count: Int { fields.count }
+
+    /// Whether there are no field lines.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// Iterates the field lines in order.
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// The first value of the named field, or `nil`.
+    public subscript(name: String) -> String? {
+        fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
+    }
+
+    /// Every value of the named field, in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+    }
+
+    /// The named field's values split on commas, trimmed, empties dropped (RFC 9110 §5.6.1 lists).
+    public func listValues(for name: String) -> [String] {
+        values(for: name).flatMap { value in
+            value.split(separator: ",").map { $0.trimmingHTTPWhitespace() }.filter { !$0.isEmpty }
+        }
+    }
+
+    /// Whether the named field is present.
+    public func contains(_ name: String) -> Bool {
+        fields.contains { $0.name.equalsIgnoringASCIICase(name) }
+    }
+
+    /// Appends a field line, keeping any existing ones of the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Removes every line of the named field and appends one with the value.
+    public mutating func replaceOrAdd(name: String, value: String) {
+        remove(name: name)
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Removes every line of the named field.
+    public mutating func remove(name: String) {
+        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+    }
+}
+
+extension String {
+    /// Compares two strings byte by byte, folding ASCII letters only (header names, tokens).
+    public func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        var lhs = utf8.makeIterator()
+        var rhs = other.utf8.makeIterator()
+        while true {
+            switch (lhs.next(), rhs.next()) {
+            case (nil, nil): return true
+            case (let a?, let b?):
+                if a != b && a.asciiLowercased != b.asciiLowercased { return false }
+            default: return false
+            }
+        }
+    }
+}
+
+extension Substring {
+    /// The substring without leading and trailing spaces and tabs (RFC 9110 §5.6.3 OWS).
+    public func trimmingHTTPWhitespace() -> String {
+        var view = self[...]
+        while let first = view.first, first == " " || first == "\t" { view = view.dropFirst() }
+        while let last = view.last, last == " " || last == "\t" { view = view.dropLast() }
+        return String(view)
+    }
+}
+
+extension UInt8 {
+    /// The byte with ASCII upper-case letters folded to lower case.
+    @inlinable public var asciiLowercased: UInt8 {
+        (self >= 0x41 && self <= 0x5A) ? self | 0x20 : self
+    }
+}

@@ -1,0 +1,110 @@
+/// A complete request as parsed from the wire (RFC 9112 §3), body included.
+public struct HTTPRequest: Sendable, Equatable {
+    /// The method token.
+    public var method: HTTPMethod
+    /// The request target exactly as it appeared on the request line.
+    public var target: String
+    /// The path of the target, still percent-encoded (`*` for asterisk-form).
+    public var path: String
+    /// The query of the target without the `?`, still percent-encoded; `nil` when absent.
+    public var query: String?
+    /// The protocol version of the request line.
+    public var version: HTTPVersion
+    /// The header fields in order. For absolute-form targets `Host` holds the target's authority
+    /// (RFC 9112 §3.2.2).
+    public var headers: HTTPHeaders
+    /// The request content, de-chunked.
+    public var body: [UInt8]
+
+    /// Creates a request; the path and query are split from the target.
+    public init(
+        method: HTTPMethod,
+        target: String,
+        version: HTTPVersion = .http1_1,
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8] = []
+    ) {
+        self.method = method
+        self.target = target
+        self.version = version
+        self.headers = headers
+        self.body = body
+        var pathPart = Substring(target)
+        if target.hasPrefix("http://") || target.hasPrefix("https://") {
+            // absolute-form: drop scheme and authority.
+            let afterScheme = pathPart.dropFirst(target.hasPrefix("https://") ? 8 : 7)
+            pathPart = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" }).map { afterScheme[$0...] } ?? "/"
+            if pathPart.first == "?" { pathPart = "/" + pathPart }
+        }
+        if let mark = pathPart.firstIndex(of: "?") {
+            self.path = String(pathPart[..<mark])
+            self.query = String(pathPart[pathPart.index(after: mark)...])
+        } else {
+            self.path = String(pathPart)
+            self.query = nil
+        }
+    }
+
+    /// Whether the connection stays open after this request unless the response says otherwise
+    /// (RFC 9112 §9.3: HTTP/1.1 by default, HTTP/1.0 only with `Connection: keep-alive`).
+    public var wantsKeepAlive: Bool {
+        let options = headers.listValues(for: "Connection")
+        if options.contains(where: { $0.equalsIgnoringASCIICase("close") }) { return false }
+        if version == .http1_1 { return true }
+        return options.contains { $0.equalsIgnoringASCIICase("keep-alive") }
+    }
+
+    /// The first value of the named query parameter, percent-decoded (`+` is a space), or `nil`.
+    public func queryParameter(_ name: String) -> String? {
+        queryParameters.first { $0.name == name }?.value
+    }
+
+    /// Every query parameter in order, percent-decoded (`+` as space). Undecodable ones keep their raw text.
+    public var queryParameters: [(name: String, value: String)] {
+        guard let query, !query.isEmpty else { return [] }
+        return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0]).formDecoded()
+            let value = parts.count > 1 ? String(parts[1]).formDecoded() : ""
+            return (name, value)
+        }
+    }
+}
+
+extension String {
+    /// Decodes `application/x-www-form-urlencoded` text: `+` is a space, `%XX` a byte.
+    /// Returns the text unchanged when the escapes do not form valid UTF-8.
+    public func formDecoded() -> String {
+        percentDecoded(plusIsSpace: true) ?? self
+    }
+
+    /// Decodes `%XX` escapes; `nil` when an escape is malformed or the bytes are not UTF-8.
+    public func percentDecoded(plusIsSpace: Bool = false) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var iterator = utf8.makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    return nil
+                }
+                bytes.append(high << 4 | low)
+            case UInt8(ascii: "+") where plusIsSpace:
+                bytes.append(UInt8(ascii: " "))
+            default:
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}
+
+private func hexValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+    default: nil
+    }
+}

@@ -1,0 +1,52 @@
+/// A response to be written to a client.
+public struct HTTPResponse: Sendable {
+    /// The status line's code and phrase.
+    public var status: HTTPStatus
+    /// Header fields. The server adds `Content-Length` or `Transfer-Encoding`, `Date` and
+    /// `Connection` itself; a handler sets `Content-Length` only for HEAD answers and streamed bodies
+    /// of known size.
+    public var headers: HTTPHeaders
+    /// The content.
+    public var body: HTTPResponseBody
+
+    /// Creates a response.
+    public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: HTTPResponseBody = .empty) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// The content of a response: nothing, bytes in memory, or a stream pulled with backpressure.
+public enum HTTPResponseBody: Sendable {
+    /// No content.
+    case empty
+    /// Content held in memory.
+    case bytes([UInt8])
+    /// Content produced on demand; `length` is the total when known (sent as `Content-Length`),
+    /// otherwise the server uses chunked coding (HTTP/1.1) or close-delimiting (HTTP/1.0).
+    case stream(any HTTPBodySource, length: Int?)
+}
+
+/// A producer of response bytes that the server pulls from, one piece at a time, only when the
+/// previous piece has been written: a slow reader never makes the server buffer without bound.
+public protocol HTTPBodySource: AnyObject, Sendable {
+    /// Asks for the next piece of at most `maxBytes` bytes. The source calls `deliver` exactly once,
+    /// on any thread, with the next bytes, the end, or a failure.
+    func next(maxBytes: Int, deliver: @escaping @Sendable (HTTPBodyChunk) -> Void)
+
+    /// Tells the source that no more pieces will be pulled (the client went away or the response
+    /// ended); it releases what it holds. Called at most once, possibly while a `next` is pending.
+    func cancel()
+}
+
+/// One answer of an `HTTPBodySource`.
+public enum HTTPBodyChunk: Sendable {
+    /// More bytes; never empty.
+    case bytes([UInt8])
+    /// No more bytes; the body is complete.
+    case end
+    /// The body cannot be completed; the server aborts the connection (the client must not take a
+    /// truncated body for a whole one).
+    case failure(any Error)
+}

@@ -1,0 +1,1 @@
+// Placeholder: this target is built up by its issue (see docs/ARCHITECTURE.md).

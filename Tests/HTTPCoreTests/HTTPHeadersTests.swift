@@ -1,0 +1,34 @@
+import HTTPCore
+import Testing
+
+@Suite struct HTTPHeadersTests {
+    @Test func lookupIgnoresCaseAndKeepsOrder() {
+        var headers = HTTPHeaders([("Accept", "a"), ("X-One", "1"), ("accept", "b")])
+        #expect(headers["ACCEPT"] == "a")
+        #expect(headers.values(for: "accept") == ["a", "b"])
+        headers.replaceOrAdd(name: "Accept", value: "c")
+        #expect(headers.values(for: "Accept") == ["c"])
+        #expect(headers.count == 2)
+    }
+
+    @Test func listValuesSplitOnCommasAndDropEmpties() {
+        let headers = HTTPHeaders([("Cache-Control", "max-age=5, , no-cache"), ("cache-control", "public")])
+        #expect(headers.listValues(for: "Cache-Control") == ["max-age=5", "no-cache", "public"])
+    }
+
+    @Test func problemJSONEscapesControlCharacters() {
+        let problem = ProblemDetails(type: "t", title: "T", status: 400, detail: "a\"b\r\n\u{0}<")
+        #expect(problem.json == #"{"type":"t","title":"T","status":400,"detail":"a\"b\r\n\u0000<"}"#)
+    }
+
+    @Test(arguments: [
+        ("/fetch?url=http%3A%2F%2Fa.test%2Fx%3Fy%3D1&z", "/fetch", "http://a.test/x?y=1"),
+        ("http://h.test/p?url=a+b", "/p", "a b"),
+        ("http://h.test?url=1", "/", "1"),
+    ])
+    func targetIsSplitIntoPathAndDecodedQuery(target: String, path: String, url: String) {
+        let request = HTTPRequest(method: .get, target: target)
+        #expect(request.path == path)
+        #expect(request.queryParameter("url") == url)
+    }
+}
