@@ -64,7 +64,7 @@ final class SQLiteBodyWriter: CacheBodyWriter {
             do {
                 let last = state.buffer.isEmpty ? nil : try encode(state.buffer[...], isLast: true, state: &state)
                 state.buffer = []
-                let lastSequence = state.nextSequence
+                let lastSequence = state.nextSequence - 1
                 let facts = StoredBodyFacts(
                     originalSize: state.originalSize, storedSize: state.storedSize, codec: state.codec ?? .identity,
                     crc32: state.crc, chunkSize: chunkSize)
