@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The project's test command (README quick start, CI): installs what is missing, checks formatting,
+# builds everything with warnings as errors, and runs every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh --test
+
+echo "== format lint"
+swift format lint --strict --recursive Package.swift Sources Tests
+
+echo "== build (warnings are errors)"
+swift build --build-tests -Xswiftc -warnings-as-errors
+
+echo "== tests"
+swift test --skip-build
