@@ -93,6 +93,7 @@ public final class InMemoryCacheStore: CacheStore {
         }
     }
 
+    @discardableResult
     public func updateMetadata(_ entry: StoredEntry) throws -> Bool {
         state.withLock { state in
             guard var record = state.records[entry.key], record.entry.bodyID == entry.bodyID else { return false }
@@ -120,10 +121,12 @@ public final class InMemoryCacheStore: CacheStore {
         }
     }
 
+    @discardableResult
     public func delete(_ key: CacheKey) throws -> Bool {
         state.withLock { remove(key, from: &$0) }
     }
 
+    @discardableResult
     public func purge(_ scope: CachePurgeScope) throws -> Int {
         state.withLock { state in
             let doomed = state.records.values.filter { Self.scope(scope, covers: $0.entry) }.map(\.entry.key)
@@ -149,6 +152,7 @@ public final class InMemoryCacheStore: CacheStore {
         state.withLock { CacheStoreStats(entryCount: $0.records.count, totalBytes: $0.totalBytes, maxSize: maxSize) }
     }
 
+    @discardableResult
     public func sweep(now: Date) throws -> Int {
         state.withLock { state in
             let doomed = state.records.values.filter { $0.entry.sweepAfter < now }.map(\.entry.key)
@@ -161,6 +165,7 @@ public final class InMemoryCacheStore: CacheStore {
         state.withLock { $0.filters }
     }
 
+    @discardableResult
     public func saveFilterChain(_ filters: [FilterRecord], expectedVersion: Int?) throws -> FilterChainRecord {
         try FilterChainRecord.validate(filters)
         return try state.withLock { state in

@@ -13,6 +13,7 @@ extension SQLiteCacheStore {
         }
     }
 
+    @discardableResult
     public func saveFilterChain(_ filters: [FilterRecord], expectedVersion: Int?) throws -> FilterChainRecord {
         try FilterChainRecord.validate(filters)
         return try guarded("save filters") {

@@ -37,6 +37,7 @@ extension SQLiteCacheStore {
         }
     }
 
+    @discardableResult
     public func sweep(now: Date) throws -> Int {
         try flushHits()
         let live = liveBodies.withLock { $0 }

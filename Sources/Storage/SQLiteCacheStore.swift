@@ -141,6 +141,7 @@ public final class SQLiteCacheStore: CacheStore {
         SQLiteBodyWriter(store: self, hints: hints)
     }
 
+    @discardableResult
     public func updateMetadata(_ entry: StoredEntry) throws -> Bool {
         let headers = Self.encodeHeaders(entry.headers)
         return try guarded("update metadata") {
@@ -165,6 +166,7 @@ public final class SQLiteCacheStore: CacheStore {
         }
     }
 
+    @discardableResult
     public func delete(_ key: CacheKey) throws -> Bool {
         pendingHits.withLock { _ = $0.removeValue(forKey: key) }
         return try guarded("delete") {
@@ -172,6 +174,7 @@ public final class SQLiteCacheStore: CacheStore {
         }
     }
 
+    @discardableResult
     public func purge(_ scope: CachePurgeScope) throws -> Int {
         try guarded("purge") {
             try database.write { connection in
