@@ -101,3 +101,15 @@ extension SQLiteCacheStore {
         if pending { try connection.run("DELETE FROM pending_body WHERE id = ?", [.integer(body)]) }
     }
 }
+
+extension SQLiteCacheStore {
+    /// Writes hits, copies the WAL into the database file and truncates the WAL
+    /// (https://sqlite.org/pragma.html#pragma_wal_checkpoint). For shutdown and for measuring the file.
+    /// - Throws: `CacheStoreError` when the store cannot be written.
+    public func checkpoint() throws {
+        try flushHits()
+        try guarded("checkpoint") {
+            try database.write { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
+    }
+}
