@@ -1,5 +1,5 @@
-public import HTTPCore
 import Crypto
+public import HTTPCore
 
 /// The identity of a cached response: the SHA-256 of the canonical URL and the request headers its
 /// `Vary` names, as 64 lowercase hex digits (RFC 9111 §2 primary key, §4.1 secondary key).
@@ -99,8 +99,13 @@ public struct CacheKey: Hashable, Sendable, Comparable, CustomStringConvertible 
     public static func make(canonicalURL: String, varyNames: [String], requestHeaders: HTTPHeaders) -> CacheKey {
         let headers = varyNames.map { name -> (name: String, value: String?) in
             let values = requestHeaders.values(for: name)
-            return (name, values.isEmpty ? nil : values.map { Substring($0).trimmingHTTPWhitespace() }
-                .joined(separator: ", "))
+            return (
+                name,
+                values.isEmpty
+                    ? nil
+                    : values.map { Substring($0).trimmingHTTPWhitespace() }
+                        .joined(separator: ", ")
+            )
         }
         return make(canonicalURL: canonicalURL, varyingHeaders: headers)
     }
