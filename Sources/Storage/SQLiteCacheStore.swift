@@ -24,6 +24,11 @@ public final class SQLiteCacheStore: CacheStore {
         public var hitFlushThreshold: Int
         /// The time source for commit dates and hits without a given time.
         public var clock: @Sendable () -> Date
+        /// Bytes of the database file that readers memory-map (https://sqlite.org/mmap.html), 0 for none.
+        /// 1 GiB by default: at a million entries mapped lookups run at ~80% of the speed of lookups in
+        /// a thousand, against ~65% with `pread` (Benchmarks/storage). The trade-off: an I/O error on a
+        /// mapped page kills the process with SIGBUS instead of failing one read.
+        public var memoryMapSize: Int
 
         /// Creates a configuration.
         /// - Parameters:
@@ -33,10 +38,11 @@ public final class SQLiteCacheStore: CacheStore {
         ///   - compressionThreshold: the kept-deflated ratio bound.
         ///   - deflateLevel: zlib level.
         ///   - hitFlushThreshold: hit batch size.
+        ///   - memoryMapSize: bytes readers map.
         ///   - clock: the time source.
         public init(
             path: String, maxSize: Int? = nil, chunkSize: Int = 64 * 1024, compressionThreshold: Double = 0.9,
-            deflateLevel: Int32 = 6, hitFlushThreshold: Int = 256,
+            deflateLevel: Int32 = 6, hitFlushThreshold: Int = 256, memoryMapSize: Int = 1 << 30,
             clock: @escaping @Sendable () -> Date = Date.init
         ) {
             self.path = path
@@ -46,6 +52,7 @@ public final class SQLiteCacheStore: CacheStore {
             self.deflateLevel = deflateLevel
             self.hitFlushThreshold = hitFlushThreshold
             self.clock = clock
+            self.memoryMapSize = memoryMapSize
         }
     }
 
@@ -72,7 +79,8 @@ public final class SQLiteCacheStore: CacheStore {
     public init(configuration: Configuration) throws {
         self.configuration = configuration
         do {
-            database = try SQLiteDatabase(path: configuration.path) { connection in
+            database = try SQLiteDatabase(path: configuration.path, memoryMapSize: configuration.memoryMapSize) {
+                connection in
                 try StorageSchema.migrate(connection)
                 // No writer of this process exists yet: every pending body is left over from a crash.
                 try connection.inTransaction {
