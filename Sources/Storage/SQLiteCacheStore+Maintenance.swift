@@ -40,9 +40,10 @@ extension SQLiteCacheStore {
     @discardableResult
     public func sweep(now: Date) throws -> Int {
         try flushHits()
-        let live = liveBodies.withLock { $0 }
         return try guarded("sweep") {
             try database.write { connection in
+                // Read under the writer lock, under which writers register their bodies.
+                let live = liveBodies.withLock { $0 }
                 var swept = 0
                 try connection.inTransaction {
                     swept = try connection.run(

@@ -107,6 +107,23 @@ import Testing
         leaked.release()
     }
 
+    @Test func sweepClearsAbandonedBodiesButNotOnesBeingWritten() throws {
+        let harness = try StorageTestHarness()
+        let body = CacheCoreFixtures.randomBody(length: 3 * StorageTestHarness.chunkSize)
+        let writer = try harness.store.beginWrite(hints: CacheBodyHints())
+        try writer.append(Array(body[..<(2 * StorageTestHarness.chunkSize + 1)]))
+        // A body no live writer owns (as if its writer's cleanup had failed).
+        try harness.sql("INSERT INTO pending_body (id, started) VALUES (999, 0)")
+        try harness.sql("INSERT INTO chunk (id, crc32, data) VALUES (?, 0, x'00')", [.integer(999 << 24)])
+        try harness.store.sweep(now: CacheCoreFixtures.epoch)
+        #expect(try harness.count("SELECT count(*) FROM pending_body") == 1)
+        #expect(try harness.count("SELECT count(*) FROM chunk WHERE id >= \(999 << 24)") == 0)
+        try writer.append(Array(body[(2 * StorageTestHarness.chunkSize + 1)...]))
+        let stored = try writer.commit(CacheCoreFixtures.makeEntry())
+        #expect(try harness.read(stored) == body)
+        #expect(try harness.count("SELECT count(*) FROM pending_body") == 0)
+    }
+
     @Test func evictionKeepsTheSizeBoundUnderAStreamOfInserts() throws {
         let maxSize = 60_000
         let clockTick = Mutex(0.0)
