@@ -110,7 +110,9 @@ public final class SQLiteCacheStore: CacheStore {
     public func entry(for key: CacheKey) throws -> StoredEntry? {
         let found = try guarded("lookup") {
             try database.read {
-                try $0.queryFirst(Self.selectEntry + " WHERE key = ?", [.blob(key.bytes)], row: Self.entry)
+                try $0.queryFirst(
+                    Self.selectEntry + " WHERE id = ? AND key = ?", [.integer(Self.rowID(key)), .blob(key.bytes)],
+                    row: Self.entry)
             }
         }
         guard var entry = found else { return nil }
@@ -142,8 +144,8 @@ public final class SQLiteCacheStore: CacheStore {
         let exists = try guarded("open body") {
             try database.read {
                 try $0.queryFirst(
-                    "SELECT 1 FROM entry WHERE key = ? AND body_id = ?",
-                    [.blob(entry.key.bytes), .integer(entry.bodyID)]
+                    "SELECT 1 FROM entry WHERE id = ? AND key = ? AND body_id = ?",
+                    [.integer(Self.rowID(entry.key)), .blob(entry.key.bytes), .integer(entry.bodyID)]
                 ) { _ in true }
             }
         }
@@ -165,7 +167,7 @@ public final class SQLiteCacheStore: CacheStore {
                     UPDATE entry SET status = ?, reason = ?, headers = ?, media_type = ?, request_time = ?,
                         response_time = ?, date = ?, age_received = ?, freshness = ?, stale_allowance = ?,
                         sweep_after = ?, footprint = stored_size + length(CAST(url AS BLOB)) + ? + ?
-                    WHERE key = ? AND body_id = ?
+                    WHERE id = ? AND key = ? AND body_id = ?
                     """,
                     [
                         .int(entry.status.code), .text(entry.status.reasonPhrase), .text(headers),
@@ -174,7 +176,8 @@ public final class SQLiteCacheStore: CacheStore {
                         entry.date.map { .real($0.timeIntervalSince1970) } ?? .null, .int(entry.ageReceived),
                         .real(entry.freshnessLifetime), .real(entry.staleAllowance),
                         .real(entry.sweepAfter.timeIntervalSince1970), .int(headers.utf8.count),
-                        .int(Self.entryOverhead), .blob(entry.key.bytes), .integer(entry.bodyID),
+                        .int(Self.entryOverhead), .integer(Self.rowID(entry.key)), .blob(entry.key.bytes),
+                        .integer(entry.bodyID),
                     ]) == 1
             }
         }
@@ -184,7 +187,10 @@ public final class SQLiteCacheStore: CacheStore {
     public func delete(_ key: CacheKey) throws -> Bool {
         pendingHits.withLock { _ = $0.removeValue(forKey: key) }
         return try guarded("delete") {
-            try database.write { try $0.run("DELETE FROM entry WHERE key = ?", [.blob(key.bytes)]) > 0 }
+            try database.write {
+                try $0.run("DELETE FROM entry WHERE id = ? AND key = ?", [.integer(Self.rowID(key)), .blob(key.bytes)])
+                    > 0
+            }
         }
     }
 

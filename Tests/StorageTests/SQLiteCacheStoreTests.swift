@@ -34,6 +34,13 @@ import Testing
             try harness.store.varyNames(forPrimaryKey: CacheKey.make(canonicalURL: entry.url)) == ["accept-encoding"])
     }
 
+    @Test func rowIDIsTheKeysFirst64BitsBigEndian() {
+        let key = CacheKey(hex: "0f115db062b7c0dd030b16878c99dea5c354b49dc37b38eb8846179c7783e9d7")!
+        #expect(SQLiteCacheStore.rowID(key) == 0x0f11_5db0_62b7_c0dd)
+        let high = CacheKey(hex: "f" + String(repeating: "0", count: 63))!
+        #expect(SQLiteCacheStore.rowID(high) == Int64(bitPattern: 0xf000_0000_0000_0000))
+    }
+
     @Test func varyNamesAreClearedWhenTheURLStopsVarying() throws {
         let harness = try StorageTestHarness()
         let url = "https://e.example/v"

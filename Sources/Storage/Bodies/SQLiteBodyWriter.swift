@@ -80,7 +80,9 @@ final class SQLiteBodyWriter: CacheBodyWriter {
                         }
                         try connection.run("DELETE FROM pending_body WHERE id = ?", [.integer(bodyID)])
                         stored.setStoredBody(facts, bodyID: bodyID, now: now)
-                        try connection.run("DELETE FROM entry WHERE key = ?", [.blob(entry.key.bytes)])
+                        // By rowid alone: this also replaces an entry whose key shares the first 64 bits.
+                        try connection.run(
+                            "DELETE FROM entry WHERE id = ?", [.integer(SQLiteCacheStore.rowID(entry.key))])
                         try SQLiteCacheStore.insert(stored, into: connection)
                         if stored.varyNames.isEmpty {
                             try connection.run(
