@@ -1,0 +1,157 @@
+/// The authority, path and percent-encoding rules of ``URLCanonicalizer``
+/// ([RFC 3986 §3.2](https://www.rfc-editor.org/rfc/rfc3986#section-3.2), §5.2.4, §6.2.2).
+extension URLCanonicalizer {
+    /// Splits and checks `host[:port]`; user info is refused.
+    static func parseAuthority(_ authority: ArraySlice<UInt8>, scheme: String) -> Result<(host: String, port: Int?), URLRejection> {
+        if authority.contains(UInt8(ascii: "@")) { return .failure(.userInfo) }
+        let hostEnd: Int
+        let host: String
+        if authority.first == UInt8(ascii: "[") {
+            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else {
+                return .failure(.invalidHost(String(decoding: authority, as: UTF8.self)))
+            }
+            let literal = authority[(authority.startIndex + 1)..<close]
+            guard isIPv6Literal(literal) else {
+                return .failure(.invalidHost(String(decoding: authority[...close], as: UTF8.self)))
+            }
+            host = "[" + String(decoding: literal, as: UTF8.self).lowercased() + "]"
+            hostEnd = close + 1
+            guard hostEnd == authority.endIndex || authority[hostEnd] == UInt8(ascii: ":") else {
+                return .failure(.invalidHost(String(decoding: authority, as: UTF8.self)))
+            }
+        } else {
+            hostEnd = authority.firstIndex(of: UInt8(ascii: ":")) ?? authority.endIndex
+            let name = authority[authority.startIndex..<hostEnd]
+            guard !name.isEmpty else { return .failure(.emptyHost) }
+            if name.contains(where: { $0 >= 0x80 }) { return .failure(.nonASCIIHost) }
+            guard isRegisteredName(name) else { return .failure(.invalidHost(String(decoding: name, as: UTF8.self))) }
+            host = String(decoding: name, as: UTF8.self).lowercased()
+        }
+        guard hostEnd < authority.endIndex else { return .success((host, nil)) }
+        let portText = authority[(hostEnd + 1)...]
+        // RFC 3986 §6.2.3: an empty port is the default port.
+        guard !portText.isEmpty else { return .success((host, nil)) }
+        let portString = String(decoding: portText, as: UTF8.self)
+        guard portText.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return .failure(.badPort(portString)) }
+        var port = 0
+        for digit in portText {
+            port = port * 10 + Int(digit - 0x30)
+            guard port <= 65_535 else { return .failure(.badPort(portString)) }
+        }
+        guard port >= 1 else { return .failure(.badPort(portString)) }
+        let defaultPort = scheme == "https" ? 443 : 80
+        return .success((host, port == defaultPort ? nil : port))
+    }
+
+    /// A DNS name or dotted IPv4: letters, digits, `-`, `_`, dots between non-empty labels of at
+    /// most 63 bytes, one trailing dot allowed, 253 bytes at most without it. `%`-escapes are refused.
+    private static func isRegisteredName(_ name: ArraySlice<UInt8>) -> Bool {
+        let trimmed = name.last == UInt8(ascii: ".") ? name.dropLast() : name
+        guard !trimmed.isEmpty, trimmed.count <= 253 else { return false }
+        let labels = trimmed.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return labels.allSatisfy { label in
+            !label.isEmpty && label.count <= 63
+                && label.allSatisfy { byte in
+                    (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
+                        || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                }
+        }
+    }
+
+    /// The inside of `[…]`: hex digits, colons and dots (an embedded IPv4), at least two colons.
+    /// Zone identifiers (`%25…`) and IPvFuture (`v1.…`) are refused. The SSRF guard checks the
+    /// address actually connected to; this only keeps the text sane.
+    private static func isIPv6Literal(_ literal: ArraySlice<UInt8>) -> Bool {
+        guard literal.count >= 2, literal.count <= 45 else { return false }
+        let colons = literal.filter { $0 == UInt8(ascii: ":") }.count
+        return colons >= 2 && colons <= 7
+            && literal.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) || (byte >= 0x41 && byte <= 0x46)
+                    || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
+            }
+    }
+
+    /// Normalises percent-encoding (RFC 3986 §6.2.2.1–2): escapes of unreserved characters are
+    /// decoded, other escapes get upper-case hex, and bytes that may not appear raw are escaped.
+    static func normalizingPercentEncoding(_ bytes: ArraySlice<UInt8>) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
+                let decoded = high << 4 | low
+                if isUnreserved(decoded) {
+                    out.append(decoded)
+                } else {
+                    appendEscape(decoded, to: &out)
+                }
+                index += 3
+                continue
+            }
+            if byte >= 0x80 || mustBeEscaped(byte) {
+                appendEscape(byte, to: &out)
+            } else {
+                out.append(byte)
+            }
+            index += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `remove_dot_segments` of RFC 3986 §5.2.4 for a path that is empty or starts with `/`.
+    static func removingDotSegments(_ path: String) -> String {
+        guard path.hasPrefix("/") else { return path }
+        let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
+        var kept: [String] = []
+        for (position, segment) in segments.enumerated() {
+            let isLast = position == segments.count - 1
+            let text = String(decoding: segment, as: UTF8.self)
+            if text == "." {
+                if isLast { kept.append("") }
+            } else if text == ".." {
+                if !kept.isEmpty { kept.removeLast() }
+                if isLast { kept.append("") }
+            } else {
+                kept.append(text)
+            }
+        }
+        return "/" + kept.joined(separator: "/")
+    }
+
+    private static func appendEscape(_ byte: UInt8, to out: inout [UInt8]) {
+        let digits: [UInt8] = Array("0123456789ABCDEF".utf8)
+        out.append(UInt8(ascii: "%"))
+        out.append(digits[Int(byte >> 4)])
+        out.append(digits[Int(byte & 0x0F)])
+    }
+
+    /// `unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"` (RFC 3986 §2.3).
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: "~")
+    }
+
+    /// Printable ASCII that RFC 3986 does not allow raw anywhere in a path or query.
+    private static func mustBeEscaped(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"),
+            UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
