@@ -10,7 +10,9 @@ public enum HeaderFilter {
     ]
 
     /// Fields specific to the proxy a cache talks through, never stored (RFC 9111 §3.1).
-    public static let proxyFields: Set<String> = ["proxy-authenticate", "proxy-authentication-info", "proxy-authorization"]
+    public static let proxyFields: Set<String> = [
+        "proxy-authenticate", "proxy-authentication-info", "proxy-authorization",
+    ]
 
     /// Fields Larder sets on its own answers; an origin's (or an upstream cache's) copy is dropped so a
     /// replay never repeats stale cache metadata. `Cache-Status` is Larder's to write on each answer.
@@ -57,7 +59,8 @@ public enum HeaderFilter {
     /// - Returns: `false` for hop-by-hop, `Connection`-named, proxy and Larder fields.
     public static func isStorable(_ name: String, connectionOptions: Set<String> = []) -> Bool {
         let lowered = name.lowercased()
-        return !(hopByHopFields.contains(lowered) || connectionOptions.contains(lowered)
+        return
+            !(hopByHopFields.contains(lowered) || connectionOptions.contains(lowered)
             || proxyFields.contains(lowered) || larderFields.contains(lowered))
     }
 }

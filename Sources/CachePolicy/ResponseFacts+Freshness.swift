@@ -5,7 +5,9 @@ internal import HTTPCore
 extension ResponseFacts {
     /// Status codes defined as heuristically cacheable ([RFC 9110 §15.1](https://www.rfc-editor.org/rfc/rfc9110#section-15.1)).
     /// 206 is among them, but Larder never stores partial content (see ``Storability``).
-    public static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+    public static let heuristicallyCacheableStatuses: Set<Int> = [
+        200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501,
+    ]
 
     /// Whether the response carries an explicit expiration time: `s-maxage`, `max-age` or `Expires`
     /// in any form, valid or not (§4.2.2 forbids heuristics then).
@@ -25,7 +27,9 @@ extension ResponseFacts {
     /// - Parameter overrides: Only the heuristic settings are read.
     /// - Returns: The lifetime and its source.
     public func originFreshnessLifetime(overrides: PolicyOverrides = .none) -> FreshnessLifetime {
-        for (directive, source) in [(cacheControl.sMaxAge, FreshnessLifetime.Source.sMaxAge), (cacheControl.maxAge, .maxAge)] {
+        for (directive, source) in [
+            (cacheControl.sMaxAge, FreshnessLifetime.Source.sMaxAge), (cacheControl.maxAge, .maxAge),
+        ] {
             switch directive {
             case .absent: continue
             case .seconds(let seconds): return FreshnessLifetime(seconds: seconds, source: source)
@@ -55,7 +59,8 @@ extension ResponseFacts {
     /// - Parameter overrides: The filter's overrides and heuristic settings.
     /// - Returns: The lifetime, its source, and whether a clamp applied.
     public func freshnessLifetime(overrides: PolicyOverrides = .none) -> FreshnessLifetime {
-        var lifetime = overrides.ttl.map { FreshnessLifetime(seconds: max(0, $0), source: .ttlOverride) }
+        var lifetime =
+            overrides.ttl.map { FreshnessLifetime(seconds: max(0, $0), source: .ttlOverride) }
             ?? originFreshnessLifetime(overrides: overrides)
         if let minTtl = overrides.minTtl, lifetime.seconds < minTtl {
             lifetime.seconds = minTtl

@@ -92,7 +92,8 @@ public enum Revalidation {
         let newTag = notModified["ETag"].flatMap(EntityTagValue.init)
         if let newTag, !newTag.isWeak {
             return candidates.indices.filter { index in
-                candidates[index].headers["ETag"].flatMap(EntityTagValue.init).map { !$0.isWeak && $0 == newTag } ?? false
+                candidates[index].headers["ETag"].flatMap(EntityTagValue.init).map { !$0.isWeak && $0 == newTag }
+                    ?? false
             }
         }
         let newModified = notModified["Last-Modified"].flatMap { HTTPDate($0) }

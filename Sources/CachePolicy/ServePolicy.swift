@@ -68,7 +68,8 @@ public enum ServePolicy {
 
         if onlyIfCached { return .onlyIfCachedMiss }
         let conditional = Revalidation.conditionalHeaders(for: stored)
-        return conditional.isEmpty ? .mustFetch(.noValidator(reason)) : .mustRevalidate(conditionalHeaders: conditional, why: reason)
+        return conditional.isEmpty
+            ? .mustFetch(.noValidator(reason)) : .mustRevalidate(conditionalHeaders: conditional, why: reason)
     }
 
     /// Whether the response forbids a shared cache to serve it stale: `must-revalidate`,

@@ -60,13 +60,17 @@ public enum StaleIfError {
         overrides: PolicyOverrides = .none
     ) -> Decision {
         if case .status(let status) = failure, !errorStatuses.contains(status) { return .doNotServe(.notAnError) }
-        if let refusal = ServePolicy.reuseRefusal(stored: stored, requestMethod: requestMethod, requestHeaders: requestHeaders) {
+        if let refusal = ServePolicy.reuseRefusal(
+            stored: stored, requestMethod: requestMethod, requestHeaders: requestHeaders)
+        {
             return .doNotServe(.notReusable(refusal))
         }
         let response = stored.cacheControl
         if ServePolicy.forbidsStale(response) || response.noCache { return .doNotServe(.revalidationRequired) }
         let request = CacheControl(headers: requestHeaders)
-        let windows = [response.staleIfError.value, request.staleIfError.value, overrides.staleIfError].compactMap { $0 }
+        let windows = [response.staleIfError.value, request.staleIfError.value, overrides.staleIfError].compactMap {
+            $0
+        }
         guard let window = windows.max() else { return .doNotServe(.noWindow) }
         let age = stored.currentAge(now: now)
         let staleness = max(0, age - stored.freshnessLifetime(overrides: overrides).seconds)

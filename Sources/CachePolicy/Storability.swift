@@ -16,7 +16,9 @@ public import HTTPCore
 ///   302, 303, 307, 308, 404, 405, 410, 414, 501); with the directive, those ignore `no-store`.
 public enum Storability {
     /// Status codes Larder knows the caching semantics of, for `must-understand` (§5.2.2.3).
-    public static let understoodStatuses: Set<Int> = [200, 203, 204, 300, 301, 302, 303, 307, 308, 404, 405, 410, 414, 501]
+    public static let understoodStatuses: Set<Int> = [
+        200, 203, 204, 300, 301, 302, 303, 307, 308, 404, 405, 410, 414, 501,
+    ]
 
     /// Decides whether a response may be stored by a shared cache.
     ///

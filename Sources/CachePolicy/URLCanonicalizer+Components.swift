@@ -2,7 +2,9 @@
 /// ([RFC 3986 §3.2](https://www.rfc-editor.org/rfc/rfc3986#section-3.2), §5.2.4, §6.2.2).
 extension URLCanonicalizer {
     /// Splits and checks `host[:port]`; user info is refused.
-    static func parseAuthority(_ authority: ArraySlice<UInt8>, scheme: String) -> Result<(host: String, port: Int?), URLRejection> {
+    static func parseAuthority(_ authority: ArraySlice<UInt8>, scheme: String) -> Result<
+        (host: String, port: Int?), URLRejection
+    > {
         if authority.contains(UInt8(ascii: "@")) { return .failure(.userInfo) }
         let hostEnd: Int
         let host: String

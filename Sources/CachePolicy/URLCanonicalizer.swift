@@ -59,7 +59,8 @@ public struct URLCanonicalizer: Sendable {
         guard scheme == "http" || scheme == "https" else { return .failure(.unsupportedScheme(scheme)) }
 
         let authorityStart = colon + 3
-        let authorityEnd = bytes[authorityStart...].firstIndex { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 } ?? bytes.endIndex
+        let authorityEnd =
+            bytes[authorityStart...].firstIndex { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 } ?? bytes.endIndex
         let hostAndPort: (host: String, port: Int?)
         switch Self.parseAuthority(bytes[authorityStart..<authorityEnd], scheme: scheme) {
         case .success(let parsed): hostAndPort = parsed

@@ -4,17 +4,23 @@ import Testing
 
 /// RFC 9111 §4.3: conditional requests (§4.3.1), freshening with a 304 (§3.2, §4.3.4).
 @Suite struct RevalidationTests {
-    @Test(arguments: [
-        ([("ETag", "\"abc\"")], [("If-None-Match", "\"abc\"")]),
-        ([("ETag", "W/\"abc\"")], [("If-None-Match", "W/\"abc\"")]),
-        ([("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")], [("If-Modified-Since", "Sun, 06 Nov 1994 08:49:37 GMT")]),
-        ([("ETag", "\"a\""), ("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")],
-         [("If-None-Match", "\"a\""), ("If-Modified-Since", "Sun, 06 Nov 1994 08:49:37 GMT")]),
-        ([("ETag", "abc")], []),  // unquoted: not an entity-tag
-        ([("ETag", "\"a b\"")], []),  // a space is not etagc
-        ([("Last-Modified", "last tuesday")], []),
-        ([], []),
-    ] as [([(String, String)], [(String, String)])])
+    @Test(
+        arguments: [
+            ([("ETag", "\"abc\"")], [("If-None-Match", "\"abc\"")]),
+            ([("ETag", "W/\"abc\"")], [("If-None-Match", "W/\"abc\"")]),
+            (
+                [("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")],
+                [("If-Modified-Since", "Sun, 06 Nov 1994 08:49:37 GMT")]
+            ),
+            (
+                [("ETag", "\"a\""), ("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")],
+                [("If-None-Match", "\"a\""), ("If-Modified-Since", "Sun, 06 Nov 1994 08:49:37 GMT")]
+            ),
+            ([("ETag", "abc")], []),  // unquoted: not an entity-tag
+            ([("ETag", "\"a b\"")], []),  // a space is not etagc
+            ([("Last-Modified", "last tuesday")], []),
+            ([], []),
+        ] as [([(String, String)], [(String, String)])])
     func conditionalHeadersUseStoredValidators(stored: [(String, String)], expected: [(String, String)]) {
         let facts = Fixture.response(stored)
         #expect(Revalidation.conditionalHeaders(for: facts) == HTTPHeaders(expected))
@@ -37,18 +43,22 @@ import Testing
             ("Proxy-Authenticate", "Basic"), ("X-Cache", "HIT"),
         ])
         let merged = Revalidation.mergeNotModified(stored: stored, notModified: notModified)
-        #expect(merged == HTTPHeaders([
-            ("Content-Type", "image/png"), ("Cache-Control", "max-age=600"), ("ETag", "\"v1\""),
-            ("Date", "Mon, 07 Nov 1994 08:49:37 GMT"), ("X-Old", "1"), ("Content-Length", "500"),
-            ("Link", "<c>"), ("X-New", "2"),
-        ]))
+        #expect(
+            merged
+                == HTTPHeaders([
+                    ("Content-Type", "image/png"), ("Cache-Control", "max-age=600"), ("ETag", "\"v1\""),
+                    ("Date", "Mon, 07 Nov 1994 08:49:37 GMT"), ("X-Old", "1"), ("Content-Length", "500"),
+                    ("Link", "<c>"), ("X-New", "2"),
+                ]))
     }
 
     @Test func refreshedFactsRestartTheAgeClock() {
         let stored = Fixture.response([("Cache-Control", "max-age=60"), ("ETag", "\"v1\"")])
         let headers = Revalidation.mergeNotModified(
-            stored: stored.headers, notModified: HTTPHeaders([("Date", Fixture.date(1000)), ("Cache-Control", "max-age=60")]))
-        let refreshed = stored.refreshed(headers: headers, requestTime: Fixture.t0 + 999, responseTime: Fixture.t0 + 1000)
+            stored: stored.headers,
+            notModified: HTTPHeaders([("Date", Fixture.date(1000)), ("Cache-Control", "max-age=60")]))
+        let refreshed = stored.refreshed(
+            headers: headers, requestTime: Fixture.t0 + 999, responseTime: Fixture.t0 + 1000)
         // §4.2.3: one second of response delay plus ten resident.
         #expect(refreshed.currentAge(now: Fixture.t0 + 1010) == 11)
         #expect(refreshed.isFresh(now: Fixture.t0 + 1010))
@@ -63,16 +73,22 @@ import Testing
         Fixture.response([("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")], receivedAt: 5),
     ]
 
-    @Test(arguments: [
-        ("§4.3.4: a strong ETag selects every stored response with it", [("ETag", "\"a\"")], [0, 3]),
-        ("§4.3.4: a strong ETag matching none selects nothing", [("ETag", "\"zzz\"")], []),
-        ("§4.3.4: a strong ETag does not select a weak one", [("ETag", "\"b\"")], []),
-        ("§4.3.4: a weak ETag selects the most recent match", [("ETag", "W/\"b\"")], [2]),
-        ("§4.3.4: Last-Modified selects the most recent match", [("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")], [4]),
-        ("§4.3.4: no validator and several stored responses selects nothing", [], []),
-    ] as [(String, [(String, String)], [Int])])
+    @Test(
+        arguments: [
+            ("§4.3.4: a strong ETag selects every stored response with it", [("ETag", "\"a\"")], [0, 3]),
+            ("§4.3.4: a strong ETag matching none selects nothing", [("ETag", "\"zzz\"")], []),
+            ("§4.3.4: a strong ETag does not select a weak one", [("ETag", "\"b\"")], []),
+            ("§4.3.4: a weak ETag selects the most recent match", [("ETag", "W/\"b\"")], [2]),
+            (
+                "§4.3.4: Last-Modified selects the most recent match",
+                [("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")], [4]
+            ),
+            ("§4.3.4: no validator and several stored responses selects nothing", [], []),
+        ] as [(String, [(String, String)], [Int])])
     func notModifiedSelectsResponsesToUpdate(rule: String, fields: [(String, String)], expected: [Int]) {
-        #expect(Revalidation.responsesToUpdate(notModified: HTTPHeaders(fields), candidates: Self.candidates) == expected, "\(rule)")
+        #expect(
+            Revalidation.responsesToUpdate(notModified: HTTPHeaders(fields), candidates: Self.candidates) == expected,
+            "\(rule)")
     }
 
     @Test func notModifiedWithoutValidatorUpdatesTheOnlyValidatorlessResponse() {

@@ -47,49 +47,53 @@ import Testing
 
     static let tooLong = "http://example.com/" + String(repeating: "a", count: 8192)
 
-    @Test(arguments: [
-        ("", URLRejection.notAbsolute),
-        ("example.com/path", .notAbsolute),
-        ("/relative/path", .notAbsolute),
-        ("http:/example.com/", .notAbsolute),
-        ("http:example.com", .notAbsolute),
-        ("1http://example.com/", .notAbsolute),
-        ("ftp://example.com/", .unsupportedScheme("ftp")),
-        ("file:///etc/passwd", .unsupportedScheme("file")),
-        ("javascript://alert(1)", .unsupportedScheme("javascript")),
-        ("gopher://127.0.0.1:25/", .unsupportedScheme("gopher")),
-        ("http://user:pass@example.com/", .userInfo),
-        ("http://@example.com/", .userInfo),
-        ("http://good.com@evil.com/", .userInfo),
-        ("http://evil.com\\@good.com/", .userInfo),
-        ("http:///path", .emptyHost),
-        ("http://:80/", .emptyHost),
-        ("http://?x", .emptyHost),
-        ("http://café.example/", .nonASCIIHost),
-        ("http://exa mple.com/", .forbiddenCharacter(offset: 10)),
-        ("http://example.com/a b", .forbiddenCharacter(offset: 20)),
-        ("http://example.com/\r\nX-Injected: 1", .forbiddenCharacter(offset: 19)),
-        ("http://example.com/\u{0}", .forbiddenCharacter(offset: 19)),
-        ("http://example.com/\u{7F}", .forbiddenCharacter(offset: 19)),
-        ("\thttp://example.com/", .forbiddenCharacter(offset: 0)),
-        ("http://exa%6Dple.com/", .invalidHost("exa%6Dple.com")),
-        ("http://example..com/", .invalidHost("example..com")),
-        ("http://.example.com/", .invalidHost(".example.com")),
-        ("http://exa<mple.com/", .invalidHost("exa<mple.com")),
-        ("http://" + String(repeating: "a", count: 64) + ".com/", .invalidHost(String(repeating: "a", count: 64) + ".com")),
-        ("http://[::1/", .invalidHost("[::1")),  // the authority ends at the first /
-        ("http://[fe80::1%25eth0]/", .invalidHost("[fe80::1%25eth0]")),
-        ("http://[v1.fe]/", .invalidHost("[v1.fe]")),
-        ("http://[::1]x/", .invalidHost("[::1]x")),
-        ("http://[1.2.3.4]/", .invalidHost("[1.2.3.4]")),
-        ("http://example.com:0/", .badPort("0")),
-        ("http://example.com:65536/", .badPort("65536")),
-        ("http://example.com:99999999999999999999/", .badPort("99999999999999999999")),
-        ("http://example.com:-1/", .badPort("-1")),
-        ("http://example.com:8o/", .badPort("8o")),
-        ("http://example.com:80:80/", .badPort("80:80")),
-        (tooLong, .tooLong(bytes: 8211)),
-    ] as [(String, URLRejection)])
+    @Test(
+        arguments: [
+            ("", URLRejection.notAbsolute),
+            ("example.com/path", .notAbsolute),
+            ("/relative/path", .notAbsolute),
+            ("http:/example.com/", .notAbsolute),
+            ("http:example.com", .notAbsolute),
+            ("1http://example.com/", .notAbsolute),
+            ("ftp://example.com/", .unsupportedScheme("ftp")),
+            ("file:///etc/passwd", .unsupportedScheme("file")),
+            ("javascript://alert(1)", .unsupportedScheme("javascript")),
+            ("gopher://127.0.0.1:25/", .unsupportedScheme("gopher")),
+            ("http://user:pass@example.com/", .userInfo),
+            ("http://@example.com/", .userInfo),
+            ("http://good.com@evil.com/", .userInfo),
+            ("http://evil.com\\@good.com/", .userInfo),
+            ("http:///path", .emptyHost),
+            ("http://:80/", .emptyHost),
+            ("http://?x", .emptyHost),
+            ("http://café.example/", .nonASCIIHost),
+            ("http://exa mple.com/", .forbiddenCharacter(offset: 10)),
+            ("http://example.com/a b", .forbiddenCharacter(offset: 20)),
+            ("http://example.com/\r\nX-Injected: 1", .forbiddenCharacter(offset: 19)),
+            ("http://example.com/\u{0}", .forbiddenCharacter(offset: 19)),
+            ("http://example.com/\u{7F}", .forbiddenCharacter(offset: 19)),
+            ("\thttp://example.com/", .forbiddenCharacter(offset: 0)),
+            ("http://exa%6Dple.com/", .invalidHost("exa%6Dple.com")),
+            ("http://example..com/", .invalidHost("example..com")),
+            ("http://.example.com/", .invalidHost(".example.com")),
+            ("http://exa<mple.com/", .invalidHost("exa<mple.com")),
+            (
+                "http://" + String(repeating: "a", count: 64) + ".com/",
+                .invalidHost(String(repeating: "a", count: 64) + ".com")
+            ),
+            ("http://[::1/", .invalidHost("[::1")),  // the authority ends at the first /
+            ("http://[fe80::1%25eth0]/", .invalidHost("[fe80::1%25eth0]")),
+            ("http://[v1.fe]/", .invalidHost("[v1.fe]")),
+            ("http://[::1]x/", .invalidHost("[::1]x")),
+            ("http://[1.2.3.4]/", .invalidHost("[1.2.3.4]")),
+            ("http://example.com:0/", .badPort("0")),
+            ("http://example.com:65536/", .badPort("65536")),
+            ("http://example.com:99999999999999999999/", .badPort("99999999999999999999")),
+            ("http://example.com:-1/", .badPort("-1")),
+            ("http://example.com:8o/", .badPort("8o")),
+            ("http://example.com:80:80/", .badPort("80:80")),
+            (tooLong, .tooLong(bytes: 8211)),
+        ] as [(String, URLRejection)])
     func hostileAndBrokenURLsAreRejected(input: String, expected: URLRejection) {
         let result = URLCanonicalizer().canonicalize(input)
         #expect(throws: expected) { try result.get() }
@@ -100,15 +104,27 @@ import Testing
         #expect((try? URLCanonicalizer().canonicalize(url).get())?.string == url)
     }
 
-    @Test(arguments: [
-        (URLCanonicalizer.Options(ignoreQuery: true), "http://e.test/p?a=1&b=2#f", "http://e.test/p"),
-        (URLCanonicalizer.Options(dropParams: [GlobPattern("utm_*"), GlobPattern("fbclid")]),
-         "http://e.test/p?utm_source=x&id=7&fbclid=abc&utm_medium=y&z", "http://e.test/p?id=7&z"),
-        (URLCanonicalizer.Options(dropParams: [GlobPattern("utm_*")]), "http://e.test/p?utm_a=1&utm_b=2", "http://e.test/p"),
-        (URLCanonicalizer.Options(dropParams: [GlobPattern("utm_*")]), "http://e.test/p?utm%5Fa=1&b=2", "http://e.test/p?b=2"),
-        (URLCanonicalizer.Options(dropParams: [GlobPattern("a")]), "http://e.test/p?b=1&a&a=2", "http://e.test/p?b=1"),
-        (URLCanonicalizer.Options(dropParams: [GlobPattern("x")]), "http://e.test/p", "http://e.test/p"),
-    ] as [(URLCanonicalizer.Options, String, String)])
+    @Test(
+        arguments: [
+            (URLCanonicalizer.Options(ignoreQuery: true), "http://e.test/p?a=1&b=2#f", "http://e.test/p"),
+            (
+                URLCanonicalizer.Options(dropParams: [GlobPattern("utm_*"), GlobPattern("fbclid")]),
+                "http://e.test/p?utm_source=x&id=7&fbclid=abc&utm_medium=y&z", "http://e.test/p?id=7&z"
+            ),
+            (
+                URLCanonicalizer.Options(dropParams: [GlobPattern("utm_*")]), "http://e.test/p?utm_a=1&utm_b=2",
+                "http://e.test/p"
+            ),
+            (
+                URLCanonicalizer.Options(dropParams: [GlobPattern("utm_*")]), "http://e.test/p?utm%5Fa=1&b=2",
+                "http://e.test/p?b=2"
+            ),
+            (
+                URLCanonicalizer.Options(dropParams: [GlobPattern("a")]), "http://e.test/p?b=1&a&a=2",
+                "http://e.test/p?b=1"
+            ),
+            (URLCanonicalizer.Options(dropParams: [GlobPattern("x")]), "http://e.test/p", "http://e.test/p"),
+        ] as [(URLCanonicalizer.Options, String, String)])
     func filterOptionsShapeTheQuery(options: URLCanonicalizer.Options, input: String, expected: String) throws {
         #expect(try URLCanonicalizer(options: options).canonicalize(input).get().string == expected)
     }

@@ -6,22 +6,23 @@ import Testing
     /// 1994-11-06T08:49:37Z, the RFC's own example.
     static let rfcExample: Int64 = 784_111_777
 
-    @Test(arguments: [
-        ("Sun, 06 Nov 1994 08:49:37 GMT", rfcExample),  // IMF-fixdate
-        ("Sunday, 06-Nov-94 08:49:37 GMT", rfcExample),  // obsolete RFC 850
-        ("Sun Nov  6 08:49:37 1994", rfcExample),  // asctime, day padded with a space
-        ("Sun Nov 06 08:49:37 1994", rfcExample),  // asctime, two-digit day
-        ("  Sun, 06 Nov 1994 08:49:37 GMT\t", rfcExample),  // OWS around the field value
-        ("Thu, 01 Jan 1970 00:00:00 GMT", 0),
-        ("Wed, 31 Dec 1969 23:59:59 GMT", -1),
-        ("Tue, 19 Jan 2038 03:14:07 GMT", 2_147_483_647),  // the last 32-bit second
-        ("Tue, 19 Jan 2038 03:14:08 GMT", 2_147_483_648),  // §5.6.7 asks for dates past 2038
-        ("Fri, 01 Jan 2100 00:00:00 GMT", 4_102_444_800),
-        ("Tue, 29 Feb 2000 12:00:00 GMT", 951_825_600),  // 2000 is a leap year
-        ("Fri, 31 Dec 9999 23:59:59 GMT", 253_402_300_799),
-        ("Sat, 31 Dec 2016 23:59:60 GMT", 1_483_228_800),  // a leap second lands on the next minute
-        ("Mon, 06 Nov 1994 08:49:37 GMT", rfcExample),  // a wrong weekday is tolerated (documented)
-    ] as [(String, Int64)])
+    @Test(
+        arguments: [
+            ("Sun, 06 Nov 1994 08:49:37 GMT", rfcExample),  // IMF-fixdate
+            ("Sunday, 06-Nov-94 08:49:37 GMT", rfcExample),  // obsolete RFC 850
+            ("Sun Nov  6 08:49:37 1994", rfcExample),  // asctime, day padded with a space
+            ("Sun Nov 06 08:49:37 1994", rfcExample),  // asctime, two-digit day
+            ("  Sun, 06 Nov 1994 08:49:37 GMT\t", rfcExample),  // OWS around the field value
+            ("Thu, 01 Jan 1970 00:00:00 GMT", 0),
+            ("Wed, 31 Dec 1969 23:59:59 GMT", -1),
+            ("Tue, 19 Jan 2038 03:14:07 GMT", 2_147_483_647),  // the last 32-bit second
+            ("Tue, 19 Jan 2038 03:14:08 GMT", 2_147_483_648),  // §5.6.7 asks for dates past 2038
+            ("Fri, 01 Jan 2100 00:00:00 GMT", 4_102_444_800),
+            ("Tue, 29 Feb 2000 12:00:00 GMT", 951_825_600),  // 2000 is a leap year
+            ("Fri, 31 Dec 9999 23:59:59 GMT", 253_402_300_799),
+            ("Sat, 31 Dec 2016 23:59:60 GMT", 1_483_228_800),  // a leap second lands on the next minute
+            ("Mon, 06 Nov 1994 08:49:37 GMT", rfcExample),  // a wrong weekday is tolerated (documented)
+        ] as [(String, Int64)])
     func validDatesParse(text: String, seconds: Int64) {
         #expect(HTTPDate(text)?.secondsSinceEpoch == seconds)
     }
@@ -59,16 +60,17 @@ import Testing
         #expect(HTTPDate(text) == nil)
     }
 
-    @Test(arguments: [
-        (0, "Thu, 01 Jan 1970 00:00:00 GMT"),
-        (784_111_777, "Sun, 06 Nov 1994 08:49:37 GMT"),
-        (-1, "Wed, 31 Dec 1969 23:59:59 GMT"),
-        (951_825_600, "Tue, 29 Feb 2000 12:00:00 GMT"),
-        (2_147_483_648, "Tue, 19 Jan 2038 03:14:08 GMT"),
-        (4_102_444_800, "Fri, 01 Jan 2100 00:00:00 GMT"),
-        (253_402_300_799, "Fri, 31 Dec 9999 23:59:59 GMT"),
-        (-62_135_596_800, "Mon, 01 Jan 0001 00:00:00 GMT"),
-    ] as [(Int64, String)])
+    @Test(
+        arguments: [
+            (0, "Thu, 01 Jan 1970 00:00:00 GMT"),
+            (784_111_777, "Sun, 06 Nov 1994 08:49:37 GMT"),
+            (-1, "Wed, 31 Dec 1969 23:59:59 GMT"),
+            (951_825_600, "Tue, 29 Feb 2000 12:00:00 GMT"),
+            (2_147_483_648, "Tue, 19 Jan 2038 03:14:08 GMT"),
+            (4_102_444_800, "Fri, 01 Jan 2100 00:00:00 GMT"),
+            (253_402_300_799, "Fri, 31 Dec 9999 23:59:59 GMT"),
+            (-62_135_596_800, "Mon, 01 Jan 0001 00:00:00 GMT"),
+        ] as [(Int64, String)])
     func formattingProducesIMFFixdate(seconds: Int64, text: String) {
         #expect(HTTPDate(secondsSinceEpoch: seconds).imfFixdate == text)
     }
@@ -84,14 +86,15 @@ import Testing
     }
 
     /// RFC 9110 §5.6.7: a two-digit year more than 50 years ahead belongs to the previous century.
-    @Test(arguments: [
-        ("Thursday, 01-Jan-70 00:00:00 GMT", nil, 0),
-        ("Saturday, 01-Jan-00 00:00:00 GMT", nil, 946_684_800),
-        // now = 2026-11-21: 76 means 2076 (exactly 50 years ahead), 77 means 1977.
-        ("Wednesday, 01-Jan-76 00:00:00 GMT", 1_795_300_000, 3_345_062_400),
-        ("Saturday, 01-Jan-77 00:00:00 GMT", 1_795_300_000, 220_924_800),
-        ("Friday, 01-Jan-27 00:00:00 GMT", 1_795_300_000, 1_798_761_600),
-    ] as [(String, Int64?, Int64)])
+    @Test(
+        arguments: [
+            ("Thursday, 01-Jan-70 00:00:00 GMT", nil, 0),
+            ("Saturday, 01-Jan-00 00:00:00 GMT", nil, 946_684_800),
+            // now = 2026-11-21: 76 means 2076 (exactly 50 years ahead), 77 means 1977.
+            ("Wednesday, 01-Jan-76 00:00:00 GMT", 1_795_300_000, 3_345_062_400),
+            ("Saturday, 01-Jan-77 00:00:00 GMT", 1_795_300_000, 220_924_800),
+            ("Friday, 01-Jan-27 00:00:00 GMT", 1_795_300_000, 1_798_761_600),
+        ] as [(String, Int64?, Int64)])
     func rfc850TwoDigitYearsArePlacedRelativeToNow(text: String, now: Int64?, seconds: Int64) {
         #expect(HTTPDate(text, now: now)?.secondsSinceEpoch == seconds)
     }
