@@ -33,5 +33,6 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
     /// The whole URL.
     public var string: String { scheme + "://" + authority + requestTarget }
 
+    /// The whole URL.
     public var description: String { string }
 }

@@ -24,12 +24,15 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
         self.scalars = Array(pattern.unicodeScalars)
     }
 
+    /// The pattern as written.
     public var description: String { pattern }
 
+    /// Patterns are equal when their text and case rule are.
     public static func == (lhs: GlobPattern, rhs: GlobPattern) -> Bool {
         lhs.pattern == rhs.pattern && lhs.ignoresASCIICase == rhs.ignoresASCIICase
     }
 
+    /// Hashes the text and case rule.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(pattern)
         hasher.combine(ignoresASCIICase)

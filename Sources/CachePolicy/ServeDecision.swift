@@ -50,6 +50,7 @@ public enum ServeDecision: Sendable, Equatable {
         /// Validation is needed but the stored response has neither `ETag` nor `Last-Modified`.
         case noValidator(RevalidationReason)
 
+        /// A stable short name for logs and explain output.
         public var description: String {
             switch self {
             case .methodNotCacheable: "method"

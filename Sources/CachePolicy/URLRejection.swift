@@ -19,6 +19,7 @@ public enum URLRejection: Error, Sendable, Equatable, CustomStringConvertible {
     /// A port that is not a number in 1…65535.
     case badPort(String)
 
+    /// A sentence for a problem+json `detail`.
     public var description: String {
         switch self {
         case .tooLong(let bytes): "URL is \(bytes) bytes, over the \(URLCanonicalizer.maximumLength)-byte limit"

@@ -52,8 +52,10 @@ public struct HTTPDate: Hashable, Comparable, Sendable, CustomStringConvertible 
         return out
     }
 
+    /// The IMF-fixdate form.
     public var description: String { imfFixdate }
 
+    /// Earlier instants order first.
     public static func < (lhs: HTTPDate, rhs: HTTPDate) -> Bool {
         lhs.secondsSinceEpoch < rhs.secondsSinceEpoch
     }
