@@ -131,11 +131,12 @@ import Testing
         #expect(facts.currentAge(now: Fixture.t0 + testCase.elapsed) == testCase.age)
     }
 
-    @Test(arguments: [
-        ([("Cache-Control", "max-age=5")], true), ([("Cache-Control", "s-maxage=x")], true),
-        ([("Expires", "0")], true), ([("Cache-Control", "public")], false),
-        ([("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")], false),
-    ] as [([(String, String)], Bool)])
+    @Test(
+        arguments: [
+            ([("Cache-Control", "max-age=5")], true), ([("Cache-Control", "s-maxage=x")], true),
+            ([("Expires", "0")], true), ([("Cache-Control", "public")], false),
+            ([("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")], false),
+        ] as [([(String, String)], Bool)])
     func explicitExpirationIsAnyFormOfMaxAgeSMaxAgeOrExpires(fields: [(String, String)], expected: Bool) {
         // §4.2.2: a heuristic is forbidden whenever one of these is present, valid or not.
         #expect(Fixture.response(fields).hasExplicitExpiration == expected)
