@@ -14,6 +14,28 @@ public enum Revalidation {
         "content-length", "content-range", "content-encoding", "content-type",
     ]
 
+    /// What an origin's answer to a validation request means (§4.3.3).
+    public enum Outcome: Sendable, Equatable {
+        /// 304: freshen the stored response (``mergeNotModified(stored:notModified:)``) and serve it.
+        case freshen
+        /// A full response: serve it, and store it in place of the old one if ``Storability`` allows.
+        case replace
+        /// A 5xx: relay it, or serve the stored response if ``StaleIfError`` allows.
+        case originError
+    }
+
+    /// Classifies the status of the origin's answer to a conditional request (§4.3.3).
+    ///
+    /// - Parameter status: The origin's status code.
+    /// - Returns: What to do with the stored response.
+    public static func outcome(ofValidationStatus status: Int) -> Outcome {
+        switch status {
+        case 304: .freshen
+        case 500...599: .originError
+        default: .replace
+        }
+    }
+
     /// The conditional fields for validating a stored response (§4.3.1): `If-None-Match` with its
     /// entity tag, `If-Modified-Since` with its `Last-Modified` date.
     ///

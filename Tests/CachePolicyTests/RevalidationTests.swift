@@ -97,4 +97,13 @@ import Testing
         let withTag = [Fixture.response([("ETag", "\"a\"")])]
         #expect(Revalidation.responsesToUpdate(notModified: HTTPHeaders(), candidates: withTag) == [])
     }
+
+    @Test(
+        arguments: [
+            (304, Revalidation.Outcome.freshen), (200, .replace), (404, .replace), (301, .replace),
+            (500, .originError), (503, .originError), (599, .originError),
+        ] as [(Int, Revalidation.Outcome)])
+    func validationAnswersAreClassifiedPerSection4_3_3(status: Int, expected: Revalidation.Outcome) {
+        #expect(Revalidation.outcome(ofValidationStatus: status) == expected)
+    }
 }
