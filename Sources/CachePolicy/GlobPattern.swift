@@ -12,6 +12,8 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
     /// Whether ASCII letters match regardless of case (hosts); parameter names use `false`.
     public let ignoresASCIICase: Bool
     private let scalars: [Unicode.Scalar]
+    /// The pattern's bytes when it is all ASCII, for the allocation-free fast path.
+    private let asciiBytes: [UInt8]?
 
     /// Creates a pattern.
     ///
@@ -22,6 +24,7 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
         self.pattern = pattern
         self.ignoresASCIICase = ignoresASCIICase
         self.scalars = Array(pattern.unicodeScalars)
+        self.asciiBytes = pattern.utf8.allSatisfy { $0 < 0x80 } ? Array(pattern.utf8) : nil
     }
 
     /// The pattern as written.
@@ -43,22 +46,35 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
     /// - Parameter text: The text to test.
     /// - Returns: `true` on a full match.
     public func matches(_ text: some StringProtocol) -> Bool {
-        let subject = Array(text.unicodeScalars)
-        var patternIndex = 0
-        var subjectIndex = 0
+        if let asciiBytes {
+            let fast = text.utf8.withContiguousStorageIfAvailable { subject -> Bool? in
+                guard subject.allSatisfy({ $0 < 0x80 }) else { return nil }
+                return Self.match(asciiBytes, subject, wildcard: 0x2A, single: 0x3F) { sameByte($0, $1) }
+            }
+            if let result = fast ?? nil { return result }
+        }
+        return Self.match(scalars, Array(text.unicodeScalars), wildcard: "*", single: "?") { same($0, $1) }
+    }
+
+    /// The matcher: greedy, remembering only the latest star and backtracking to it.
+    private static func match<P: RandomAccessCollection, S: RandomAccessCollection>(
+        _ pattern: P, _ subject: S, wildcard: P.Element, single: P.Element, equal: (P.Element, S.Element) -> Bool
+    ) -> Bool where P.Index == Int, S.Index == Int, P.Element: Equatable {
+        var patternIndex = pattern.startIndex
+        var subjectIndex = subject.startIndex
         // The latest star seen, and where in the subject its match currently ends.
         var starIndex: Int?
-        var starSubjectIndex = 0
-        while subjectIndex < subject.count {
-            if patternIndex < scalars.count {
-                let wanted = scalars[patternIndex]
-                if wanted == "*" {
+        var starSubjectIndex = subjectIndex
+        while subjectIndex < subject.endIndex {
+            if patternIndex < pattern.endIndex {
+                let wanted = pattern[patternIndex]
+                if wanted == wildcard {
                     starIndex = patternIndex
                     starSubjectIndex = subjectIndex
                     patternIndex += 1
                     continue
                 }
-                if wanted == "?" || same(wanted, subject[subjectIndex]) {
+                if wanted == single || equal(wanted, subject[subjectIndex]) {
                     patternIndex += 1
                     subjectIndex += 1
                     continue
@@ -70,8 +86,12 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
             starSubjectIndex += 1
             subjectIndex = starSubjectIndex
         }
-        while patternIndex < scalars.count && scalars[patternIndex] == "*" { patternIndex += 1 }
-        return patternIndex == scalars.count
+        while patternIndex < pattern.endIndex && pattern[patternIndex] == wildcard { patternIndex += 1 }
+        return patternIndex == pattern.endIndex
+    }
+
+    private func sameByte(_ a: UInt8, _ b: UInt8) -> Bool {
+        ignoresASCIICase ? a.asciiLowercased == b.asciiLowercased : a == b
     }
 
     private func same(_ a: Unicode.Scalar, _ b: Unicode.Scalar) -> Bool {

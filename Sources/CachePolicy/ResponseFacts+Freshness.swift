@@ -27,15 +27,8 @@ extension ResponseFacts {
     /// - Parameter overrides: Only the heuristic settings are read.
     /// - Returns: The lifetime and its source.
     public func originFreshnessLifetime(overrides: PolicyOverrides = .none) -> FreshnessLifetime {
-        for (directive, source) in [
-            (cacheControl.sMaxAge, FreshnessLifetime.Source.sMaxAge), (cacheControl.maxAge, .maxAge),
-        ] {
-            switch directive {
-            case .absent: continue
-            case .seconds(let seconds): return FreshnessLifetime(seconds: seconds, source: source)
-            case .noArgument, .invalid: return FreshnessLifetime(seconds: 0, source: .invalid)
-            }
-        }
+        if let lifetime = Self.explicitLifetime(cacheControl.sMaxAge, source: .sMaxAge) { return lifetime }
+        if let lifetime = Self.explicitLifetime(cacheControl.maxAge, source: .maxAge) { return lifetime }
         let expires = headers.values(for: "Expires")
         if !expires.isEmpty {
             guard expires.count == 1, let date = HTTPDate(expires[0], now: responseTime) else {
@@ -51,6 +44,17 @@ extension ResponseFacts {
         else { return FreshnessLifetime(seconds: 0, source: .none) }
         let share = (dateValue - modified) * min(max(0, overrides.heuristicPercent), 100) / 100
         return FreshnessLifetime(seconds: min(share, max(0, overrides.heuristicCap)), source: .heuristic)
+    }
+
+    /// The lifetime a delta-seconds directive gives, `nil` when absent; an invalid one gives zero.
+    private static func explicitLifetime(
+        _ directive: CacheControl.DeltaSeconds, source: FreshnessLifetime.Source
+    ) -> FreshnessLifetime? {
+        switch directive {
+        case .absent: nil
+        case .seconds(let seconds): FreshnessLifetime(seconds: seconds, source: source)
+        case .noArgument, .invalid: FreshnessLifetime(seconds: 0, source: .invalid)
+        }
     }
 
     /// The lifetime the cache uses: the origin's (``originFreshnessLifetime(overrides:)``), replaced

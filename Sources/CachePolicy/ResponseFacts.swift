@@ -54,7 +54,7 @@ public struct ResponseFacts: Sendable, Equatable {
             self.dateValue = responseTime
         }
         // §5.1: a list-valued Age uses its first member; an invalid one is ignored.
-        let firstAge = headers.listValues(for: "Age").first
+        let firstAge = headers["Age"].map { $0.prefix { $0 != "," }.trimmingHTTPWhitespace() }
         self.ageValue = firstAge.flatMap(CacheControl.parseDeltaSeconds) ?? 0
     }
 

@@ -1,3 +1,5 @@
+internal import HTTPCore
+
 /// The authority, path and percent-encoding rules of ``URLCanonicalizer``
 /// ([RFC 3986 §3.2](https://www.rfc-editor.org/rfc/rfc3986#section-3.2), §5.2.4, §6.2.2).
 extension URLCanonicalizer {
@@ -16,7 +18,7 @@ extension URLCanonicalizer {
             guard isIPv6Literal(literal) else {
                 return .failure(.invalidHost(String(decoding: authority[...close], as: UTF8.self)))
             }
-            host = "[" + String(decoding: literal, as: UTF8.self).lowercased() + "]"
+            host = "[" + asciiLowercasedString(literal) + "]"
             hostEnd = close + 1
             guard hostEnd == authority.endIndex || authority[hostEnd] == UInt8(ascii: ":") else {
                 return .failure(.invalidHost(String(decoding: authority, as: UTF8.self)))
@@ -27,7 +29,7 @@ extension URLCanonicalizer {
             guard !name.isEmpty else { return .failure(.emptyHost) }
             if name.contains(where: { $0 >= 0x80 }) { return .failure(.nonASCIIHost) }
             guard isRegisteredName(name) else { return .failure(.invalidHost(String(decoding: name, as: UTF8.self))) }
-            host = String(decoding: name, as: UTF8.self).lowercased()
+            host = asciiLowercasedString(name)
         }
         guard hostEnd < authority.endIndex else { return .success((host, nil)) }
         let portText = authority[(hostEnd + 1)...]
@@ -75,7 +77,11 @@ extension URLCanonicalizer {
 
     /// Normalises percent-encoding (RFC 3986 §6.2.2.1–2): escapes of unreserved characters are
     /// decoded, other escapes get upper-case hex, and bytes that may not appear raw are escaped.
-    static func normalizingPercentEncoding(_ bytes: ArraySlice<UInt8>) -> String {
+    static func normalizingPercentEncoding(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        // Most paths and queries need no change: one scan, one copy.
+        if !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 >= 0x80 || mustBeEscaped($0) }) {
+            return Array(bytes)
+        }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var index = bytes.startIndex
@@ -100,27 +106,41 @@ extension URLCanonicalizer {
             }
             index += 1
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
-    /// `remove_dot_segments` of RFC 3986 §5.2.4 for a path that is empty or starts with `/`.
-    static func removingDotSegments(_ path: String) -> String {
-        guard path.hasPrefix("/") else { return path }
-        let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
-        var kept: [String] = []
-        for (position, segment) in segments.enumerated() {
-            let isLast = position == segments.count - 1
-            let text = String(decoding: segment, as: UTF8.self)
-            if text == "." {
-                if isLast { kept.append("") }
-            } else if text == ".." {
-                if !kept.isEmpty { kept.removeLast() }
-                if isLast { kept.append("") }
+    /// `remove_dot_segments` of RFC 3986 §5.2.4 for a path that is empty or starts with `/`, on bytes:
+    /// each segment is copied to the output or, for `..`, removes the last one copied.
+    static func removingDotSegments(_ path: [UInt8]) -> [UInt8] {
+        guard path.first == UInt8(ascii: "/") else { return path }
+        var output: [UInt8] = []
+        output.reserveCapacity(path.count)
+        var segmentStart = 1
+        while segmentStart <= path.count {
+            let segmentEnd = path[segmentStart...].firstIndex(of: UInt8(ascii: "/")) ?? path.count
+            let segment = path[segmentStart..<segmentEnd]
+            let isLast = segmentEnd == path.count
+            if segment.elementsEqual([UInt8(ascii: ".")]) {
+                if isLast { output.append(UInt8(ascii: "/")) }
+            } else if segment.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) {
+                // Drop the last output segment with its leading slash.
+                if let slash = output.lastIndex(of: UInt8(ascii: "/")) { output.removeSubrange(slash...) }
+                if isLast { output.append(UInt8(ascii: "/")) }
             } else {
-                kept.append(text)
+                output.append(UInt8(ascii: "/"))
+                output.append(contentsOf: segment)
             }
+            segmentStart = segmentEnd + 1
         }
-        return "/" + kept.joined(separator: "/")
+        return output.isEmpty ? [UInt8(ascii: "/")] : output
+    }
+
+    /// Token bytes (already checked to be ASCII) as a String with letters lower-cased.
+    static func asciiLowercasedString(_ bytes: ArraySlice<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (offset, byte) in bytes.enumerated() { buffer[offset] = byte.asciiLowercased }
+            return bytes.count
+        }
     }
 
     private static func appendEscape(_ byte: UInt8, to out: inout [UInt8]) {

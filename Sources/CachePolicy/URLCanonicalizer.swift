@@ -54,7 +54,7 @@ public struct URLCanonicalizer: Sendable {
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0,
             Self.isSchemeStart(bytes[0]), bytes[1..<colon].allSatisfy(Self.isSchemeByte)
         else { return .failure(.notAbsolute) }
-        let scheme = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
+        let scheme = Self.asciiLowercasedString(bytes[..<colon])
         guard bytes[(colon + 1)...].starts(with: "//".utf8) else { return .failure(.notAbsolute) }
         guard scheme == "http" || scheme == "https" else { return .failure(.unsupportedScheme(scheme)) }
 
@@ -70,25 +70,36 @@ public struct URLCanonicalizer: Sendable {
         let fragmentStart = bytes[authorityEnd...].firstIndex(of: 0x23) ?? bytes.endIndex
         let queryStart = bytes[authorityEnd..<fragmentStart].firstIndex(of: 0x3F)
         let pathBytes = bytes[authorityEnd..<(queryStart ?? fragmentStart)]
-        var path = Self.removingDotSegments(Self.normalizingPercentEncoding(pathBytes))
-        if path.isEmpty { path = "/" }
-        var query = queryStart.map { Self.normalizingPercentEncoding(bytes[($0 + 1)..<fragmentStart]) }
-        if options.ignoreQuery {
-            query = nil
-        } else if let present = query, !options.dropParams.isEmpty {
-            query = dropParameters(from: present)
+        let normalizedPath = Self.normalizingPercentEncoding(pathBytes)
+        let path =
+            normalizedPath.isEmpty ? "/" : String(decoding: Self.removingDotSegments(normalizedPath), as: UTF8.self)
+        var query: String?
+        if let queryStart, !options.ignoreQuery {
+            let normalizedQuery = Self.normalizingPercentEncoding(bytes[(queryStart + 1)..<fragmentStart])
+            query =
+                options.dropParams.isEmpty
+                ? String(decoding: normalizedQuery, as: UTF8.self) : dropParameters(from: normalizedQuery)
         }
         return .success(
             CanonicalURL(scheme: scheme, host: hostAndPort.host, port: hostAndPort.port, path: path, query: query))
     }
 
-    /// The query without the parameters `dropParams` names; `nil` when none is left.
-    private func dropParameters(from query: String) -> String? {
-        let kept = query.split(separator: "&", omittingEmptySubsequences: false).filter { parameter in
-            let name = String(parameter.prefix { $0 != "=" }).formDecoded()
-            return !options.dropParams.contains { $0.matches(name) }
+    /// The query without the parameters `dropParams` names (matched on the decoded name);
+    /// `nil` when none is left.
+    private func dropParameters(from query: [UInt8]) -> String? {
+        var kept: [UInt8] = []
+        var anyKept = false
+        for parameter in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
+            let rawName = parameter.prefix { $0 != UInt8(ascii: "=") }
+            let name = String(decoding: rawName, as: UTF8.self)
+            let decodedName =
+                name.utf8.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") } ? name.formDecoded() : name
+            if options.dropParams.contains(where: { $0.matches(decodedName) }) { continue }
+            if anyKept { kept.append(UInt8(ascii: "&")) }
+            kept.append(contentsOf: parameter)
+            anyKept = true
         }
-        return kept.isEmpty ? nil : kept.joined(separator: "&")
+        return anyKept ? String(decoding: kept, as: UTF8.self) : nil
     }
 
     private static func isSchemeStart(_ byte: UInt8) -> Bool {

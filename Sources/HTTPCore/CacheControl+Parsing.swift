@@ -1,11 +1,12 @@
 /// Reads `#cache-directive` lists byte by byte
 /// ([RFC 9111 §5.2](https://www.rfc-editor.org/rfc/rfc9111#section-5.2),
 /// [RFC 9110 §5.6](https://www.rfc-editor.org/rfc/rfc9110#section-5.6) for token and quoted-string).
+/// It reads the field value's own UTF-8 storage, so it must not outlive the closure that lent it.
 struct CacheControlParser {
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
-    init(bytes: [UInt8]) {
+    init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
@@ -21,7 +22,7 @@ struct CacheControlParser {
                 skipToNextElement()
                 continue
             }
-            let name = String(decoding: bytes[nameStart..<index], as: UTF8.self).lowercased()
+            let name = Self.lowercasedString(bytes[nameStart..<index])
             let nameEnd = index
             switch parseRestOfElement() {
             case .bare:
@@ -117,6 +118,14 @@ struct CacheControlParser {
 
     private mutating func skip(while predicate: (UInt8) -> Bool) {
         while index < bytes.count && predicate(bytes[index]) { index += 1 }
+    }
+
+    /// A token as a String with ASCII letters lower-cased (tokens are ASCII, so no Unicode rules apply).
+    static func lowercasedString(_ token: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        String(unsafeUninitializedCapacity: token.count) { buffer in
+            for (offset, byte) in token.enumerated() { buffer[offset] = byte.asciiLowercased }
+            return token.count
+        }
     }
 
     /// `tchar` of RFC 9110 §5.6.2.

@@ -71,20 +71,29 @@ public struct CacheControl: Sendable, Equatable {
     public init(fieldValues: [String]) {
         var directives: [Directive] = []
         for value in fieldValues {
-            var parser = CacheControlParser(bytes: Array(value.utf8))
-            parser.parse(into: &directives)
+            var copy = value
+            copy.withUTF8 { bytes in
+                var parser = CacheControlParser(bytes: bytes)
+                parser.parse(into: &directives)
+            }
         }
         self.directives = directives
     }
 
     /// Whether a directive of that name appears, in any form (e.g. `no-cache` or `no-cache="x"`).
     public func contains(_ name: String) -> Bool {
-        directives.contains { $0.name.equalsIgnoringASCIICase(name) }
+        contains(lowercasedName: Self.lowercasedName(name))
+    }
+
+    /// `contains` for a name already in lower case (the typed accessors), skipping the case fold.
+    func contains(lowercasedName name: String) -> Bool {
+        directives.contains { $0.name == name }
     }
 
     /// The arguments of every occurrence of the named directive, in order (`nil` for none).
     public func arguments(of name: String) -> [String?] {
-        directives.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.argument)
+        let key = Self.lowercasedName(name)
+        return directives.filter { $0.name == key }.map(\.argument)
     }
 
     /// Reads a directive whose argument is `delta-seconds`; see ``DeltaSeconds``.
@@ -92,8 +101,13 @@ public struct CacheControl: Sendable, Equatable {
     /// Occurrences that agree collapse into one value; any malformed occurrence, or two that differ
     /// (one of them possibly argument-less), make the result `.invalid`.
     public func deltaSeconds(_ name: String) -> DeltaSeconds {
+        deltaSeconds(lowercasedName: Self.lowercasedName(name))
+    }
+
+    /// `deltaSeconds` for a name already in lower case (the typed accessors).
+    func deltaSeconds(lowercasedName key: String) -> DeltaSeconds {
         var result = DeltaSeconds.absent
-        for directive in directives where directive.name.equalsIgnoringASCIICase(name) {
+        for directive in directives where directive.name == key {
             let current: DeltaSeconds
             if directive.isMalformed {
                 current = .invalid
@@ -117,6 +131,12 @@ public struct CacheControl: Sendable, Equatable {
         arguments(of: name).compactMap { $0 }.flatMap { list in
             list.split(separator: ",").map { $0.trimmingHTTPWhitespace().lowercased() }.filter { !$0.isEmpty }
         }
+    }
+
+    /// The name with ASCII letters lower-cased; the same string when it has none (the usual case).
+    private static func lowercasedName(_ name: String) -> String {
+        guard name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return name }
+        return String(decoding: name.utf8.map(\.asciiLowercased), as: UTF8.self)
     }
 
     /// Parses `delta-seconds = 1*DIGIT`, clamping to 2^31 (RFC 9111 §1.2.2). Signs, spaces and an

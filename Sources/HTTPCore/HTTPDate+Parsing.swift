@@ -1,17 +1,16 @@
 /// A cursor over the bytes of one `HTTP-date`, with one parse method per form of
 /// [RFC 9110 §5.6.7](https://www.rfc-editor.org/rfc/rfc9110#section-5.6.7). Each method consumes the
-/// whole input or fails.
+/// whole input or fails. It reads borrowed storage and must not outlive the closure that lent it.
 struct DateScanner {
-    private let bytes: ArraySlice<UInt8>
-    private var index: Int
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
 
-    init(bytes: ArraySlice<UInt8>) {
+    init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
-        self.index = bytes.startIndex
     }
 
     /// Tries the three forms in turn; the seconds since the epoch of the first that fits.
-    static func epochSeconds(of bytes: ArraySlice<UInt8>, now: Int64?) -> Int64? {
+    static func epochSeconds(of bytes: UnsafeBufferPointer<UInt8>, now: Int64?) -> Int64? {
         var imf = DateScanner(bytes: bytes)
         if let seconds = imf.parseIMFFixdate() { return seconds }
         var rfc850 = DateScanner(bytes: bytes)
@@ -22,9 +21,9 @@ struct DateScanner {
 
     /// `IMF-fixdate = day-name "," SP day SP month SP year SP time-of-day SP "GMT"`.
     mutating func parseIMFFixdate() -> Int64? {
-        guard scanName(HTTPDate.dayNames) != nil, scan(","), scan(" "),
+        guard scanName(HTTPDate.dayNameBytes) != nil, scan(","), scan(" "),
             let day = scanDigits(2), scan(" "),
-            let month = scanName(HTTPDate.monthNames), scan(" "),
+            let month = scanName(HTTPDate.monthNameBytes), scan(" "),
             let year = scanDigits(4), scan(" "),
             let time = scanTimeOfDay(), scan(" GMT"), atEnd
         else { return nil }
@@ -33,9 +32,9 @@ struct DateScanner {
 
     /// `rfc850-date = day-name-l "," SP day "-" month "-" 2DIGIT SP time-of-day SP "GMT"`.
     mutating func parseRFC850(now: Int64?) -> Int64? {
-        guard scanName(HTTPDate.longDayNames) != nil, scan(","), scan(" "),
+        guard scanName(HTTPDate.longDayNameBytes) != nil, scan(","), scan(" "),
             let day = scanDigits(2), scan("-"),
-            let month = scanName(HTTPDate.monthNames), scan("-"),
+            let month = scanName(HTTPDate.monthNameBytes), scan("-"),
             let shortYear = scanDigits(2), scan(" "),
             let time = scanTimeOfDay(), scan(" GMT"), atEnd
         else { return nil }
@@ -45,8 +44,8 @@ struct DateScanner {
 
     /// `asctime-date = day-name SP month SP ( 2DIGIT / ( SP DIGIT ) ) SP time-of-day SP year`.
     mutating func parseAsctime() -> Int64? {
-        guard scanName(HTTPDate.dayNames) != nil, scan(" "),
-            let month = scanName(HTTPDate.monthNames), scan(" ")
+        guard scanName(HTTPDate.dayNameBytes) != nil, scan(" "),
+            let month = scanName(HTTPDate.monthNameBytes), scan(" ")
         else { return nil }
         let day: Int64
         if scan(" ") {
@@ -74,12 +73,17 @@ struct DateScanner {
     }
 
     /// Consumes one of the names and returns its position in the list.
-    private mutating func scanName(_ names: [String]) -> Int? {
-        for (position, name) in names.enumerated() {
-            let utf8 = name.utf8
-            guard bytes.endIndex - index >= utf8.count else { continue }
-            if zip(bytes[index...], utf8).allSatisfy({ $0 == $1 }) {
-                index += utf8.count
+    private mutating func scanName(_ names: [[UInt8]]) -> Int? {
+        for position in names.indices {
+            let name = names[position]
+            guard bytes.endIndex - index >= name.count else { continue }
+            var matches = true
+            for offset in name.indices where bytes[index + offset] != name[offset] {
+                matches = false
+                break
+            }
+            if matches {
+                index += name.count
                 return position
             }
         }

@@ -29,10 +29,15 @@ public struct HTTPDate: Hashable, Comparable, Sendable, CustomStringConvertible 
     ///     it, 70–99 mean 1970–1999 and 00–69 mean 2000–2069.
     /// - Returns: `nil` when the text is not a valid `HTTP-date`.
     public init?(_ text: some StringProtocol, now: Int64? = nil) {
-        var bytes = Array(text.utf8)
-        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes.removeLast() }
-        let start = bytes.firstIndex { $0 != 0x20 && $0 != 0x09 } ?? bytes.endIndex
-        guard let parsed = DateScanner.epochSeconds(of: bytes[start...], now: now) else { return nil }
+        var copy = String(text)
+        let parsed = copy.withUTF8 { bytes -> Int64? in
+            var start = 0
+            var end = bytes.count
+            while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
+            while end > start && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
+            return DateScanner.epochSeconds(of: UnsafeBufferPointer(rebasing: bytes[start..<end]), now: now)
+        }
+        guard let parsed else { return nil }
         self.secondsSinceEpoch = parsed
     }
 
@@ -63,6 +68,9 @@ public struct HTTPDate: Hashable, Comparable, Sendable, CustomStringConvertible 
     static let dayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     static let longDayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
     static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    static let dayNameBytes = dayNames.map { Array($0.utf8) }
+    static let longDayNameBytes = longDayNames.map { Array($0.utf8) }
+    static let monthNameBytes = monthNames.map { Array($0.utf8) }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (the well-known era-based arithmetic:
     /// 400-year eras of 146 097 days, years counted from March so the leap day comes last).
