@@ -12,8 +12,9 @@ public struct RequestDirectives: Sendable, Equatable {
     ///
     /// - Parameter headers: The caller's request header section.
     public init(headers: HTTPHeaders) {
-        cacheControl = CacheControl(headers: headers)
-        if headers.contains("Cache-Control") {
+        let lines = headers.values(for: "Cache-Control")
+        cacheControl = CacheControl(fieldValues: lines)
+        if !lines.isEmpty {
             noCache = cacheControl.noCache
         } else {
             noCache = headers.listValues(for: "Pragma").contains { $0.equalsIgnoringASCIICase("no-cache") }

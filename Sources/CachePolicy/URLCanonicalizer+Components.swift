@@ -1,10 +1,13 @@
 internal import HTTPCore
 
+/// A borrowed view of a URL's UTF-8 bytes: slicing it costs no reference counting.
+typealias URLBytes = Slice<UnsafeBufferPointer<UInt8>>
+
 /// The authority, path and percent-encoding rules of ``URLCanonicalizer``
 /// ([RFC 3986 §3.2](https://www.rfc-editor.org/rfc/rfc3986#section-3.2), §5.2.4, §6.2.2).
 extension URLCanonicalizer {
     /// Splits and checks `host[:port]`; user info is refused.
-    static func parseAuthority(_ authority: ArraySlice<UInt8>, scheme: String) -> Result<
+    static func parseAuthority(_ authority: URLBytes, scheme: String) -> Result<
         (host: String, port: Int?), URLRejection
     > {
         if authority.contains(UInt8(ascii: "@")) { return .failure(.userInfo) }
@@ -49,7 +52,7 @@ extension URLCanonicalizer {
 
     /// A DNS name or dotted IPv4: letters, digits, `-`, `_`, dots between non-empty labels of at
     /// most 63 bytes, one trailing dot allowed, 253 bytes at most without it. `%`-escapes are refused.
-    private static func isRegisteredName(_ name: ArraySlice<UInt8>) -> Bool {
+    private static func isRegisteredName(_ name: URLBytes) -> Bool {
         let trimmed = name.last == UInt8(ascii: ".") ? name.dropLast() : name
         guard !trimmed.isEmpty, trimmed.count <= 253 else { return false }
         let labels = trimmed.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
@@ -65,7 +68,7 @@ extension URLCanonicalizer {
     /// The inside of `[…]`: hex digits, colons and dots (an embedded IPv4), at least two colons.
     /// Zone identifiers (`%25…`) and IPvFuture (`v1.…`) are refused. The SSRF guard checks the
     /// address actually connected to; this only keeps the text sane.
-    private static func isIPv6Literal(_ literal: ArraySlice<UInt8>) -> Bool {
+    private static func isIPv6Literal(_ literal: URLBytes) -> Bool {
         guard literal.count >= 2, literal.count <= 45 else { return false }
         let colons = literal.filter { $0 == UInt8(ascii: ":") }.count
         return colons >= 2 && colons <= 7
@@ -77,36 +80,37 @@ extension URLCanonicalizer {
 
     /// Normalises percent-encoding (RFC 3986 §6.2.2.1–2): escapes of unreserved characters are
     /// decoded, other escapes get upper-case hex, and bytes that may not appear raw are escaped.
-    static func normalizingPercentEncoding(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+    static func normalizingPercentEncoding(_ bytes: URLBytes) -> [UInt8] {
         // Most paths and queries need no change: one scan, one copy.
         if !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 >= 0x80 || mustBeEscaped($0) }) {
             return Array(bytes)
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
-                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-            {
-                let decoded = high << 4 | low
-                if isUnreserved(decoded) {
-                    out.append(decoded)
-                } else {
-                    appendEscape(decoded, to: &out)
+        // Escaping at most triples the length.
+        return [UInt8](unsafeUninitializedCapacity: bytes.count * 3) { out, written in
+            var index = bytes.startIndex
+            func put(_ byte: UInt8) {
+                out[written] = byte
+                written += 1
+            }
+            func putEscape(_ byte: UInt8) {
+                put(UInt8(ascii: "%"))
+                put(hexDigit(byte >> 4))
+                put(hexDigit(byte & 0x0F))
+            }
+            while index < bytes.endIndex {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
+                    let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                {
+                    let decoded = high << 4 | low
+                    if isUnreserved(decoded) { put(decoded) } else { putEscape(decoded) }
+                    index += 3
+                    continue
                 }
-                index += 3
-                continue
+                if byte >= 0x80 || mustBeEscaped(byte) { putEscape(byte) } else { put(byte) }
+                index += 1
             }
-            if byte >= 0x80 || mustBeEscaped(byte) {
-                appendEscape(byte, to: &out)
-            } else {
-                out.append(byte)
-            }
-            index += 1
         }
-        return out
     }
 
     /// `remove_dot_segments` of RFC 3986 §5.2.4 for a path that is empty or starts with `/`, on bytes:
@@ -136,18 +140,15 @@ extension URLCanonicalizer {
     }
 
     /// Token bytes (already checked to be ASCII) as a String with letters lower-cased.
-    static func asciiLowercasedString(_ bytes: ArraySlice<UInt8>) -> String {
+    static func asciiLowercasedString(_ bytes: URLBytes) -> String {
         String(unsafeUninitializedCapacity: bytes.count) { buffer in
             for (offset, byte) in bytes.enumerated() { buffer[offset] = byte.asciiLowercased }
             return bytes.count
         }
     }
 
-    private static func appendEscape(_ byte: UInt8, to out: inout [UInt8]) {
-        let digits: [UInt8] = Array("0123456789ABCDEF".utf8)
-        out.append(UInt8(ascii: "%"))
-        out.append(digits[Int(byte >> 4)])
-        out.append(digits[Int(byte & 0x0F)])
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
     /// `unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"` (RFC 3986 §2.3).

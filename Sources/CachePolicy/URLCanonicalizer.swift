@@ -46,7 +46,11 @@ public struct URLCanonicalizer: Sendable {
     /// - Parameter url: The URL as the caller sent it (already percent-decoded from `?url=`).
     /// - Returns: The canonical URL, or why it was refused.
     public func canonicalize(_ url: String) -> Result<CanonicalURL, URLRejection> {
-        let bytes = Array(url.utf8)
+        var copy = url
+        return copy.withUTF8 { canonicalize(bytes: $0[...]) }
+    }
+
+    private func canonicalize(bytes: URLBytes) -> Result<CanonicalURL, URLRejection> {
         guard bytes.count <= Self.maximumLength else { return .failure(.tooLong(bytes: bytes.count)) }
         if let offset = bytes.firstIndex(where: { $0 <= 0x20 || $0 == 0x7F }) {
             return .failure(.forbiddenCharacter(offset: offset))
@@ -88,16 +92,26 @@ public struct URLCanonicalizer: Sendable {
     /// `nil` when none is left.
     private func dropParameters(from query: [UInt8]) -> String? {
         var kept: [UInt8] = []
+        kept.reserveCapacity(query.count)
         var anyKept = false
-        for parameter in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
-            let rawName = parameter.prefix { $0 != UInt8(ascii: "=") }
-            let name = String(decoding: rawName, as: UTF8.self)
-            let decodedName =
-                name.utf8.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") } ? name.formDecoded() : name
-            if options.dropParams.contains(where: { $0.matches(decodedName) }) { continue }
-            if anyKept { kept.append(UInt8(ascii: "&")) }
-            kept.append(contentsOf: parameter)
-            anyKept = true
+        query.withUnsafeBufferPointer { buffer in
+            var start = 0
+            while start <= buffer.count {
+                let end = buffer[start...].firstIndex(of: UInt8(ascii: "&")) ?? buffer.count
+                let parameter = buffer[start..<end]
+                let nameEnd = parameter.firstIndex(of: UInt8(ascii: "=")) ?? end
+                let name = String(decoding: buffer[start..<nameEnd], as: UTF8.self)
+                let needsDecoding = buffer[start..<nameEnd].contains {
+                    $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+")
+                }
+                let decodedName = needsDecoding ? name.formDecoded() : name
+                if !options.dropParams.contains(where: { $0.matches(decodedName) }) {
+                    if anyKept { kept.append(UInt8(ascii: "&")) }
+                    kept.append(contentsOf: parameter)
+                    anyKept = true
+                }
+                start = end + 1
+            }
         }
         return anyKept ? String(decoding: kept, as: UTF8.self) : nil
     }
