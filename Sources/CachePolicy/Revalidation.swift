@@ -100,6 +100,40 @@ public enum Revalidation {
         return HTTPHeaders(merged)
     }
 
+    /// Freshens the one stored response a cache-generated conditional request was built from (§4.3.4).
+    ///
+    /// The 304 updates it when its validator selects it (``responsesToUpdate(notModified:candidates:)``)
+    /// or when the 304 carries no validator at all: Larder's request was conditional on exactly this
+    /// response, so a bare 304 can only refer to it (§4.3.4's third rule is stricter, written for
+    /// client-made conditionals; origins that omit `ETag` on 304 are common). A 304 without a valid
+    /// `Date` stamps the refreshed response with `responseTime`.
+    ///
+    /// - Parameters:
+    ///   - stored: The stored response the conditional fields came from.
+    ///   - notModified: The 304's header section.
+    ///   - requestTime: When the conditional request was sent.
+    ///   - responseTime: When the 304 was received.
+    /// - Returns: The refreshed facts, or `nil` when the 304's validator names another representation
+    ///   (then fetch the full response).
+    public static func freshen(
+        stored: ResponseFacts,
+        notModified: HTTPHeaders,
+        requestTime: Int64,
+        responseTime: Int64
+    ) -> ResponseFacts? {
+        let hasValidator = notModified.contains("ETag") || notModified.contains("Last-Modified")
+        guard !hasValidator || responsesToUpdate(notModified: notModified, candidates: [stored]) == [0] else {
+            return nil
+        }
+        var headers = mergeNotModified(stored: stored.headers, notModified: notModified)
+        if notModified["Date"].flatMap({ HTTPDate($0) }) == nil {
+            // RFC 9110 §6.6.1: a response cached without a Date gets its receive time; keeping the
+            // old Date would count the whole stored lifetime as apparent age.
+            headers.replaceOrAdd(name: "Date", value: HTTPDate(secondsSinceEpoch: responseTime).imfFixdate)
+        }
+        return stored.refreshed(headers: headers, requestTime: requestTime, responseTime: responseTime)
+    }
+
     /// Chooses which stored responses a 304 updates (§4.3.4).
     ///
     /// A strong entity tag in the 304 selects every stored response with the same strong tag; a weak

@@ -106,4 +106,27 @@ import Testing
     func validationAnswersAreClassifiedPerSection4_3_3(status: Int, expected: Revalidation.Outcome) {
         #expect(Revalidation.outcome(ofValidationStatus: status) == expected)
     }
+
+    @Test(
+        arguments: [
+            ("same strong ETag", [("ETag", "\"v1\"")], true),
+            ("other strong ETag", [("ETag", "\"v2\"")], false),
+            ("weak form of the stored tag", [("ETag", "W/\"v1\"")], true),
+            ("no validator: Larder's own conditional request", [], true),
+            ("other Last-Modified only", [("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")], false),
+        ] as [(String, [(String, String)], Bool)])
+    func freshenUpdatesOnlyTheRepresentationValidated(rule: String, fields: [(String, String)], updates: Bool) {
+        let stored = Fixture.response([("ETag", "\"v1\""), ("Cache-Control", "max-age=60"), ("X-Kept", "k")])
+        let notModified = HTTPHeaders(fields + [("Cache-Control", "max-age=120")])
+        let refreshed = Revalidation.freshen(
+            stored: stored, notModified: notModified, requestTime: Fixture.t0 + 500, responseTime: Fixture.t0 + 500)
+        #expect((refreshed != nil) == updates, "\(rule)")
+        if let refreshed {
+            #expect(refreshed.headers["Cache-Control"] == "max-age=120")
+            #expect(refreshed.headers["X-Kept"] == "k")
+            #expect(refreshed.isFresh(now: Fixture.t0 + 600))
+            // RFC 9110 §6.6.1: the 304 had no Date, so the receive time stands in.
+            #expect(refreshed.headers["Date"] == Fixture.date(500))
+        }
+    }
 }
