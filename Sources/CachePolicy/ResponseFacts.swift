@@ -6,7 +6,8 @@ public import HTTPCore
 /// Times are whole seconds since the Unix epoch, read by the caller (the policy never reads the
 /// clock). `requestTime` is when the request that produced the response was sent and
 /// `responseTime` when the response was received ([RFC 9111 §4.2.3](https://www.rfc-editor.org/rfc/rfc9111#section-4.2.3)).
-/// The header fields the freshness rules read are parsed once, here.
+/// The header fields the freshness rules read are parsed once, here: on the hit path, build the facts
+/// when an entry is stored or first read and keep them with it, so a hit costs only the decision.
 public struct ResponseFacts: Sendable, Equatable {
     /// The method of the request that produced the response (`GET` or `HEAD` for a stored one).
     public let requestMethod: HTTPMethod
