@@ -43,7 +43,7 @@ extension HTTPConnection {
             if case .stream(let source, _) = response.body { source.cancel() }
             return
         }
-        var keepAlive = flight.keepAlive && !draining && !Self.asksToClose(response.headers)
+        var keepAlive = flight.keepAlive && !draining && !drainSignal.isDraining && !Self.asksToClose(response.headers)
         let noContent = response.status.forbidsContent
         var framing = HTTPResponse.Framing.none
         var content: [UInt8] = []

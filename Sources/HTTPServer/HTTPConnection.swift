@@ -21,6 +21,7 @@ final class HTTPConnection: @unchecked Sendable {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
     let accessLog: (@Sendable (HTTPAccessRecord) -> Void)?
+    let drainSignal: DrainSignal
     /// Told once when the connection has closed; the server forgets it then.
     let onClose: @Sendable (HTTPConnection) -> Void
 
@@ -82,6 +83,7 @@ final class HTTPConnection: @unchecked Sendable {
         configuration: HTTPServerConfiguration,
         responder: any HTTPResponder,
         accessLog: (@Sendable (HTTPAccessRecord) -> Void)?,
+        drainSignal: DrainSignal,
         onClose: @escaping @Sendable (HTTPConnection) -> Void
     ) {
         self.id = id
@@ -92,6 +94,7 @@ final class HTTPConnection: @unchecked Sendable {
         self.configuration = configuration
         self.responder = responder
         self.accessLog = accessLog
+        self.drainSignal = drainSignal
         self.onClose = onClose
         self.parser = HTTPRequestParser(limits: configuration.parserLimits)
         self.readBuffer = .allocate(byteCount: 16 * 1024, alignment: 8)
@@ -229,7 +232,7 @@ final class HTTPConnection: @unchecked Sendable {
 
     /// Nothing is in flight or waiting: the connection waits for a request, closes, or times out.
     private func becameIdle() {
-        if peerClosed || draining {
+        if peerClosed || draining || drainSignal.isDraining {
             // A half-sent request can never complete once the peer stopped sending.
             finalClose()
             return

@@ -25,6 +25,7 @@ public final class HTTPServer: @unchecked Sendable {
     private let loops: [DispatchQueue]
     private let state = Mutex(ServerState())
     private let activeConnections = Atomic<Int>(0)
+    private let drainSignal = DrainSignal()
     // Dispatch sources are not Sendable; these two are only touched on `acceptQueue`.
     nonisolated(unsafe) private var listenSource: (any DispatchSourceRead)?
     nonisolated(unsafe) private var forceTimer: (any DispatchSourceTimer)?
@@ -85,6 +86,7 @@ public final class HTTPServer: @unchecked Sendable {
     ///   - grace: seconds granted to requests in flight.
     ///   - completion: called once, on a dispatch queue, when every connection is closed.
     public func shutdown(grace: Double, completion: @escaping @Sendable () -> Void) {
+        drainSignal.begin()
         acceptQueue.async { [self] in
             let connections: [HTTPConnection]? = state.withLock { state in
                 if state.draining { return nil }
@@ -177,7 +179,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let connection = HTTPConnection(
             id: id, fd: fd, queue: queue, remoteAddress: remote, localAddress: local, configuration: configuration,
-            responder: responder, accessLog: accessLog,
+            responder: responder, accessLog: accessLog, drainSignal: drainSignal,
             onClose: { [self] connection in connectionClosed(connection, counted: !overCapacity) })
         if overCapacity {
             let problem = ProblemDetails.make(
