@@ -119,6 +119,18 @@ struct StreamResponder: HTTPResponder {
         }
     }
 
+    @Test func readerThatStopsReadingIsDroppedAfterTheWriteTimeout() async throws {
+        let source = CountingSource(pieces: nil, pieceSize: 64 * 1024)
+        try await withServer({ $0.writeTimeout = 0.3 }, responder: StreamResponder(source: source, length: nil)) { server in
+            let client = try RawSocketClient(port: server.port, receiveBufferSize: 4096)
+            try client.send(get("/endless"))
+            _ = try client.readSome(upTo: 100)
+            #expect(!source.wasCancelled)
+            #expect(await eventually(timeout: 5) { source.wasCancelled })
+            #expect(await eventually { server.connectionCount == 0 })
+        }
+    }
+
     @Test func failingSourceAbortsTheConnection() async throws {
         let source = FailingSource()
         try await withServer(responder: StreamResponder(source: source, length: nil)) { server in
