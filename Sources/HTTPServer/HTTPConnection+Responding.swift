@@ -62,7 +62,11 @@ extension HTTPConnection {
             } else if flight.isHead {
                 // HEAD gets the framing a GET would have (RFC 9110 §9.3.2) and no content.
                 stream.cancel()
-                if let length { framing = .contentLength(length) } else if flight.version == .http1_1 { framing = .chunked }
+                if let length {
+                    framing = .contentLength(length)
+                } else if flight.version == .http1_1 {
+                    framing = .chunked
+                }
             } else {
                 source = stream
                 if let length {

@@ -195,7 +195,8 @@ final class HTTPConnection: @unchecked Sendable {
                 dispatch(request)
             case .failure(let error):
                 let problem = ProblemDetails.make(
-                    status: error.status, type: HTTPProblemType.parseFailure(status: error.status), detail: error.reason)
+                    status: error.status, type: HTTPProblemType.parseFailure(status: error.status), detail: error.reason
+                )
                 respondWithoutRequest(problem.makeResponse())
             }
             if !parserFailed && !peerClosed && readSuspended { setReading(true) }

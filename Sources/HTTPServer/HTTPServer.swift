@@ -175,7 +175,9 @@ public final class HTTPServer: @unchecked Sendable {
         let (id, queue) = state.withLock { state -> (Int, DispatchQueue) in
             state.nextConnectionID += 1
             state.nextLoop = (state.nextLoop + 1) % loops.count
-            return (state.nextConnectionID, DispatchQueue(label: "larder.http.connection", target: loops[state.nextLoop]))
+            return (
+                state.nextConnectionID, DispatchQueue(label: "larder.http.connection", target: loops[state.nextLoop])
+            )
         }
         let connection = HTTPConnection(
             id: id, fd: fd, queue: queue, remoteAddress: remote, localAddress: local, configuration: configuration,
@@ -185,7 +187,9 @@ public final class HTTPServer: @unchecked Sendable {
             let problem = ProblemDetails.make(
                 status: .serviceUnavailable, type: HTTPProblemType.overloaded,
                 detail: "The server is at its limit of \(configuration.maxConnections) connections.")
-            queue.async { connection.start(rejecting: problem.makeResponse(headers: HTTPHeaders([("Retry-After", "1")]))) }
+            queue.async {
+                connection.start(rejecting: problem.makeResponse(headers: HTTPHeaders([("Retry-After", "1")])))
+            }
             return
         }
         activeConnections.add(1, ordering: .relaxed)

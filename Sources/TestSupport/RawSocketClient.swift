@@ -75,7 +75,9 @@ public final class RawSocketClient {
     public func send(bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw RawSocketError(operation: "send", errno: errno)
@@ -165,7 +167,9 @@ public final class RawSocketClient {
 
     private func readExactly(_ count: Int) throws -> [UInt8] {
         while buffer.count < count {
-            if sawEnd { throw RawSocketError(operation: "connection closed after \(buffer.count) of \(count) bytes", errno: 0) }
+            if sawEnd {
+                throw RawSocketError(operation: "connection closed after \(buffer.count) of \(count) bytes", errno: 0)
+            }
             try fill()
         }
         let taken = Array(buffer[..<count])
@@ -201,7 +205,9 @@ public final class RawSocketClient {
                 return
             }
             if errno == EINTR { continue }
-            if errno == EAGAIN || errno == EWOULDBLOCK { throw RawSocketError(operation: "read timed out", errno: errno) }
+            if errno == EAGAIN || errno == EWOULDBLOCK {
+                throw RawSocketError(operation: "read timed out", errno: errno)
+            }
             throw RawSocketError(operation: "recv", errno: errno)
         }
     }

@@ -35,7 +35,9 @@ struct AccessLogger: Sendable {
     /// The text with control bytes, backslashes, quotes and non-ASCII written as `\xHH`, so a request
     /// cannot forge or break a log line.
     static func escaped(_ text: String) -> String {
-        let needsEscape = text.utf8.contains { $0 < 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }
+        let needsEscape = text.utf8.contains {
+            $0 < 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"")
+        }
         guard needsEscape else { return text }
         let hex: [Character] = Array("0123456789ABCDEF")
         var out = ""

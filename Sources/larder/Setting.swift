@@ -18,11 +18,13 @@ struct Setting: Sendable, Hashable {
     static let host = Setting(
         flag: "host", environment: "LARDER_HOST", defaultValue: "0.0.0.0", summary: "Address to listen on.")
     static let port = Setting(
-        flag: "port", environment: "LARDER_PORT", defaultValue: "8080", summary: "TCP port to listen on; 0 picks a free one.")
+        flag: "port", environment: "LARDER_PORT", defaultValue: "8080",
+        summary: "TCP port to listen on; 0 picks a free one.")
     static let db = Setting(
         flag: "db", environment: "LARDER_DB", defaultValue: "./larder.db", summary: "Path of the SQLite cache file.")
     static let logFormat = Setting(
-        flag: "log-format", environment: "LARDER_LOG_FORMAT", defaultValue: "text", summary: "Log format: text or json.")
+        flag: "log-format", environment: "LARDER_LOG_FORMAT", defaultValue: "text", summary: "Log format: text or json."
+    )
     static let logLevel = Setting(
         flag: "log-level", environment: "LARDER_LOG_LEVEL", defaultValue: "info",
         summary: "Lowest level logged: trace, debug, info, notice, warning, error, critical.")
@@ -75,7 +77,8 @@ struct Setting: Sendable, Hashable {
     static var markdownTable: String {
         var lines = ["| flag | environment | default | meaning |", "| --- | --- | --- | --- |"]
         for setting in all {
-            lines.append("| `--\(setting.flag)` | `\(setting.environment)` | `\(setting.defaultValue)` | \(setting.summary) |")
+            lines.append(
+                "| `--\(setting.flag)` | `\(setting.environment)` | `\(setting.defaultValue)` | \(setting.summary) |")
         }
         return lines.joined(separator: "\n")
     }

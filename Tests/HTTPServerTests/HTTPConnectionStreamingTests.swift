@@ -37,7 +37,11 @@ final class FailingSource: HTTPBodySource {
     let pulls = Counter()
     func next(maxBytes: Int, deliver: @escaping @Sendable (HTTPBodyChunk) -> Void) {
         pulls.increment()
-        if pulls.count == 1 { deliver(.bytes(Array("partial".utf8))) } else { deliver(.failure(SocketError(operation: "test", errno: 5))) }
+        if pulls.count == 1 {
+            deliver(.bytes(Array("partial".utf8)))
+        } else {
+            deliver(.failure(SocketError(operation: "test", errno: 5)))
+        }
     }
     func cancel() {}
 }
@@ -121,7 +125,8 @@ struct StreamResponder: HTTPResponder {
 
     @Test func readerThatStopsReadingIsDroppedAfterTheWriteTimeout() async throws {
         let source = CountingSource(pieces: nil, pieceSize: 64 * 1024)
-        try await withServer({ $0.writeTimeout = 0.3 }, responder: StreamResponder(source: source, length: nil)) { server in
+        try await withServer({ $0.writeTimeout = 0.3 }, responder: StreamResponder(source: source, length: nil)) {
+            server in
             let client = try RawSocketClient(port: server.port, receiveBufferSize: 4096)
             try client.send(get("/endless"))
             _ = try client.readSome(upTo: 100)

@@ -38,7 +38,8 @@ final class GateResponder: HTTPResponder {
     @Test func bindingAPortInUseThrowsSocketError() async throws {
         try await withServer(responder: EchoResponder()) { server in
             let second = HTTPServer(
-                configuration: HTTPServerConfiguration(host: "127.0.0.1", port: server.port), responder: EchoResponder())
+                configuration: HTTPServerConfiguration(host: "127.0.0.1", port: server.port), responder: EchoResponder()
+            )
             #expect(throws: SocketError.self) { try second.start() }
         }
     }
