@@ -26,7 +26,9 @@ final class HTTPConnection: @unchecked Sendable {
     let onClose: @Sendable (HTTPConnection) -> Void
 
     var parser: HTTPRequestParser
-    let readBuffer: UnsafeMutableRawBufferPointer
+    /// The event loop this connection's queue targets; its read buffer is shared with the loop's other
+    /// connections (see `EventLoop`).
+    let loop: EventLoop
     var readSource: (any DispatchSourceRead)?
     var writeSource: (any DispatchSourceWrite)?
     var timer: (any DispatchSourceTimer)?
@@ -77,7 +79,7 @@ final class HTTPConnection: @unchecked Sendable {
     init(
         id: Int,
         fd: Int32,
-        queue: DispatchQueue,
+        loop: EventLoop,
         remoteAddress: HTTPAddress,
         localAddress: HTTPAddress,
         configuration: HTTPServerConfiguration,
@@ -88,7 +90,8 @@ final class HTTPConnection: @unchecked Sendable {
     ) {
         self.id = id
         self.fd = fd
-        self.queue = queue
+        self.loop = loop
+        self.queue = DispatchQueue(label: "larder.http.connection", target: loop.queue)
         self.remoteAddress = remoteAddress
         self.localAddress = localAddress
         self.configuration = configuration
@@ -97,12 +100,7 @@ final class HTTPConnection: @unchecked Sendable {
         self.drainSignal = drainSignal
         self.onClose = onClose
         self.parser = HTTPRequestParser(limits: configuration.parserLimits)
-        self.readBuffer = .allocate(byteCount: 16 * 1024, alignment: 8)
         queue.setSpecific(key: HTTPConnection.queueKey, value: id)
-    }
-
-    deinit {
-        readBuffer.deallocate()
     }
 
     /// Sets up the sources and starts reading. Call on `queue`.
@@ -135,7 +133,7 @@ final class HTTPConnection: @unchecked Sendable {
         if state == .closed { return }
         let result: IOResult
         do {
-            result = try Socket.read(fd, into: readBuffer)
+            result = try Socket.read(fd, into: loop.readBuffer)
         } catch {
             abort()
             return
@@ -154,7 +152,7 @@ final class HTTPConnection: @unchecked Sendable {
         case .processed(let count):
             // After a parse failure or during the lingering close, bytes are drained, never executed.
             if state == .lingering || parserFailed { return }
-            parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+            parser.append(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
             bytesSinceRequest = true
             pump()
         }

@@ -22,7 +22,7 @@ public final class HTTPServer: @unchecked Sendable {
     private let accessLog: (@Sendable (HTTPAccessRecord) -> Void)?
     private let onError: (@Sendable (SocketError) -> Void)?
     private let acceptQueue: DispatchQueue
-    private let loops: [DispatchQueue]
+    private let loops: [EventLoop]
     private let state = Mutex(ServerState())
     private let activeConnections = Atomic<Int>(0)
     private let drainSignal = DrainSignal()
@@ -57,8 +57,8 @@ public final class HTTPServer: @unchecked Sendable {
         self.accessLog = accessLog
         self.onError = onError
         let count = configuration.eventLoops > 0 ? configuration.eventLoops : HTTPServer.usableCPUCount()
-        self.loops = (0..<count).map { DispatchQueue(label: "larder.http.loop.\($0)") }
-        self.acceptQueue = DispatchQueue(label: "larder.http.accept", target: loops[0])
+        self.loops = (0..<count).map { EventLoop(label: "larder.http.loop.\($0)") }
+        self.acceptQueue = DispatchQueue(label: "larder.http.accept", target: loops[0].queue)
     }
 
     /// The port the server listens on (the chosen one when configured with 0); 0 before `start()`.
@@ -172,29 +172,27 @@ public final class HTTPServer: @unchecked Sendable {
         let remote = (try? Socket.remoteAddress(of: fd).endpoint) ?? HTTPAddress(ip: "?", port: 0, isLoopback: false)
         let local = (try? Socket.localAddress(of: fd).endpoint) ?? HTTPAddress(ip: "?", port: 0, isLoopback: false)
         let overCapacity = activeConnections.load(ordering: .relaxed) >= configuration.maxConnections
-        let (id, queue) = state.withLock { state -> (Int, DispatchQueue) in
+        let (id, loop) = state.withLock { state -> (Int, EventLoop) in
             state.nextConnectionID += 1
             state.nextLoop = (state.nextLoop + 1) % loops.count
-            return (
-                state.nextConnectionID, DispatchQueue(label: "larder.http.connection", target: loops[state.nextLoop])
-            )
+            return (state.nextConnectionID, loops[state.nextLoop])
         }
         let connection = HTTPConnection(
-            id: id, fd: fd, queue: queue, remoteAddress: remote, localAddress: local, configuration: configuration,
+            id: id, fd: fd, loop: loop, remoteAddress: remote, localAddress: local, configuration: configuration,
             responder: responder, accessLog: accessLog, drainSignal: drainSignal,
             onClose: { [self] connection in connectionClosed(connection, counted: !overCapacity) })
         if overCapacity {
             let problem = ProblemDetails.make(
                 status: .serviceUnavailable, type: HTTPProblemType.overloaded,
                 detail: "The server is at its limit of \(configuration.maxConnections) connections.")
-            queue.async {
+            connection.queue.async {
                 connection.start(rejecting: problem.makeResponse(headers: HTTPHeaders([("Retry-After", "1")])))
             }
             return
         }
         activeConnections.add(1, ordering: .relaxed)
         state.withLock { $0.connections[id] = connection }
-        queue.async { connection.start() }
+        connection.queue.async { connection.start() }
     }
 
     private func connectionClosed(_ connection: HTTPConnection, counted: Bool) {
