@@ -29,6 +29,8 @@ public final class HTTPServer: @unchecked Sendable {
     // Dispatch sources are not Sendable; these two are only touched on `acceptQueue`.
     nonisolated(unsafe) private var listenSource: (any DispatchSourceRead)?
     nonisolated(unsafe) private var forceTimer: (any DispatchSourceTimer)?
+    /// The listen source while it is suspended after an `accept` failure (also only on `acceptQueue`).
+    nonisolated(unsafe) private var pausedListenSource: (any DispatchSourceRead)?
 
     private struct ServerState {
         var boundPort = 0
@@ -96,6 +98,8 @@ public final class HTTPServer: @unchecked Sendable {
             }
             listenSource?.cancel()
             listenSource = nil
+            // A cancelled source that stays suspended never runs its cancel handler (the close).
+            resumeListening()
             guard let connections else {
                 // A second shutdown: run its completion when the first one finishes.
                 chainCompletion(completion)
@@ -161,10 +165,21 @@ public final class HTTPServer: @unchecked Sendable {
                 fd = accepted
             } catch {
                 onError?(error)
+                // Out of descriptors (EMFILE) the listener stays readable: pause instead of spinning.
+                if let source = listenSource, pausedListenSource == nil {
+                    source.suspend()
+                    pausedListenSource = source
+                    acceptQueue.asyncAfter(deadline: .now() + .milliseconds(100)) { [self] in resumeListening() }
+                }
                 return
             }
             admit(fd)
         }
+    }
+
+    private func resumeListening() {
+        pausedListenSource?.resume()
+        pausedListenSource = nil
     }
 
     private func admit(_ fd: Int32) {
