@@ -61,6 +61,23 @@ import Testing
         #expect(outcome.failureCode == status, "\(outcome.failure?.reason ?? "no failure")")
     }
 
+    /// Values are checked eight bytes at a time; a bad byte must be found at every offset in a word.
+    @Test(arguments: 0..<19)
+    func controlByteIsFoundAtEveryOffset(offset: Int) {
+        for bad: UInt8 in [0x00, 0x01, 0x0D, 0x1F, 0x7F] {
+            var value = Array(repeating: UInt8(ascii: "v"), count: 19)
+            value[offset] = bad
+            let text = Array("GET / HTTP/1.1\r\nHost: h\r\nX: ".utf8) + value + Array("\r\n\r\n".utf8)
+            #expect(parse(text).failureCode == 400, "byte \(bad) at \(offset)")
+        }
+        // HTAB is allowed inside a value (at the ends it is OWS and trimmed).
+        guard (1...17).contains(offset) else { return }
+        var tabbed = Array(repeating: UInt8(ascii: "v"), count: 19)
+        tabbed[offset] = 0x09
+        let text = Array("GET / HTTP/1.1\r\nHost: h\r\nX: ".utf8) + tabbed + Array("\r\n\r\n".utf8)
+        #expect(parse(text).requests.first?.headers["X"].map { Array($0.utf8) } == tabbed)
+    }
+
     @Test func whitespaceBetweenRequestLineAndFirstFieldIsRejected() {
         #expect(parse(head("GET / HTTP/1.1", " Host: h")).failureCode == 400)
     }
