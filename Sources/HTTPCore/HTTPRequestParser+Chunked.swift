@@ -6,7 +6,7 @@ extension HTTPRequestParser {
         let extensionBudget = limits.maxChunkExtensionBytes - message.chunkExtensionBytes
         // Sixteen hex digits hold any 64-bit size; beyond them and the budget, the line is abuse.
         let lineFeed: Int
-        switch scanLine(buffer, window: 16 + extensionBudget + 2) {
+        switch scanLine(buffer, window: extensionBudget.saturatingAdd(16 + 2)) {
         case .incomplete: return .needMoreData
         case .tooLong: return fail(.contentTooLarge, "chunk-size line too long")
         case .found(let index): lineFeed = index
@@ -33,7 +33,7 @@ extension HTTPRequestParser {
             buffer.isParameterList(extensions, valueRequired: false, spaceAroundEquals: true)
         else { return fail(.badRequest, "malformed chunk extension") }
         message.chunkExtensionBytes += extensions.count
-        guard size <= UInt64(limits.maxBodyBytes - message.body.count) else {
+        guard size <= UInt64(Swift.max(0, limits.maxBodyBytes - message.body.count)) else {
             return fail(.contentTooLarge, "body larger than \(limits.maxBodyBytes) bytes")
         }
         consume(through: lineFeed + 1)

@@ -74,7 +74,7 @@ extension HTTPRequestParser {
         let hasCR = lineFeed > start && buffer[lineFeed - 1] == ASCII.cr
         let end = hasCR ? lineFeed - 1 : lineFeed
         let size = end - start + 2
-        if used + size > limit {
+        if size > limit - used {
             return .failure(HTTPParseError(status: tooLarge, reason: "\(section) too large"))
         }
         guard hasCR else { return .failure(HTTPParseError(status: .badRequest, reason: "bare LF in \(section)")) }

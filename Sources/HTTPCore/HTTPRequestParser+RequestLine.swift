@@ -3,7 +3,7 @@ extension HTTPRequestParser {
     /// Skips empty lines, then reads and checks the request line.
     mutating func readRequestLine(_ buffer: UnsafeBufferPointer<UInt8>) -> Step {
         // The LF may sit right after `maxRequestLineBytes` bytes and a CR, no later.
-        let window = limits.maxRequestLineBytes + 2
+        let window = limits.maxRequestLineBytes.saturatingAdd(2)
         if let failure = checkMethodBytes(buffer, window: window) { return failure }
         let lineFeed: Int
         switch scanLine(buffer, window: window) {
@@ -37,7 +37,7 @@ extension HTTPRequestParser {
     /// refused at its first byte rather than after a timeout. Stops at the first SP, CR or LF.
     private mutating func checkMethodBytes(_ buffer: UnsafeBufferPointer<UInt8>, window: Int) -> Step? {
         guard methodScanIndex != .max else { return nil }
-        let end = Swift.min(buffer.count, readIndex + window)
+        let end = Swift.min(buffer.count, readIndex.saturatingAdd(window))
         var index = methodScanIndex
         while index < end {
             let byte = buffer[index]

@@ -75,7 +75,8 @@ public enum HTTPParserResult: Sendable, Equatable {
 /// Choices RFC 9112 leaves open, made here: `CONNECT` is answered 501 (Larder is no tunnel); a
 /// Transfer-Encoding without `chunked` last is 400 (§6.3) and one that adds other codings before
 /// `chunked` is 501 (§6.1); an empty `Host` is 400; trailer fields are checked and then dropped
-/// (§7.1.2); the request target must be made of RFC 3986 characters with well-formed `%XX` escapes.
+/// (§7.1.2); the request target must be made of RFC 3986 characters with well-formed `%XX` escapes;
+/// field values keep obs-text bytes, decoded as UTF-8 with replacement characters where invalid.
 public struct HTTPRequestParser: Sendable {
     /// Where in a message the parser is.
     enum State: Sendable, Equatable {
@@ -211,7 +212,7 @@ public struct HTTPRequestParser: Sendable {
     /// stopped. The LF must be at most `window - 1` bytes after the line start.
     @inline(__always)
     mutating func scanLine(_ buffer: UnsafeBufferPointer<UInt8>, window: Int) -> LineScan {
-        let windowEnd = readIndex + window
+        let windowEnd = readIndex.saturatingAdd(window)
         let end = Swift.min(buffer.count, windowEnd)
         var index = scanIndex
         if let lineFeed = SWAR.firstIndex(of: ASCII.lf, in: buffer, from: &index, to: end) {
@@ -225,5 +226,14 @@ public struct HTTPRequestParser: Sendable {
     @inline(__always)
     func fail(_ status: HTTPStatus, _ reason: String) -> Step {
         .failure(HTTPParseError(status: status, reason: reason))
+    }
+}
+
+extension Int {
+    /// The sum, or `Int.max` when it would overflow: limits may be set to `Int.max` to mean "none".
+    @inline(__always)
+    func saturatingAdd(_ other: Int) -> Int {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? .max : sum
     }
 }

@@ -155,6 +155,18 @@ import Testing
         #expect(parser.next() == .needMoreData)
     }
 
+    @Test func limitsOfIntMaxMeanNoLimitAndDoNotOverflow() {
+        let unlimited = HTTPParserLimits(
+            maxRequestLineBytes: .max, maxHeaderBytes: .max, maxHeaderCount: .max, maxBodyBytes: .max,
+            maxEmptyLinesBeforeRequest: .max, maxChunkExtensionBytes: .max, maxTrailerBytes: .max)
+        let text =
+            "\r\n" + head("POST /p HTTP/1.1", "Host: h", "Transfer-Encoding: chunked", body: "3;x=y\r\nabc\r\n0\r\nT: 1\r\n\r\n")
+            + head("PUT /q HTTP/1.1", "Host: h", "Content-Length: 2", body: "ok")
+        let outcome = parse(text, limits: unlimited)
+        #expect(outcome.failure == nil)
+        #expect(outcome.requests.map(\.body) == [Array("abc".utf8), Array("ok".utf8)])
+    }
+
     // MARK: buffer handling
 
     @Test(arguments: [1, 100, 1000, 4097])
