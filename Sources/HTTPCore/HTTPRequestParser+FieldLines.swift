@@ -115,7 +115,8 @@ extension HTTPRequestParser {
         let name = line.lowerBound..<index
         let value = buffer.trimmingWhitespace((index + 1)..<line.upperBound)
         if let position = SWAR.firstInvalidFieldValueByte(in: buffer, value) {
-            return invalid(buffer[position] == ASCII.cr ? "bare CR in a field value" : "control character in a field value")
+            return invalid(
+                buffer[position] == ASCII.cr ? "bare CR in a field value" : "control character in a field value")
         }
         return .success((name, value))
     }

@@ -121,7 +121,8 @@ extension HTTPRequestParser {
             if pathEnd == range.upperBound {
                 message.path = message.target
             } else {
-                message.path = String(decoding: UnsafeBufferPointer(rebasing: buffer[range.lowerBound..<pathEnd]), as: UTF8.self)
+                message.path = String(
+                    decoding: UnsafeBufferPointer(rebasing: buffer[range.lowerBound..<pathEnd]), as: UTF8.self)
                 message.query = String(
                     decoding: UnsafeBufferPointer(rebasing: buffer[(pathEnd + 1)..<range.upperBound]), as: UTF8.self)
             }
