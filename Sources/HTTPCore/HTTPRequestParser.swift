@@ -138,6 +138,21 @@ public struct HTTPRequestParser: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
+    /// Whether no byte of an unfinished request is buffered: the connection is between requests, so an
+    /// idle keep-alive timeout applies rather than a header-read timeout. Drain `next()` first; complete
+    /// requests still buffered count as bytes.
+    public var isIdle: Bool {
+        failed == nil && state == .requestLine && readIndex == buffer.count && message.emptyLinesSkipped == 0
+    }
+
+    /// Whether the head of the current request is complete and its body is being read.
+    public var isReadingBody: Bool {
+        switch state {
+        case .requestLine, .fieldLines: false
+        case .fixedBody, .chunkSizeLine, .chunkData, .chunkDataEnd, .trailerLines: failed == nil
+        }
+    }
+
     /// Returns the next complete request, or what is missing, or the failure.
     public mutating func next() -> HTTPParserResult {
         if let failed { return .failure(failed) }

@@ -176,6 +176,29 @@ import Testing
         #expect(outcome.requests.map(\.body) == [Array("abc".utf8), Array("ok".utf8)])
     }
 
+    @Test func idleAndBodyStatesFollowTheBytes() {
+        var parser = HTTPRequestParser()
+        #expect(parser.isIdle && !parser.isReadingBody)
+        parser.append(contentsOf: Array("\r\n".utf8))
+        #expect(parser.next() == .needMoreData)
+        #expect(!parser.isIdle)
+        parser.append(contentsOf: Array("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n".utf8))
+        #expect(parser.next() == .needMoreData)
+        #expect(!parser.isIdle && !parser.isReadingBody)
+        parser.append(contentsOf: Array("\r\no".utf8))
+        #expect(parser.next() == .needMoreData)
+        #expect(!parser.isIdle && parser.isReadingBody)
+        parser.append(contentsOf: Array("k".utf8))
+        guard case .request = parser.next() else {
+            Issue.record("no request")
+            return
+        }
+        #expect(parser.isIdle && !parser.isReadingBody)
+        parser.append(contentsOf: Array("X".utf8))
+        #expect(parser.next() == .needMoreData)
+        #expect(!parser.isIdle)
+    }
+
     // MARK: buffer handling
 
     @Test(arguments: [1, 100, 1000, 4097])
