@@ -38,7 +38,7 @@ extension HTTPRequestParser {
         }
         consume(through: lineFeed + 1)
         state = size == 0 ? .trailerLines : .chunkData(Int(size))
-        return .proceed
+        return nil
     }
 
     /// Copies chunk data into the body as it arrives, so the raw coding is not kept.
@@ -50,7 +50,7 @@ extension HTTPRequestParser {
         consume(through: readIndex + taken)
         if taken == remaining {
             state = .chunkDataEnd
-            return .proceed
+            return nil
         }
         state = .chunkData(remaining - taken)
         return .needMoreData
@@ -65,6 +65,6 @@ extension HTTPRequestParser {
         guard buffer[start + 1] == ASCII.lf else { return fail(.badRequest, "chunk data not followed by CRLF") }
         consume(through: start + 2)
         state = .chunkSizeLine
-        return .proceed
+        return nil
     }
 }

@@ -28,7 +28,7 @@ extension HTTPRequestParser {
                     String(decoding: UnsafeBufferPointer(rebasing: buffer[value]), as: UTF8.self)
                 ))
             consume(through: next)
-            return .proceed
+            return nil
         }
     }
 
@@ -45,7 +45,7 @@ extension HTTPRequestParser {
         case .field(_, _, let size, let next):
             message.trailerBytes += size
             consume(through: next)
-            return .proceed
+            return nil
         }
     }
 

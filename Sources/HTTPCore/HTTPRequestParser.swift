@@ -96,13 +96,9 @@ public struct HTTPRequestParser: Sendable {
         case trailerLines
     }
 
-    /// What one step of parsing produced.
-    enum Step {
-        case proceed
-        case needMoreData
-        case request(HTTPRequest)
-        case failure(HTTPParseError)
-    }
+    /// What one step of parsing produced: `nil` to go on with the next state, or the answer for
+    /// `next()`. Being the public result type already, a finished request is returned without a copy.
+    typealias Step = HTTPParserResult?
 
     let limits: HTTPParserLimits
     var buffer: [UInt8] = []
@@ -171,18 +167,19 @@ public struct HTTPRequestParser: Sendable {
                 case .chunkDataEnd: step = readChunkDataEnd(buffer)
                 case .trailerLines: step = readTrailerLine(buffer)
                 }
-                switch step {
-                case .proceed: continue
+                guard let result = step else { continue }
+                switch result {
                 case .needMoreData:
                     if message.continuePending {
                         message.continuePending = false
                         return .expectsContinue
                     }
                     return .needMoreData
-                case .request(let request): return .request(request)
                 case .failure(let error):
                     failed = error
-                    return .failure(error)
+                    return result
+                case .request, .expectsContinue:
+                    return result
                 }
             }
         }
@@ -241,6 +238,12 @@ public struct HTTPRequestParser: Sendable {
     @inline(__always)
     func fail(_ status: HTTPStatus, _ reason: String) -> Step {
         .failure(HTTPParseError(status: status, reason: reason))
+    }
+
+    /// Builds a parse error, for helpers that report only failures.
+    @inline(__always)
+    func parseError(_ status: HTTPStatus, _ reason: String) -> HTTPParseError {
+        HTTPParseError(status: status, reason: reason)
     }
 }
 
