@@ -78,7 +78,7 @@ extension HTTPConnection {
         if state == .open && isIdle { finalClose() }
     }
 
-    private var isIdle: Bool { inFlight == nil && pending.count == pendingHead && !bytesSinceRequest }
+    private var isIdle: Bool { inFlight == nil && pending.count == pendingHead && parser.isIdle }
 
     /// Ends the connection after the last response: stop sending, then read and discard until the
     /// peer closes (or a short linger ends), so that unread request bytes do not turn the close into

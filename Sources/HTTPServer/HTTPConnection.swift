@@ -43,8 +43,6 @@ final class HTTPConnection: @unchecked Sendable {
     var inFlight: InFlight?
     var stream: BodyStream?
     var requestCounter = 0
-    /// Bytes arrived since the last complete request: a request has begun (the header timer runs).
-    var bytesSinceRequest = false
     /// The parser failed; nothing after the failure is read or executed.
     var parserFailed = false
     var peerClosed = false
@@ -153,7 +151,6 @@ final class HTTPConnection: @unchecked Sendable {
             // After a parse failure or during the lingering close, bytes are drained, never executed.
             if state == .lingering || parserFailed { return }
             parser.append(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
-            bytesSinceRequest = true
             pump()
         }
     }
@@ -211,7 +208,6 @@ final class HTTPConnection: @unchecked Sendable {
             switch parser.next() {
             case .request(let request):
                 pending.append(.request(request))
-                bytesSinceRequest = false
                 continueOwed = false
             case .needMoreData:
                 return
@@ -230,16 +226,24 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     /// Nothing is in flight or waiting: the connection waits for a request, closes, or times out.
+    ///
+    /// Between requests the idle timeout runs. From the first byte of a request the header-read timeout
+    /// runs and is not moved by later bytes (slowloris); once the head is complete, the body must make
+    /// progress at least once per header-read timeout.
     private func becameIdle() {
-        if peerClosed || draining || drainSignal.isDraining {
-            // A half-sent request can never complete once the peer stopped sending.
+        let betweenRequests = parser.isIdle
+        // A half-sent request can never complete once the peer stopped sending; while draining, one that
+        // has begun may still finish.
+        if peerClosed || (betweenRequests && (draining || drainSignal.isDraining)) {
             finalClose()
             return
         }
-        if bytesSinceRequest {
-            if deadlinePurpose != .header { setDeadline(.header, after: configuration.headerReadTimeout) }
-        } else if deadlinePurpose != .idle {
-            setDeadline(.idle, after: configuration.idleTimeout)
+        if betweenRequests {
+            if deadlinePurpose != .idle { setDeadline(.idle, after: configuration.idleTimeout) }
+        } else if parser.isReadingBody {
+            setDeadline(.header, after: configuration.headerReadTimeout)
+        } else if deadlinePurpose != .header {
+            setDeadline(.header, after: configuration.headerReadTimeout)
         }
     }
 
