@@ -7,6 +7,7 @@ public struct RawSocketError: Error, CustomStringConvertible {
     /// The `errno` left by the failing call, 0 when the failure is not a system call's.
     public var errno: Int32
 
+    /// What failed and the errno.
     public var description: String { "\(operation) (errno \(errno))" }
 }
 
