@@ -6,7 +6,7 @@ extension Crafted {
     /// A one-strip TIFF in either byte order; `nextIFD` and the tags can be overridden.
     static func tiff(
         bigEndian: Bool = false, width: Int = 2, height: Int = 2, nextIFD: Int = 0, dropTag: Int? = nil,
-        stripOffset: Int? = nil, stripLength: Int? = nil
+        stripOffset: Int? = nil, stripLength: Int? = nil, dataBytes: Int? = nil
     ) -> [UInt8] {
         let u16 = bigEndian ? be16 : le16
         let u32 = bigEndian ? be32 : le32
@@ -14,7 +14,7 @@ extension Crafted {
             let field = type == 3 ? u16(value) + [0, 0] : u32(value)
             return u16(tag) + u16(type) + u32(1) + field
         }
-        let pixels = [UInt8](repeating: 0xAB, count: width * height)
+        let pixels = [UInt8](repeating: 0xAB, count: dataBytes ?? width * height)
         let tags = [(256, 3, width), (257, 4, height), (258, 3, 8), (262, 3, 1),
                     (273, 4, stripOffset ?? 8), (277, 3, 1), (278, 4, height), (279, 4, stripLength ?? pixels.count)]
             .filter { $0.0 != dropTag }
