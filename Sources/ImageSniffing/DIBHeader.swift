@@ -50,19 +50,20 @@ struct DIBHeader {
             try reader.skip(Int(size) - 36)
         }
         guard planes == 1 else { throw reader.rejection(.bmpBadFormat, "\(planes) planes") }
-        let allowedBitCounts: [Int] =
+        let bitCountAllowed =
             switch compression {
-            case 0: size == 12 ? [1, 4, 8, 24] : [1, 4, 8, 16, 24, 32]
-            case 1: [8]  // RLE8
-            case 2: [4]  // RLE4
-            case 3, 6: [16, 32]  // BITFIELDS, ALPHABITFIELDS
-            case 4, 5: [0]  // embedded JPEG or PNG
-            default: []
+            case 0: bitCount == 1 || bitCount == 4 || bitCount == 8 || bitCount == 24
+                || (size != 12 && (bitCount == 16 || bitCount == 32))
+            case 1: bitCount == 8  // RLE8
+            case 2: bitCount == 4  // RLE4
+            case 3, 6: bitCount == 16 || bitCount == 32  // BITFIELDS, ALPHABITFIELDS
+            case 4, 5: bitCount == 0  // embedded JPEG or PNG
+            default: false
             }
-        guard allowedBitCounts.contains(bitCount) else {
+        guard bitCountAllowed else {
             throw reader.rejection(.bmpBadFormat, "bit count \(bitCount) with compression \(compression)")
         }
-        guard !topDown || [0, 3, 6].contains(compression) else {
+        guard !topDown || compression == 0 || compression == 3 || compression == 6 else {
             throw reader.rejection(.bmpBadFormat, "top-down rows with compression \(compression)")
         }
         let maxColors = bitCount <= 8 ? 1 << bitCount : 1 << 16
@@ -82,6 +83,7 @@ struct DIBHeader {
 
     /// Bytes the uncompressed colour bitmap occupies for `rows` rows, or `nil` when compressed.
     func uncompressedSize(rows: Int) -> Int? {
-        [0, 3, 6].contains(compression) ? Self.rowSize(width: width, bits: bitCount) * rows : nil
+        compression == 0 || compression == 3 || compression == 6
+            ? Self.rowSize(width: width, bits: bitCount) * rows : nil
     }
 }

@@ -91,14 +91,14 @@ enum PNGValidator {
         guard width <= 0x7FFF_FFFF, height <= 0x7FFF_FFFF else {
             throw data.rejection(.pngBadIHDR, "dimension above 2^31-1")
         }
-        let allowedDepths: [UInt8] =
+        let depthAllowed =
             switch colourType {
-            case 0: [1, 2, 4, 8, 16]
-            case 3: [1, 2, 4, 8]
-            case 2, 4, 6: [8, 16]
-            default: []
+            case 0: bitDepth.nonzeroBitCount == 1 && bitDepth <= 16
+            case 3: bitDepth.nonzeroBitCount == 1 && bitDepth <= 8
+            case 2, 4, 6: bitDepth == 8 || bitDepth == 16
+            default: false
             }
-        guard allowedDepths.contains(bitDepth) else {
+        guard depthAllowed else {
             throw data.rejection(.pngBadIHDR, "bit depth \(bitDepth) with colour type \(colourType)")
         }
         guard compression == 0, filter == 0, interlace <= 1 else {
