@@ -14,8 +14,11 @@ public func fuzzImageSniffing(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
 
     if let info = strict.info {
         // A valid image is of the format sniffing names, within the limits, and SVG was not allowed.
-        precondition(info.format == sniffed && info.format != .svg, "format \(info.format) vs sniff \(String(describing: sniffed))")
-        precondition(info.width > 0 && info.height > 0 && info.width * info.height <= ImageValidationLimits.default.maxPixels)
+        precondition(
+            info.format == sniffed && info.format != .svg,
+            "format \(info.format) vs sniff \(String(describing: sniffed))")
+        precondition(
+            info.width > 0 && info.height > 0 && info.width * info.height <= ImageValidationLimits.default.maxPixels)
         precondition(lenient.info == info, "looser limits changed a valid verdict")
         // Formats but HEIF are recognised from 32 bytes (HEIF needs its whole ftyp box).
         precondition(

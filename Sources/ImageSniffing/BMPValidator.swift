@@ -24,7 +24,8 @@ enum BMPValidator {
 
         let tablesEnd = reader.offset + header.tablesSize
         guard pixelOffset >= tablesEnd else {
-            throw reader.rejection(.bmpBadOffset, "pixel data at \(pixelOffset) overlaps headers ending at \(tablesEnd)")
+            throw reader.rejection(
+                .bmpBadOffset, "pixel data at \(pixelOffset) overlaps headers ending at \(tablesEnd)")
         }
         let pixelBytes = header.uncompressedSize(rows: header.height) ?? max(header.imageSize, 1)
         guard pixelOffset <= bytes.count, pixelBytes <= bytes.count - pixelOffset else {

@@ -52,8 +52,9 @@ struct DIBHeader {
         guard planes == 1 else { throw reader.rejection(.bmpBadFormat, "\(planes) planes") }
         let bitCountAllowed =
             switch compression {
-            case 0: bitCount == 1 || bitCount == 4 || bitCount == 8 || bitCount == 24
-                || (size != 12 && (bitCount == 16 || bitCount == 32))
+            case 0:
+                bitCount == 1 || bitCount == 4 || bitCount == 8 || bitCount == 24
+                    || (size != 12 && (bitCount == 16 || bitCount == 32))
             case 1: bitCount == 8  // RLE8
             case 2: bitCount == 4  // RLE4
             case 3, 6: bitCount == 16 || bitCount == 32  // BITFIELDS, ALPHABITFIELDS

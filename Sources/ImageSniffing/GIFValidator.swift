@@ -27,7 +27,8 @@ enum GIFValidator {
                 if imageFlags & 0x80 != 0 { try reader.skip(3 << (Int(imageFlags & 0x07) + 1)) }
                 let codeSize = try reader.readUInt8()
                 guard (2...8).contains(codeSize) else {
-                    throw reader.rejection(.gifBadLZWCodeSize, "LZW code size \(codeSize) at offset \(reader.offset - 1)")
+                    throw reader.rejection(
+                        .gifBadLZWCodeSize, "LZW code size \(codeSize) at offset \(reader.offset - 1)")
                 }
                 try skipSubBlocks(&reader)
                 imageCount += 1

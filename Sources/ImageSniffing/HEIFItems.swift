@@ -117,7 +117,8 @@ struct HEIFItems {
                 let associations = try ipma.readUInt8()
                 for _ in 0..<associations {
                     let index =
-                        flags & 1 == 1 ? Int(try ipma.readUInt16(.bigEndian) & 0x7FFF) : Int(try ipma.readUInt8() & 0x7F)
+                        flags & 1 == 1
+                        ? Int(try ipma.readUInt16(.bigEndian) & 0x7FFF) : Int(try ipma.readUInt8() & 0x7F)
                     if id == primaryID { associated[index >> 6] |= 1 << UInt64(index & 63) }
                 }
             }

@@ -76,7 +76,8 @@ enum ICOValidator {
         let mask = header.bitCount == 32 ? 0 : DIBHeader.rowSize(width: header.width, bits: 1) * rows
         let needed = header.tablesSize + colour + mask
         guard needed <= reader.remaining else {
-            throw reader.rejection(.truncated, "icon DIB needs \(needed) bytes after its header, \(reader.remaining) present")
+            throw reader.rejection(
+                .truncated, "icon DIB needs \(needed) bytes after its header, \(reader.remaining) present")
         }
         return ImageInfo(format: format, width: header.width, height: rows)
     }

@@ -25,7 +25,8 @@ struct ISOBox {
         }
         let headerLength = reader.offset - start
         guard size >= UInt64(headerLength) else {
-            throw reader.rejection(.heifBadBox, "box \(fourCCText(type)) at offset \(fileOffset + start) of size \(size)")
+            throw reader.rejection(
+                .heifBadBox, "box \(fourCCText(type)) at offset \(fileOffset + start) of size \(size)")
         }
         let payloadLength = size - UInt64(headerLength)
         guard payloadLength <= UInt64(reader.remaining) else {
@@ -37,7 +38,8 @@ struct ISOBox {
     }
 
     /// Reads a full box's version and flags (§4.2.2).
-    static func readFullBoxHeader(_ reader: inout ByteReader) throws(ImageRejection) -> (version: UInt8, flags: UInt32) {
+    static func readFullBoxHeader(_ reader: inout ByteReader) throws(ImageRejection) -> (version: UInt8, flags: UInt32)
+    {
         let version = try reader.readUInt8()
         let flags = try reader.readUInt24(.bigEndian)
         return (version, flags)

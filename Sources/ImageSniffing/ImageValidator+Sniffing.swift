@@ -22,7 +22,8 @@ extension ImageValidator {
         }
         if reader.peek(matches: Magic.bmp) {
             guard prefix.count >= 18 else { return .bmp }
-            let headerSize = UInt32(prefix[14]) | UInt32(prefix[15]) << 8 | UInt32(prefix[16]) << 16
+            let headerSize =
+                UInt32(prefix[14]) | UInt32(prefix[15]) << 8 | UInt32(prefix[16]) << 16
                 | UInt32(prefix[17]) << 24
             return BMPValidator.dibHeaderSizes.contains(headerSize) ? .bmp : nil
         }
@@ -52,7 +53,9 @@ private enum Magic {
     static let gif87a = Array("GIF87a".utf8)
     static let gif89a = Array("GIF89a".utf8)
     /// Classic TIFF (42) and BigTIFF (43) in both byte orders; BigTIFF is refused by validation.
-    static let tiff: [[UInt8]] = [[0x49, 0x49, 42, 0], [0x4D, 0x4D, 0, 42], [0x49, 0x49, 43, 0], [0x4D, 0x4D, 0, 43]]
+    static let tiff: [[UInt8]] = [
+        [0x49, 0x49, 42, 0], [0x4D, 0x4D, 0, 42], [0x49, 0x49, 43, 0], [0x4D, 0x4D, 0, 43],
+    ]
     static let riff = Array("RIFF".utf8)
     static let webp = Array("WEBP".utf8)
     static let ftyp = Array("ftyp".utf8)

@@ -36,7 +36,9 @@ enum TIFFValidator {
             try reader.seek(to: next)
             let ifd = try IFD(&reader, order: order)
             budget -= ifd.byteSize + ifd.arrayBytes
-            guard budget >= 0 else { throw reader.rejection(.tiffBadIFD, "IFDs overlap (more bytes walked than the file holds)") }
+            guard budget >= 0 else {
+                throw reader.rejection(.tiffBadIFD, "IFDs overlap (more bytes walked than the file holds)")
+            }
             if size == nil {
                 guard let width = ifd.width, let height = ifd.height, ifd.hasImageData else {
                     throw reader.rejection(

@@ -15,7 +15,8 @@ enum WebPValidator {
         try reader.skip(4)  // "WEBP", checked by sniffing
         guard riffSize >= 4 else { throw reader.rejection(.webpBadRIFF, "RIFF size \(riffSize)") }
         guard riffSize + 8 <= bytes.count else {
-            throw reader.rejection(.truncated, "RIFF size \(riffSize) needs \(riffSize + 8) bytes, \(bytes.count) present")
+            throw reader.rejection(
+                .truncated, "RIFF size \(riffSize) needs \(riffSize + 8) bytes, \(bytes.count) present")
         }
         guard riffSize + 8 == bytes.count else {
             throw reader.rejection(.trailingData, "\(bytes.count - riffSize - 8) bytes after the RIFF data")
@@ -59,7 +60,9 @@ enum WebPValidator {
             case fourCC("VP8 "), fourCC("VP8L"):
                 if stillImage == nil { stillImage = try imageSize(chunk) }
             case fourCC("ANIM"):
-                guard chunk.data.count >= 6 else { throw chunks.rejection(.webpBadChunk, "ANIM of \(chunk.data.count) bytes") }
+                guard chunk.data.count >= 6 else {
+                    throw chunks.rejection(.webpBadChunk, "ANIM of \(chunk.data.count) bytes")
+                }
                 sawAnimation = true
             case fourCC("ANMF"):
                 try checkFrame(chunk.data, canvas: canvas)
@@ -75,8 +78,8 @@ enum WebPValidator {
         } else {
             guard let stillImage else { throw chunks.rejection(.webpBadChunk, "VP8X without an image chunk") }
             guard stillImage == canvas else {
-                throw chunks.rejection(
-                    .webpBadVP8X, "image \(stillImage.width)×\(stillImage.height) differs from canvas \(canvas.width)×\(canvas.height)")
+                let image = "\(stillImage.width)×\(stillImage.height)"
+                throw chunks.rejection(.webpBadVP8X, "image \(image) differs from canvas \(canvas.width)×\(canvas.height)")
             }
         }
     }

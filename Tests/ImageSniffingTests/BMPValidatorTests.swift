@@ -24,14 +24,17 @@ import Testing
         InvalidCase("tooManyColours", Crafted.bmp(bitCount: 1).replacing(at: 46, with: le32(3)), .bmpBadFormat),
         InvalidCase("pixelsInsideHeader", Crafted.bmp().replacing(at: 10, with: le32(20)), .bmpBadOffset),
         InvalidCase("pixelOffsetPastTheEnd", Crafted.bmp().replacing(at: 10, with: le32(4000)), .truncated),
-        InvalidCase("rowsMissing", Array(Crafted.bmp(height: 9).dropLast(3)).replacing(at: 2, with: le32(0)), .truncated),
+        InvalidCase(
+            "rowsMissing", Array(Crafted.bmp(height: 9).dropLast(3)).replacing(at: 2, with: le32(0)), .truncated),
         InvalidCase("fileSizePastTheEnd", Crafted.bmp().replacing(at: 2, with: le32(10_000)), .truncated),
         InvalidCase("dibHeaderCut", Array(Crafted.bmp(headerSize: 124).prefix(60)), .truncated),
         InvalidCase("zeroWidth", Crafted.bmp(width: 0), .zeroDimension),
         InvalidCase("wideBomb", Crafted.bmp(width: 1).replacing(at: 18, with: le32(70_000)), .dimensionLimit),
-        InvalidCase("bomb", Crafted.bmp(width: 1).replacing(at: 18, with: le32(60_000)).replacing(at: 22, with: le32(60_000)),
-                    .pixelLimit),
-        InvalidCase("int32MinHeight", Crafted.bmp().replacing(at: 22, with: le32(Int(Int32.min.magnitude))), .dimensionLimit),
+        InvalidCase(
+            "bomb", Crafted.bmp(width: 1).replacing(at: 18, with: le32(60_000)).replacing(at: 22, with: le32(60_000)),
+            .pixelLimit),
+        InvalidCase(
+            "int32MinHeight", Crafted.bmp().replacing(at: 22, with: le32(Int(Int32.min.magnitude))), .dimensionLimit),
         InvalidCase("unknownHeaderSize", Crafted.bmp().replacing(at: 14, with: le32(64)), .unknownFormat),
     ]
 

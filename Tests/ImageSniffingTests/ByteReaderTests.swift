@@ -1,5 +1,6 @@
-@testable import ImageSniffing
 import Testing
+
+@testable import ImageSniffing
 
 @Suite struct ByteReaderTests {
     @Test func readsBothByteOrders() {
@@ -36,7 +37,9 @@ import Testing
         let seen: [Int]? = ([9, 8, 7, 6] as [UInt8]).withUnsafeBytes { buffer in
             var reader = ByteReader(buffer, format: nil)
             guard (try? reader.skip(1)) != nil, var sub = try? reader.subReader(2) else { return nil }
-            return [reader.offset, Int((try? sub.readUInt8()) ?? 0), Int((try? sub.readUInt8()) ?? 0), sub.isAtEnd ? 1 : 0]
+            return [
+                reader.offset, Int((try? sub.readUInt8()) ?? 0), Int((try? sub.readUInt8()) ?? 0), sub.isAtEnd ? 1 : 0,
+            ]
         }
         #expect(seen == [3, 8, 7, 1])
     }

@@ -1,5 +1,6 @@
-@testable import ImageSniffing
 import Testing
+
+@testable import ImageSniffing
 
 @Suite struct CRC32Tests {
     @Test(arguments: [

@@ -15,9 +15,11 @@ extension Crafted {
             return u16(tag) + u16(type) + u32(1) + field
         }
         let pixels = [UInt8](repeating: 0xAB, count: dataBytes ?? width * height)
-        let tags = [(256, 3, width), (257, 4, height), (258, 3, 8), (262, 3, 1),
-                    (273, 4, stripOffset ?? 8), (277, 3, 1), (278, 4, height), (279, 4, stripLength ?? pixels.count)]
-            .filter { $0.0 != dropTag }
+        let tags = [
+            (256, 3, width), (257, 4, height), (258, 3, 8), (262, 3, 1),
+            (273, 4, stripOffset ?? 8), (277, 3, 1), (278, 4, height), (279, 4, stripLength ?? pixels.count),
+        ]
+        .filter { $0.0 != dropTag }
         let ifdOffset = 8 + pixels.count + pixels.count % 2
         var bytes = (bigEndian ? ascii("MM") + be16(42) : ascii("II") + le16(42)) + u32(ifdOffset)
         bytes += pixels + [UInt8](repeating: 0, count: pixels.count % 2)
@@ -47,7 +49,8 @@ extension Crafted {
         let colour = (width * bitCount + 31) / 32 * 4 * height
         let mask = withMask ? (width + 31) / 32 * 4 * height : 0
         let palette = bitCount <= 8 ? (1 << bitCount) * 4 : 0
-        let dib = le32(40) + le32(width) + le32(height * 2) + le16(1) + le16(bitCount) + le32(0) + le32(colour + mask)
+        let dib =
+            le32(40) + le32(width) + le32(height * 2) + le16(1) + le16(bitCount) + le32(0) + le32(colour + mask)
             + le32(0) + le32(0) + le32(0) + le32(0)
         return dib + [UInt8](repeating: 0, count: palette) + [UInt8](repeating: 0x7F, count: colour + mask)
     }
@@ -68,7 +71,8 @@ extension Crafted {
         return riffChunk("VP8L", [signature] + le32(bits) + [0x00, 0x11])
     }
 
-    static func vp8(width: Int, height: Int, keyFrame: Bool = true, startCode: [UInt8] = [0x9D, 0x01, 0x2A]) -> [UInt8] {
+    static func vp8(width: Int, height: Int, keyFrame: Bool = true, startCode: [UInt8] = [0x9D, 0x01, 0x2A]) -> [UInt8]
+    {
         let tag = (keyFrame ? 0 : 1) | 1 << 4 | 4 << 5  // version 0, shown, first partition 4 bytes
         return riffChunk("VP8 ", le24(tag) + startCode + le16(width) + le16(height) + [1, 2, 3, 4, 5, 6])
     }
@@ -106,7 +110,8 @@ extension Crafted {
             func meta(mdatOffset: Int) -> [UInt8] {
                 var children = fullBox("hdlr", be32(0) + ascii("pict") + [UInt8](repeating: 0, count: 13))
                 children += fullBox("pitm", be16(primary))
-                children += fullBox("iinf", be16(1) + fullBox("infe", version: 2, be16(1) + be16(0) + ascii("hvc1") + [0]))
+                children += fullBox(
+                    "iinf", be16(1) + fullBox("infe", version: 2, be16(1) + be16(0) + ascii("hvc1") + [0]))
                 if includeIloc {
                     let extent = be32(mdatOffset) + be32(media.count + extentLengthExtra)
                     children += fullBox("iloc", [0x44, 0x00] + be16(1) + be16(1) + be16(0) + be16(1) + extent)

@@ -8,8 +8,9 @@ import Testing
     static let valid: [ValidCase] = [
         ValidCase("gif89a", Crafted.gif(), .gif, 4, 3),
         ValidCase("gif87aWithoutColourTables", header87 + image + [0x3B], .gif, 2, 2),
-        ValidCase("twoFramesAndComment",
-                  header87 + image + [0x21, 0xFE, 2, 0x68, 0x69, 0] + image + [0x3B], .gif, 2, 2),
+        ValidCase(
+            "twoFramesAndComment",
+            header87 + image + [0x21, 0xFE, 2, 0x68, 0x69, 0] + image + [0x3B], .gif, 2, 2),
         ValidCase("largestScreen", Crafted.gif(width: 8000, height: 8000), .gif, 8000, 8000),
     ]
 

@@ -29,8 +29,9 @@ import Testing
         InvalidCase("noMeta", Array(heif().prefix(24)), .heifMissingPrimaryItem),
         InvalidCase("boxSmallerThanHeader", Array(heif().prefix(24)) + be32(4) + ascii("free"), .heifBadBox),
         InvalidCase("boxPastTheEnd", Array(heif().prefix(24)) + be32(400) + ascii("meta"), .truncated),
-        InvalidCase("mdat64BitSizePastTheEnd",
-                    Array(heif().prefix(24)) + be32(1) + ascii("mdat") + be64(0x7FFF_FFFF_FFFF_FFFF), .truncated),
+        InvalidCase(
+            "mdat64BitSizePastTheEnd",
+            Array(heif().prefix(24)) + be32(1) + ascii("mdat") + be64(0x7FFF_FFFF_FFFF_FFFF), .truncated),
         InvalidCase("unknownBrands", heif { $0.brands = ["isom", "mp41"] }, .unknownFormat),
         InvalidCase("ftypNotFirst", Crafted.box("free", []) + heif(), .unknownFormat),
     ]
@@ -43,7 +44,8 @@ import Testing
         for length in 12..<bytes.count {
             let reason = ImageValidator().validate(bytes[..<length]).rejection?.reason
             // Cut after a whole box, the file has lost its meta or its media data.
-            #expect(reason == .truncated || reason == .heifMissingPrimaryItem, "\(length): \(String(describing: reason))")
+            #expect(
+                reason == .truncated || reason == .heifMissingPrimaryItem, "\(length): \(String(describing: reason))")
         }
     }
 }

@@ -36,8 +36,11 @@ import Testing
 
     @Test(arguments: recognised.dropLast()) func svgIsRefusedUnlessAllowed(_ text: String) {
         let bytes = Array(text.utf8)
-        #expect(ImageValidator().validate(bytes) == .invalid(ImageRejection(
-            format: .svg, reason: .svgNotAllowed, detail: "SVG is refused unless allowed")))
+        #expect(
+            ImageValidator().validate(bytes)
+                == .invalid(
+                    ImageRejection(
+                        format: .svg, reason: .svgNotAllowed, detail: "SVG is refused unless allowed")))
         #expect(ImageValidator(allowSVG: true).validate(bytes) == .valid(ImageInfo(format: .svg, width: 0, height: 0)))
     }
 

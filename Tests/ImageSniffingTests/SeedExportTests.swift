@@ -4,7 +4,8 @@ import Testing
 
 /// Writes the crafted files into the fuzz seed corpus when asked:
 /// `IMAGE_SNIFFING_EXPORT_SEEDS=Fuzz/ImageSniffing/seeds swift test --filter SeedExportTests`.
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["IMAGE_SNIFFING_EXPORT_SEEDS"] != nil, "export only on request"))
+@Suite(
+    .enabled(if: ProcessInfo.processInfo.environment["IMAGE_SNIFFING_EXPORT_SEEDS"] != nil, "export only on request"))
 struct SeedExportTests {
     static let seeds: [(String, [UInt8])] = [
         ("crafted.png", Crafted.png()),
