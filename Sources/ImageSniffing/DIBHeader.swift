@@ -77,14 +77,19 @@ struct DIBHeader {
         tablesSize = masks + paletteEntries * (size == 12 ? 3 : 4)
     }
 
-    /// Bytes of one row of `bits`-per-pixel data padded to 32 bits, for a width within the limits.
-    static func rowSize(width: Int, bits: Int) -> Int {
-        (width * bits + 31) / 32 * 4
+    /// Bytes of `rows` rows of `bits`-per-pixel data, each padded to 32 bits; `Int.max` when that
+    /// overflows (limits may be lifted, so a declared size cannot be trusted to be small).
+    static func pixelBytes(width: Int, bits: Int, rows: Int) -> Int {
+        let (bitsPerRow, overflowBits) = width.multipliedReportingOverflow(by: bits)
+        guard !overflowBits, bitsPerRow <= Int.max - 31 else { return .max }
+        let (total, overflow) = ((bitsPerRow + 31) / 32 * 4).multipliedReportingOverflow(by: rows)
+        return overflow ? .max : total
     }
 
-    /// Bytes the uncompressed colour bitmap occupies for `rows` rows, or `nil` when compressed.
+    /// Bytes the uncompressed colour bitmap occupies for `rows` rows (`Int.max` on overflow), or
+    /// `nil` when the bitmap is compressed.
     func uncompressedSize(rows: Int) -> Int? {
         compression == 0 || compression == 3 || compression == 6
-            ? Self.rowSize(width: width, bits: bitCount) * rows : nil
+            ? Self.pixelBytes(width: width, bits: bitCount, rows: rows) : nil
     }
 }

@@ -73,11 +73,11 @@ enum ICOValidator {
         try limits.check(width: header.width, height: rows, format: format)
         let colour = header.uncompressedSize(rows: rows) ?? 0
         // 32-bit icons carry alpha; some writers omit their AND mask.
-        let mask = header.bitCount == 32 ? 0 : DIBHeader.rowSize(width: header.width, bits: 1) * rows
-        let needed = header.tablesSize + colour + mask
-        guard needed <= reader.remaining else {
+        let mask = header.bitCount == 32 ? 0 : DIBHeader.pixelBytes(width: header.width, bits: 1, rows: rows)
+        let available = reader.remaining - header.tablesSize
+        guard available >= 0, colour <= available, mask <= available - colour else {
             throw reader.rejection(
-                .truncated, "icon DIB needs \(needed) bytes after its header, \(reader.remaining) present")
+                .truncated, "icon DIB needs \(colour) + \(mask) bytes after its tables, \(max(available, 0)) present")
         }
         return ImageInfo(format: format, width: header.width, height: rows)
     }
