@@ -127,6 +127,10 @@ def main():
         translucent = gradient("RGB", (9, 7))
         translucent.putalpha(gradient("L", (9, 7)))
         save("alpha.avif", "avif", translucent, "AVIF", quality=50)
+        frames = [noise("RGB", (10, 8), seed) for seed in range(2)]
+        path = os.path.join(out, "animated.avif")
+        frames[0].save(path, "AVIF", save_all=True, append_images=frames[1:], duration=40, quality=50)
+        manifest.append(("animated.avif", "avif", 10, 8))
 
     with open(os.path.join(out, "manifest.tsv"), "w") as f:
         for name, fmt, width, height in manifest:
