@@ -105,6 +105,14 @@ enum JPEGValidator {
         let bytes = reader.bytes
         var position = reader.offset
         while position < bytes.count {
+            // Most entropy-coded bytes are not 0xFF: skip eight at a time while none of them is.
+            if position + 8 <= bytes.count {
+                let inverted = ~bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                if (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080 == 0 {
+                    position += 8
+                    continue
+                }
+            }
             if bytes[position] != 0xFF {
                 position += 1
                 continue

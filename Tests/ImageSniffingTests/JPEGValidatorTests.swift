@@ -75,4 +75,18 @@ import Testing
             #expect(reason == .truncated || reason == .jpegMissingEOI, "\(length)")
         }
     }
+
+    /// Entropy-coded data is skipped eight bytes at a time; markers at any alignment must be seen.
+    @Test(arguments: 0..<17)
+    func markerAfterEntropyDataIsFoundAtAnyAlignment(shift: Int) {
+        let segments = [Crafted.sof(width: 3, height: 3), Crafted.sos()]
+        let stuffed = [UInt8](repeating: 0x11, count: shift) + [0xFF, 0x00] + [UInt8](repeating: 0x22, count: 20)
+        #expect(ImageValidator().validate(Self.jpeg(segments, entropy: stuffed)).info?.width == 3)
+        let plain = [UInt8](repeating: 0x33, count: shift + 9)
+        #expect(ImageValidator().validate(Self.jpeg(segments, entropy: plain)).info?.width == 3)
+        let cut = Self.jpeg(segments, entropy: plain + [0xFF, 0xD0] + plain).dropLast(2)
+        #expect(ImageValidator().validate(Array(cut)).rejection?.reason == .jpegMissingEOI)
+        let garbage = Self.jpeg(segments, entropy: plain + [0xFF, 0x01, 0x00] + plain)
+        #expect(ImageValidator().validate(garbage).rejection?.reason == .jpegBadMarker)
+    }
 }
