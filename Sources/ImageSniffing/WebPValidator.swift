@@ -78,8 +78,8 @@ enum WebPValidator {
         } else {
             guard let stillImage else { throw chunks.rejection(.webpBadChunk, "VP8X without an image chunk") }
             guard stillImage == canvas else {
-                let image = "\(stillImage.width)×\(stillImage.height)"
-                throw chunks.rejection(.webpBadVP8X, "image \(image) differs from canvas \(canvas.width)×\(canvas.height)")
+                let sizes = "image \(stillImage.width)×\(stillImage.height), canvas \(canvas.width)×\(canvas.height)"
+                throw chunks.rejection(.webpBadVP8X, "sizes differ: \(sizes)")
             }
         }
     }
