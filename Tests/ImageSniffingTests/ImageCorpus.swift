@@ -40,7 +40,14 @@ enum ImageCorpus {
         } catch {
             return (nil, "python3 could not be started: \(error)")
         }
-        process.waitUntilExit()
+        // Pillow writes the whole corpus in about a second; a minute means something is stuck.
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            return (nil, "make-image-corpus.py did not finish within 60 s")
+        }
         guard process.terminationStatus == 0 else {
             return (nil, "make-image-corpus.py exited with \(process.terminationStatus) (pip install Pillow)")
         }
