@@ -54,6 +54,7 @@ let package = Package(
         .testTarget(name: "ImageSniffingTests", dependencies: ["ImageSniffing", "TestSupport"]),
         .testTarget(name: "CacheCoreTests", dependencies: ["CacheCore", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CacheCore", "TestSupport"]),
+        .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPCore", "TestSupport"]),
         .testTarget(name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore"]),
     ]
 )
