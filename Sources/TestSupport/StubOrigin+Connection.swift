@@ -15,7 +15,8 @@ extension StubOrigin {
         while !isStopped {
             guard let head = readHead(fd, buffer: &buffer) else { return }
             guard let request = record(head, connection: connection) else {
-                _ = sendAll(fd, Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+                _ = sendAll(
+                    fd, Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
                 return
             }
             if let length = request.headers["Content-Length"].flatMap(Int.init), length > 0 {
@@ -64,9 +65,11 @@ extension StubOrigin {
             return false
         }
         guard nap(response.delayBeforeHead) else { return false }
-        let bodiless = request.method == "HEAD" || (100..<200).contains(response.status)
+        let bodiless =
+            request.method == "HEAD" || (100..<200).contains(response.status)
             || response.status == 204 || response.status == 304
-        let closes = response.closesConnection || response.framing == .closeDelimited
+        let closes =
+            response.closesConnection || response.framing == .closeDelimited
             || request.headers["Connection"]?.lowercased() == "close"
         var head = "HTTP/1.1 \(response.status) \(response.reasonPhrase ?? "Stub")\r\n"
         for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
@@ -101,7 +104,8 @@ extension StubOrigin {
             while offset < body.count && sent < limit {
                 let count = min(pieceSize, body.count - offset, limit - sent)
                 let piece = Array(body[offset..<offset + count])
-                let framed = response.framing == .chunked
+                let framed =
+                    response.framing == .chunked
                     ? Array("\(String(count, radix: 16))\r\n".utf8) + piece + Array("\r\n".utf8) : piece
                 guard sendAll(fd, framed) else { return false }
                 offset += count

@@ -48,7 +48,9 @@ public final class StubOrigin: Sendable {
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 128) == 0 else {
             let error = StubOriginError(operation: bound == 0 ? "listen" : "bind", errno: errno)
@@ -98,11 +100,19 @@ public final class StubOrigin: Sendable {
 
     /// Requests received for `path` (compared without the query).
     public func requestCount(for path: String) -> Int {
-        state.withLock { $0.requests.filter { $0.path == path || $0.target == path }.count }
+        requests(for: path).count
     }
 
     /// Every request head received, in order.
     public var requests: [StubRequest] { state.withLock { $0.requests } }
+
+    /// The request heads received for `path` (compared with and without the query), in order.
+    public func requests(for path: String) -> [StubRequest] {
+        state.withLock { $0.requests.filter { $0.path == path || $0.target == path } }
+    }
+
+    /// The most recent request head, if any.
+    public var lastRequest: StubRequest? { state.withLock { $0.requests.last } }
 
     /// The most requests that were being answered at the same moment.
     public var maxConcurrentRequests: Int { state.withLock { $0.maxActiveRequests } }

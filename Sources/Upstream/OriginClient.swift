@@ -5,6 +5,15 @@ import Synchronization
 ///
 /// One dedicated thread drives libcurl (see `CurlDriver`); `fetch` may be called from any thread and
 /// delegate callbacks arrive on that driver thread.
+///
+/// Every transfer: http and https only (`CURLOPT_PROTOCOLS_STR`, also for redirects), redirects never
+/// followed (3xx goes to the delegate as-is), no proxy (environment variables included), no content
+/// decoding (bodies arrive as sent), TLS peer and host verification on, HTTP/2 over TLS when the origin
+/// offers it. The address policy runs in `CURLOPT_OPENSOCKETFUNCTION` on the address about to be
+/// connected to, for every new connection; a reused connection was checked when it was opened, and
+/// the policy cannot change during the client's life. Fetches beyond `maxConcurrentTransfers` wait in
+/// a FIFO queue without a deadline of their own (the caller's waiter timeout bounds them); the total
+/// timeout starts when a fetch leaves the queue.
 public final class OriginClient: Sendable {
     /// The configuration given at creation.
     public let configuration: Configuration

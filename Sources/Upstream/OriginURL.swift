@@ -81,7 +81,9 @@ public struct OriginURL: Hashable, Sendable, CustomStringConvertible {
                 (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
                     || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
             }
-            guard allowed else { throw .invalidURL(reason: "host has characters outside letters, digits, '-', '.', '_'") }
+            guard allowed else {
+                throw .invalidURL(reason: "host has characters outside letters, digits, '-', '.', '_'")
+            }
             guard hostPart.utf8.count <= 253 else { throw .invalidURL(reason: "host longer than 253 bytes") }
         }
         guard !hostPart.isEmpty else { throw .invalidURL(reason: "empty host") }

@@ -74,7 +74,8 @@ struct ResponseHeadParser {
         }
         isComplete = true
         return .head(
-            OriginResponseHead(status: status, reasonPhrase: reasonPhrase, headers: HTTPHeaders(fields), version: version))
+            OriginResponseHead(
+                status: status, reasonPhrase: reasonPhrase, headers: HTTPHeaders(fields), version: version))
     }
 }
 

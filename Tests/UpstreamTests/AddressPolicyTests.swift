@@ -6,7 +6,8 @@ struct AddressPolicyTests {
 
     @Test(arguments: [
         ("0.0.0.0", Kind.unspecified), ("0.1.2.3", .thisNetwork), ("10.0.0.1", .privateNetwork),
-        ("10.255.255.255", .privateNetwork), ("100.64.0.1", .sharedAddressSpace), ("100.127.255.255", .sharedAddressSpace),
+        ("10.255.255.255", .privateNetwork), ("100.64.0.1", .sharedAddressSpace),
+        ("100.127.255.255", .sharedAddressSpace),
         ("100.100.100.200", .sharedAddressSpace), ("127.0.0.1", .loopback), ("127.255.255.254", .loopback),
         ("169.254.169.254", .cloudMetadata), ("169.254.1.1", .linkLocal), ("172.16.0.1", .privateNetwork),
         ("172.31.255.255", .privateNetwork), ("192.0.0.8", .protocolAssignments), ("192.0.2.55", .documentation),
@@ -34,10 +35,12 @@ struct AddressPolicyTests {
     }
 
     @Test(arguments: [
-        ("::", Kind.unspecified), ("::1", .loopback), ("::ffff:127.0.0.1", .loopback), ("::ffff:10.1.2.3", .privateNetwork),
+        ("::", Kind.unspecified), ("::1", .loopback), ("::ffff:127.0.0.1", .loopback),
+        ("::ffff:10.1.2.3", .privateNetwork),
         ("::ffff:169.254.169.254", .cloudMetadata), ("::ffff:0.0.0.0", .unspecified), ("::127.0.0.1", .loopback),
         ("::2", .thisNetwork), ("::ffff:0:127.0.0.1", .loopback), ("64:ff9b::7f00:1", .loopback),
-        ("64:ff9b::a9fe:a9fe", .cloudMetadata), ("64:ff9b::10.0.0.1", .privateNetwork), ("64:ff9b:1::1", .localUseNAT64),
+        ("64:ff9b::a9fe:a9fe", .cloudMetadata), ("64:ff9b::10.0.0.1", .privateNetwork),
+        ("64:ff9b:1::1", .localUseNAT64),
         ("64:ff9b:1:ffff::8.8.8.8", .localUseNAT64), ("2002:7f00:1::", .loopback),
         ("2002:c0a8:0101::1", .privateNetwork), ("2002:a9fe:a9fe::1", .cloudMetadata),
         ("2001:0:4136:e378:8000:63bf:3fff:fdd2", .teredo), ("2001::1", .teredo), ("2001:db8::1", .documentation),

@@ -23,7 +23,9 @@ struct CIDRTests {
         #expect(CIDR("10.1.2.3")?.description == "10.1.2.3/32")
     }
 
-    @Test(arguments: ["10.0.0.0/33", "10.0.0.0/", "/8", "::/129", "10.0.0.0/-1", "10.0.0/8", "10.0.0.0/8/8", "x/8", "10.0.0.0/ 8"])
+    @Test(arguments: [
+        "10.0.0.0/33", "10.0.0.0/", "/8", "::/129", "10.0.0.0/-1", "10.0.0/8", "10.0.0.0/8/8", "x/8", "10.0.0.0/ 8",
+    ])
     func malformedBlocksAreRefused(text: String) {
         #expect(CIDR(text) == nil)
     }

@@ -1,7 +1,7 @@
 import Glibc
 import HTTPCore
-import Testing
 import TestSupport
+import Testing
 import Upstream
 
 /// The SSRF table, live: each URL points at a real stub on loopback, and the stub must see nothing.
@@ -15,10 +15,12 @@ struct OriginClientAddressPolicyTests {
     func loopbackSpellingsAreRefusedWithoutConnecting(template: String) async throws {
         let origin = try StubOrigin()
         origin.respond(to: "/", with: .ok("secret"))
-        let client = OriginClient(configuration: OriginClient.Configuration(limits: OriginLimits(connectTimeout: .seconds(3))))
+        let client = OriginClient(
+            configuration: OriginClient.Configuration(limits: OriginLimits(connectTimeout: .seconds(3))))
         let delegate = RecordingFetchDelegate()
         client.fetch(
-            OriginRequest(url: template.split(separator: "PORT").joined(separator: String(origin.port))), delegate: delegate)
+            OriginRequest(url: template.split(separator: "PORT").joined(separator: String(origin.port))),
+            delegate: delegate)
 
         let error = try #require(await delegate.error())
         guard case .addressRefused(_, let reason) = error else {

@@ -1,11 +1,12 @@
 import HTTPCore
-import Testing
 import TestSupport
+import Testing
 import Upstream
 
 struct OriginClientLimitsTests {
     private func fetch(
-        _ response: StubResponse, limits: OriginLimits = OriginLimits(connectTimeout: .seconds(5), totalTimeout: .seconds(10))
+        _ response: StubResponse,
+        limits: OriginLimits = OriginLimits(connectTimeout: .seconds(5), totalTimeout: .seconds(10))
     ) async throws -> (RecordingFetchDelegate, StubOrigin, Result<OriginFetchMetrics, OriginError>) {
         let origin = try StubOrigin()
         origin.respond(to: "/x", with: response)
@@ -23,7 +24,8 @@ struct OriginClientLimitsTests {
 
     @Test func connectTimeoutEndsAHandshakeThatNeverCompletes() async throws {
         let blackhole = try StubBlackhole()
-        let client = makeLoopbackClient(limits: OriginLimits(connectTimeout: .milliseconds(300), totalTimeout: .seconds(30)))
+        let client = makeLoopbackClient(
+            limits: OriginLimits(connectTimeout: .milliseconds(300), totalTimeout: .seconds(30)))
         let delegate = RecordingFetchDelegate()
         let started = ContinuousClock.now
         client.fetch(OriginRequest(url: blackhole.url("/")), delegate: delegate)
@@ -48,7 +50,8 @@ struct OriginClientLimitsTests {
     }
 
     @Test func totalTimeoutEndsATricklingBody() async throws {
-        let slow = StubResponse.ok(bytes: Array(repeating: 1, count: 1000)).trickled(chunkSize: 10, every: .milliseconds(50))
+        let slow = StubResponse.ok(bytes: Array(repeating: 1, count: 1000)).trickled(
+            chunkSize: 10, every: .milliseconds(50))
         let (_, _, result) = try await fetch(
             slow, limits: OriginLimits(connectTimeout: .seconds(5), totalTimeout: .milliseconds(400)))
         guard case .timeout? = error(of: result) else {
@@ -74,7 +77,8 @@ struct OriginClientLimitsTests {
 
     @Test func bodyExactlyAtTheLimitSucceeds() async throws {
         let (delegate, _, result) = try await fetch(
-            StubResponse.ok(bytes: Array(repeating: 3, count: 1000)).framed(.chunked), limits: OriginLimits(maxBodyBytes: 1000))
+            StubResponse.ok(bytes: Array(repeating: 3, count: 1000)).framed(.chunked),
+            limits: OriginLimits(maxBodyBytes: 1000))
         #expect(try result.get().bodyBytes == 1000)
         #expect(delegate.bodyCount == 1000)
     }
@@ -130,7 +134,8 @@ struct OriginClientLimitsTests {
         let strict = RecordingFetchDelegate()
         let relaxed = RecordingFetchDelegate()
         client.fetch(OriginRequest(url: origin.url("/x")), delegate: strict)
-        client.fetch(OriginRequest(url: origin.url("/x"), limits: OriginLimits(maxBodyBytes: 10_000)), delegate: relaxed)
+        client.fetch(
+            OriginRequest(url: origin.url("/x"), limits: OriginLimits(maxBodyBytes: 10_000)), delegate: relaxed)
         #expect(await strict.error() == .bodyTooLarge(limit: 100))
         #expect(try #require(await relaxed.finished()).get().bodyBytes == 5000)
     }

@@ -1,7 +1,7 @@
 import HTTPCore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 import Upstream
 
 struct OriginClientTests {
@@ -74,7 +74,8 @@ struct OriginClientTests {
         let client = makeLoopbackClient()
         let delegate = RecordingFetchDelegate()
         client.fetch(
-            OriginRequest(url: origin.url("/etag"), headers: HTTPHeaders([("If-None-Match", "\"v1\"")])), delegate: delegate)
+            OriginRequest(url: origin.url("/etag"), headers: HTTPHeaders([("If-None-Match", "\"v1\"")])),
+            delegate: delegate)
 
         #expect(try #require(await delegate.finished()).get().status == 304)
         #expect(delegate.head?.headers["ETag"] == "\"v1\"")
@@ -102,7 +103,8 @@ struct OriginClientTests {
         let client = makeLoopbackClient()
         let delegate = RecordingFetchDelegate()
         client.fetch(
-            OriginRequest(url: origin.url("/z"), headers: HTTPHeaders([("Accept-Encoding", "gzip")])), delegate: delegate)
+            OriginRequest(url: origin.url("/z"), headers: HTTPHeaders([("Accept-Encoding", "gzip")])),
+            delegate: delegate)
 
         _ = try #require(await delegate.finished()).get()
         #expect(delegate.body == response.body)
@@ -142,7 +144,9 @@ struct OriginClientTests {
     @Test func progressShowsBytesExpectedAndReceived() async throws {
         let origin = try StubOrigin()
         origin.respond(
-            to: "/p", with: StubResponse.ok(bytes: Array(repeating: 7, count: 20_000)).trickled(chunkSize: 1000, every: .milliseconds(5)))
+            to: "/p",
+            with: StubResponse.ok(bytes: Array(repeating: 7, count: 20_000)).trickled(
+                chunkSize: 1000, every: .milliseconds(5)))
         let client = makeLoopbackClient()
         // Hold the fetch after its first piece so the snapshot is taken mid-flight, whatever the load.
         let holding = Atomic<Bool>(true)
@@ -237,7 +241,8 @@ struct OriginClientTests {
         let client = makeLoopbackClient()
         let delegate = RecordingFetchDelegate()
         client.fetch(
-            OriginRequest(url: origin.url("/i"), headers: HTTPHeaders([("X-A", "b\r\nX-Injected: 1")])), delegate: delegate)
+            OriginRequest(url: origin.url("/i"), headers: HTTPHeaders([("X-A", "b\r\nX-Injected: 1")])),
+            delegate: delegate)
         let error = try #require(await delegate.error())
         #expect(error.httpStatus == 400)
         #expect(origin.connectionCount == 0)

@@ -1,5 +1,6 @@
 import HTTPCore
 import Testing
+
 @testable import Upstream
 
 struct OriginHeaderForwardingTests {
@@ -67,7 +68,8 @@ struct OriginHeaderForwardingTests {
 
     @Test func endToEndStripsResponseHopByHopFields() {
         let response = HTTPHeaders([
-            ("Content-Type", "image/png"), ("Connection", "close, X-Hop"), ("X-Hop", "1"), ("Transfer-Encoding", "chunked"),
+            ("Content-Type", "image/png"), ("Connection", "close, X-Hop"), ("X-Hop", "1"),
+            ("Transfer-Encoding", "chunked"),
             ("Cache-Control", "max-age=60"),
         ])
         #expect(OriginHeaderForwarding.endToEnd(response).map(\.name) == ["Content-Type", "Cache-Control"])

@@ -1,5 +1,6 @@
 import HTTPCore
 import Testing
+
 @testable import Upstream
 
 struct ResponseHeadParserTests {
@@ -11,13 +12,16 @@ struct ResponseHeadParserTests {
     @Test func finalHeadKeepsFieldOrderAndVersion() {
         let outcomes = feed(["HTTP/1.1 200 OK\r\n", "B: 1\r\n", "A: 2\r\n", "B: 3\r\n", "\r\n"])
         let head = OriginResponseHead(
-            status: 200, reasonPhrase: "OK", headers: HTTPHeaders([("B", "1"), ("A", "2"), ("B", "3")]), version: .http1_1)
+            status: 200, reasonPhrase: "OK", headers: HTTPHeaders([("B", "1"), ("A", "2"), ("B", "3")]),
+            version: .http1_1)
         #expect(outcomes.last == .head(head))
     }
 
     @Test func interimResponsesAreSkipped() {
-        let outcomes = feed(["HTTP/1.1 100 Continue\r\n", "\r\n", "HTTP/1.1 103 Early Hints\r\n", "Link: </a>\r\n", "\r\n",
-            "HTTP/1.1 204 No Content\r\n", "\r\n"])
+        let outcomes = feed([
+            "HTTP/1.1 100 Continue\r\n", "\r\n", "HTTP/1.1 103 Early Hints\r\n", "Link: </a>\r\n", "\r\n",
+            "HTTP/1.1 204 No Content\r\n", "\r\n",
+        ])
         #expect(outcomes.filter { $0 != .needMore }.count == 1)
         guard case .head(let head) = outcomes.last else {
             Issue.record("no head")
@@ -54,8 +58,10 @@ struct ResponseHeadParserTests {
         #expect(parser.headerBytes == 17 + 2 + 14 + 2)
     }
 
-    @Test(arguments: [["HTTP/1.1 2000 OK\r\n"], ["X: y\r\n"], ["HTTP/1.1 200 OK\r\n", "no colon\r\n"], ["\r\n"],
-        ["HTTP/1.1 abc\r\n"]])
+    @Test(arguments: [
+        ["HTTP/1.1 2000 OK\r\n"], ["X: y\r\n"], ["HTTP/1.1 200 OK\r\n", "no colon\r\n"], ["\r\n"],
+        ["HTTP/1.1 abc\r\n"],
+    ])
     func malformedHeadsAreReported(lines: [String]) {
         #expect(feed(lines).contains { if case .malformed = $0 { true } else { false } })
     }

@@ -51,7 +51,8 @@ public struct CIDR: Hashable, Sendable, CustomStringConvertible {
             let mask: UInt32 = prefixLength == 0 ? 0 : ~UInt32(0) << UInt32(32 - prefixLength)
             return .v4(IPv4Address(v4.value & mask))
         case .v6(let v6):
-            let highMask: UInt64 = prefixLength == 0 ? 0 : prefixLength >= 64 ? ~0 : ~UInt64(0) << UInt64(64 - prefixLength)
+            let highMask: UInt64 =
+                prefixLength == 0 ? 0 : prefixLength >= 64 ? ~0 : ~UInt64(0) << UInt64(64 - prefixLength)
             let lowMask: UInt64 = prefixLength <= 64 ? 0 : ~UInt64(0) << UInt64(128 - prefixLength)
             return .v6(IPv6Address(high: v6.high & highMask, low: v6.low & lowMask))
         }

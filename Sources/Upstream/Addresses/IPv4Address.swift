@@ -34,8 +34,10 @@ public struct IPv4Address: Hashable, Sendable, Comparable, CustomStringConvertib
 
     /// The four octets, first to last.
     public var octets: [UInt8] {
-        [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
-         UInt8(truncatingIfNeeded: value)]
+        [
+            UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value),
+        ]
     }
 
     /// Dotted-quad text.

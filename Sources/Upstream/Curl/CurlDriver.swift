@@ -139,7 +139,10 @@ final class CurlDriver: @unchecked Sendable {
         while active.count < configuration.maxConcurrentTransfers && waitingHead < waiting.count {
             let transfer = waiting[waitingHead]
             waitingHead += 1
-            if waitingHead > 64 && waitingHead * 2 > waiting.count {
+            if waitingHead == waiting.count {
+                waiting.removeAll(keepingCapacity: true)
+                waitingHead = 0
+            } else if waitingHead > 64 && waitingHead * 2 > waiting.count {
                 waiting.removeFirst(waitingHead)
                 waitingHead = 0
             }
