@@ -19,8 +19,8 @@ public enum OriginError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The fetch was cancelled by its owner or by shutdown.
     case cancelled
 
-    /// The HTTP status the API answers with for this error (499-like cancellation maps to 502; nobody
-    /// is waiting for it in practice).
+    /// The HTTP status the API answers with for this error. `.cancelled` maps to 502: it only reaches a
+    /// caller when the fetch was cancelled under it (shutdown), which is an upstream failure to that caller.
     public var httpStatus: Int {
         switch self {
         case .invalidURL, .invalidRequestHeader: 400

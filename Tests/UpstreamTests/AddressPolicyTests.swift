@@ -103,3 +103,17 @@ struct AddressPolicyTests {
         return refusal
     }
 }
+
+struct AddressPolicyResolutionTests {
+    @Test(arguments: ["2130706433", "127.1", "0x7f.0.0.1", "localhost", "127.0.0.1", "[::1]"])
+    func resolvedLoopbackSpellingsAreRefused(host: String) {
+        let verdicts = AddressPolicy().verdicts(resolving: host)
+        #expect(!verdicts.isEmpty)
+        #expect(verdicts.allSatisfy { !$0.verdict.isAllowed })
+        #expect(verdicts.allSatisfy { if case .refused(let r) = $0.verdict { r.kind == .loopback } else { false } })
+    }
+
+    @Test func numericSpellingResolvesToTheDottedQuad() {
+        #expect(AddressPolicy().verdicts(resolving: "2130706433").map(\.address) == [.v4(IPv4Address(127, 0, 0, 1))])
+    }
+}

@@ -40,9 +40,7 @@ public struct AddressPolicy: Hashable, Sendable {
                 return .refused(.specialPurpose(range))
             }
             if !SpecialPurposeRange.globalUnicast.contains(address) {
-                return .refused(
-                    .specialPurpose(
-                        SpecialPurposeRange("::/0", .notGlobalUnicast, "outside 2000::/3, RFC 4291 §2.4")))
+                return .refused(.specialPurpose(SpecialPurposeRange.outsideGlobalUnicast))
             }
             return .allowed(.globallyRoutable)
         }

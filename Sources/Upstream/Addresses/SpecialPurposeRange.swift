@@ -70,4 +70,7 @@ public struct SpecialPurposeRange: Hashable, Sendable, CustomStringConvertible {
 
     /// Global unicast space (RFC 4291 §2.4, IANA IPv6 Address Space): everything outside it is refused.
     static let globalUnicast = CIDR("2000::/3")!
+
+    /// The reason given for IPv6 outside `globalUnicast`.
+    static let outsideGlobalUnicast = SpecialPurposeRange("::/0", .notGlobalUnicast, "outside 2000::/3, RFC 4291 §2.4")
 }

@@ -24,7 +24,6 @@ final class CurlDriver: @unchecked Sendable {
     private struct Inbox {
         var commands: [Command] = []
         var isShuttingDown = false
-        var isClosed = false
         var driverThread: pthread_t?
     }
 
@@ -100,7 +99,6 @@ final class CurlDriver: @unchecked Sendable {
             _ = multi.poll(milliseconds: 1000)
         }
         for transfer in active.values + waiting[waitingHead...] { end(transfer, .failure(.cancelled)) }
-        inbox.withLock { $0.isClosed = true }
         exited.signal()
     }
 

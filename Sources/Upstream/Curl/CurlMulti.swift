@@ -2,8 +2,8 @@ import CCurl
 
 /// Owns a libcurl multi handle (https://curl.se/libcurl/c/libcurl-multi.html); cleaned up in `deinit`.
 ///
-/// Every call but `wakeup()` happens on the driver thread; `wakeup()` is thread-safe in libcurl and is
-/// guarded by `CurlDriver`'s inbox lock against racing the cleanup.
+/// Every call but `wakeup()` happens on the driver thread; `wakeup()` is thread-safe in libcurl, and the
+/// handle outlives every caller of it (the driver owns it and lives as long as any fetch handle).
 final class CurlMulti {
     /// The raw handle; valid for the life of this object.
     let handle: UnsafeMutableRawPointer

@@ -24,8 +24,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var abortReason: OriginError?
     /// The last address the socket hook refused.
     private var refusal: (address: String, reason: AddressRefusal)?
-    private var policy = AddressPolicy()
-    private var ownEndpoints: [IPEndpoint] = []
+    private let policy: AddressPolicy
+    private let ownEndpoints: [IPEndpoint]
     private(set) var isFinished = false
 
     init(fetch: OriginFetch, delegate: any OriginFetchDelegate, configuration: OriginClient.Configuration) {
@@ -33,14 +33,14 @@ final class CurlTransfer: @unchecked Sendable {
         self.delegate = delegate
         limits = fetch.request.limits ?? configuration.limits
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        policy = configuration.addressPolicy
+        ownEndpoints = configuration.ownEndpoints
         prepared = Result { () throws(OriginError) in
             let url = try OriginURL(validating: fetch.request.url, maximumLength: configuration.maxURLLength)
             let headers = try OriginHeaderForwarding.forwardedRequestHeaders(
                 fetch.request.headers, viaName: configuration.viaName)
             return (url, Self.curlHeaderLines(headers))
         }
-        policy = configuration.addressPolicy
-        ownEndpoints = configuration.ownEndpoints
     }
 
     deinit { errorBuffer.deallocate() }
