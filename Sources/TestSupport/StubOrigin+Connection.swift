@@ -65,6 +65,10 @@ extension StubOrigin {
             return false
         }
         guard nap(response.delayBeforeHead) else { return false }
+        if let raw = response.rawBytes {
+            _ = sendAll(fd, raw)
+            return false
+        }
         let bodiless =
             request.method == "HEAD" || (100..<200).contains(response.status)
             || response.status == 204 || response.status == 304

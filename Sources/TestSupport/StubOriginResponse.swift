@@ -49,6 +49,8 @@ public struct StubResponse: Sendable {
     public var neverAnswers = false
     /// Close the connection after this response (adds `Connection: close`).
     public var closesConnection = false
+    /// Bytes written verbatim instead of a response (then the connection closes): for malformed origins.
+    public var rawBytes: [UInt8]?
 
     /// Creates a response.
     public init(status: Int = 200, reasonPhrase: String? = nil, headers: [(String, String)] = [], body: [UInt8] = []) {
@@ -82,6 +84,13 @@ public struct StubResponse: Sendable {
     public static var silent: StubResponse {
         var response = StubResponse()
         response.neverAnswers = true
+        return response
+    }
+
+    /// Exactly these bytes on the wire, then close (status line, framing and all are up to you).
+    public static func raw(_ text: String) -> StubResponse {
+        var response = StubResponse()
+        response.rawBytes = Array(text.utf8)
         return response
     }
 

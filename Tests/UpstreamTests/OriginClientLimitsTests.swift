@@ -127,6 +127,20 @@ struct OriginClientLimitsTests {
         #expect(delegate.bodyCount == 5000)
     }
 
+    @Test(arguments: [
+        "HELLO\r\n\r\n", "HTTP/1.1 2000 Odd\r\n\r\n", "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello", "",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
+    ])
+    func malformedResponsesAreOriginErrors(raw: String) async throws {
+        let (_, _, result) = try await fetch(.raw(raw))
+        guard case .failure(let error) = result else {
+            Issue.record("\(raw.debugDescription) succeeded")
+            return
+        }
+        #expect(error.httpStatus == 502, "\(raw.debugDescription): \(error)")
+    }
+
     @Test func requestLimitsOverrideTheClients() async throws {
         let origin = try StubOrigin()
         origin.respond(to: "/x", with: .ok(bytes: Array(repeating: 9, count: 5000)))

@@ -1,7 +1,7 @@
 import Glibc
 
 extension AddressPolicy {
-    /// Resolves a host the way the system resolver would and judges every address (for
+    /// Resolves a host the way the system resolver would (DNS included) and judges every address (for
     /// `/filters/explain`; fetches judge the address libcurl actually connects to instead).
     ///
     /// Blocking (`getaddrinfo`, https://man7.org/linux/man-pages/man3/getaddrinfo.3.html): call it off

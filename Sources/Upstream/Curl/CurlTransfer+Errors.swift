@@ -19,7 +19,7 @@ extension CurlTransfer {
             return .connectFailed(detail: detail)
         case CURLE_OPERATION_TIMEDOUT:
             return .timeout(detail: detail)
-        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
+        case CURLE_URL_MALFORMAT:
             return .invalidURL(reason: detail)
         case CURLE_FILESIZE_EXCEEDED:
             return .protocolError(detail: "libcurl size limit: \(detail)")
