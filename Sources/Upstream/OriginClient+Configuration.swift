@@ -17,6 +17,8 @@ extension OriginClient {
         public var viaName: String
         /// The longest URL accepted.
         public var maxURLLength: Int
+        /// A PEM file of CA certificates to trust instead of the system's (CURLOPT_CAINFO), for private CAs.
+        public var trustedCertificatesPath: String?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -28,11 +30,12 @@ extension OriginClient {
         ///   - ownEndpoints: Larder's listening addresses.
         ///   - viaName: pseudonym in `Via`, default `larder`.
         ///   - maxURLLength: longest URL, default 8 KiB.
+        ///   - trustedCertificatesPath: CA bundle replacing the system's, default none.
         public init(
             limits: OriginLimits = OriginLimits(), maxConcurrentTransfers: Int = 64, maxConnectionsPerHost: Int = 16,
             connectionCacheSize: Int = 64, addressPolicy: AddressPolicy = AddressPolicy(),
             ownEndpoints: [IPEndpoint] = [], viaName: String = "larder",
-            maxURLLength: Int = OriginURL.defaultMaximumLength
+            maxURLLength: Int = OriginURL.defaultMaximumLength, trustedCertificatesPath: String? = nil
         ) {
             self.limits = limits
             self.maxConcurrentTransfers = max(1, maxConcurrentTransfers)
@@ -42,6 +45,7 @@ extension OriginClient {
             self.ownEndpoints = ownEndpoints
             self.viaName = viaName
             self.maxURLLength = maxURLLength
+            self.trustedCertificatesPath = trustedCertificatesPath
         }
     }
 }

@@ -39,6 +39,7 @@ struct OriginClientLimitsTests {
     }
 
     @Test func totalTimeoutEndsAnOriginThatNeverAnswers() async throws {
+        let started = ContinuousClock.now
         let (delegate, origin, result) = try await fetch(
             .silent, limits: OriginLimits(connectTimeout: .seconds(5), totalTimeout: .milliseconds(400)))
         guard case .timeout? = error(of: result) else {
@@ -47,6 +48,8 @@ struct OriginClientLimitsTests {
         }
         #expect(origin.requestCount == 1)
         #expect(delegate.head == nil)
+        // A liveness bound, far above the 400 ms limit: the fetch must not hang on a silent origin.
+        #expect(ContinuousClock.now - started < .seconds(8))
     }
 
     @Test func totalTimeoutEndsATricklingBody() async throws {

@@ -141,6 +141,22 @@ struct OriginClientTests {
         #expect(client.inFlight.isEmpty)
     }
 
+    @Test func aSilentOriginDoesNotHoldUpOthers() async throws {
+        let origin = try StubOrigin()
+        origin.respond(to: "/silent", with: .silent)
+        origin.respond(to: "/quick", with: .ok("quick"))
+        let client = makeLoopbackClient()
+        let stuck = RecordingFetchDelegate()
+        client.fetch(OriginRequest(url: origin.url("/silent")), delegate: stuck)
+        #expect(await origin.waitForRequests(1))
+        for _ in 0..<3 {
+            let quick = RecordingFetchDelegate()
+            client.fetch(OriginRequest(url: origin.url("/quick")), delegate: quick)
+            #expect(try #require(await quick.finished()).get().status == 200)
+        }
+        #expect(stuck.results.isEmpty)
+    }
+
     @Test func progressShowsBytesExpectedAndReceived() async throws {
         let origin = try StubOrigin()
         origin.respond(

@@ -26,6 +26,7 @@ final class CurlTransfer: @unchecked Sendable {
     private var refusal: (address: String, reason: AddressRefusal)?
     private let policy: AddressPolicy
     private let ownEndpoints: [IPEndpoint]
+    private let trustedCertificatesPath: String?
     private(set) var isFinished = false
 
     init(fetch: OriginFetch, delegate: any OriginFetchDelegate, configuration: OriginClient.Configuration) {
@@ -35,6 +36,7 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         policy = configuration.addressPolicy
         ownEndpoints = configuration.ownEndpoints
+        trustedCertificatesPath = configuration.trustedCertificatesPath
         prepared = Result { () throws(OriginError) in
             let url = try OriginURL(validating: fetch.request.url, maximumLength: configuration.maxURLLength)
             let headers = try OriginHeaderForwarding.forwardedRequestHeaders(
@@ -71,8 +73,9 @@ final class CurlTransfer: @unchecked Sendable {
             easy.set(CURLOPT_HTTP_CONTENT_DECODING, 0),
             easy.set(CURLOPT_SSL_VERIFYPEER, 1),
             easy.set(CURLOPT_SSL_VERIFYHOST, 2),
+            // No CURLOPT_PIPEWAIT: with it a new fetch waits on a busy connection to the same host
+            // (hoping to multiplex), so one silent origin request held every later one hostage.
             easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS),
-            easy.set(CURLOPT_PIPEWAIT, 1),
             easy.set(CURLOPT_CONNECTTIMEOUT_MS, limits.connectTimeout.curlMilliseconds),
             easy.set(CURLOPT_TIMEOUT_MS, limits.totalTimeout.curlMilliseconds),
             easy.set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(list.list)),
@@ -84,6 +87,7 @@ final class CurlTransfer: @unchecked Sendable {
             ccurl_easy_setopt_opensocket_callback(easy.handle, curlOpenSocketCallback),
             easy.set(CURLOPT_OPENSOCKETDATA, pointer: me),
         ]
+        if let trustedCertificatesPath { codes.append(easy.set(CURLOPT_CAINFO, trustedCertificatesPath)) }
         codes.append(fetch.request.method == .head ? easy.set(CURLOPT_NOBODY, 1) : easy.set(CURLOPT_HTTPGET, 1))
         if let failed = codes.first(where: { $0 != CURLE_OK }) {
             return .protocolError(detail: "curl_easy_setopt: \(String(cString: curl_easy_strerror(failed)))")
