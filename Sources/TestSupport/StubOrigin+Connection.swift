@@ -29,13 +29,13 @@ extension StubOrigin {
         }
     }
 
-    private func route(_ request: StubRequest) -> StubResponse {
+    private func route(_ request: StubOriginRequest) -> StubOriginResponse {
         let handler = state.withLock { $0.routes[request.target] ?? $0.routes[request.path] }
-        return handler?(request) ?? StubResponse(status: 404, body: Array("no route for \(request.path)\n".utf8))
+        return handler?(request) ?? StubOriginResponse(status: 404, body: Array("no route for \(request.path)\n".utf8))
     }
 
     /// Parses and records a request head; `nil` when it is not a request head.
-    private func record(_ head: [UInt8], connection: Int) -> StubRequest? {
+    private func record(_ head: [UInt8], connection: Int) -> StubOriginRequest? {
         let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
         let requestLine = lines.first?.split(separator: " ") ?? []
         guard requestLine.count == 3 else { return nil }
@@ -46,7 +46,7 @@ extension StubOrigin {
         }
         let target = String(requestLine[1])
         return state.withLock { state in
-            let request = StubRequest(
+            let request = StubOriginRequest(
                 method: String(requestLine[0]), target: target,
                 path: String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]),
                 version: String(requestLine[2]), headers: headers, connection: connection,
@@ -59,7 +59,7 @@ extension StubOrigin {
     }
 
     /// Writes the response; returns whether the connection may carry another request.
-    private func answer(_ request: StubRequest, with response: StubResponse, on fd: Int32) -> Bool {
+    private func answer(_ request: StubOriginRequest, with response: StubOriginResponse, on fd: Int32) -> Bool {
         if response.neverAnswers {
             waitForPeerToLeave(fd)
             return false
@@ -94,7 +94,7 @@ extension StubOrigin {
     }
 
     /// Sends the body per framing and ending; false when the connection must end now.
-    private func sendBody(_ response: StubResponse, on fd: Int32) -> Bool {
+    private func sendBody(_ response: StubOriginResponse, on fd: Int32) -> Bool {
         let body = response.body
         let pieceSize = response.chunkSize > 0 ? response.chunkSize : max(1, body.count)
         var sent = 0

@@ -3,7 +3,7 @@ import HTTPCore
 import Synchronization
 
 /// A real HTTP/1.1 origin on `127.0.0.1`, port 0, for tests: counts connections and requests,
-/// records every request head, and answers per path as told (see `StubResponse` for delays, resets,
+/// records every request head, and answers per path as told (see `StubOriginResponse` for delays, resets,
 /// lies about `Content-Length`, endless bodies, gzip).
 ///
 /// Plain blocking sockets: one thread accepts, one thread serves each connection (keep-alive honored).
@@ -18,11 +18,11 @@ import Synchronization
 /// ```
 public final class StubOrigin: Sendable {
     /// Computes a response from the request.
-    public typealias Handler = @Sendable (StubRequest) -> StubResponse
+    public typealias Handler = @Sendable (StubOriginRequest) -> StubOriginResponse
 
     struct State {
         var routes: [String: Handler] = [:]
-        var requests: [StubRequest] = []
+        var requests: [StubOriginRequest] = []
         var connections = 0
         var openSockets: Set<Int32> = []
         var activeRequests = 0
@@ -73,7 +73,7 @@ public final class StubOrigin: Sendable {
     public func url(_ path: String = "/") -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// Answers requests for `path` (exact target first, then the path without query) with `response`.
-    public func respond(to path: String, with response: StubResponse) {
+    public func respond(to path: String, with response: StubOriginResponse) {
         respond(to: path) { _ in response }
     }
 
@@ -83,7 +83,7 @@ public final class StubOrigin: Sendable {
     }
 
     /// Answers successive requests for `path` with successive responses; the last one repeats.
-    public func respond(to path: String, sequence responses: [StubResponse]) {
+    public func respond(to path: String, sequence responses: [StubOriginResponse]) {
         precondition(!responses.isEmpty, "a sequence needs a response")
         let counter = Atomic<Int>(0)
         respond(to: path) { _ in
@@ -104,15 +104,15 @@ public final class StubOrigin: Sendable {
     }
 
     /// Every request head received, in order.
-    public var requests: [StubRequest] { state.withLock { $0.requests } }
+    public var requests: [StubOriginRequest] { state.withLock { $0.requests } }
 
     /// The request heads received for `path` (compared with and without the query), in order.
-    public func requests(for path: String) -> [StubRequest] {
+    public func requests(for path: String) -> [StubOriginRequest] {
         state.withLock { $0.requests.filter { $0.path == path || $0.target == path } }
     }
 
     /// The most recent request head, if any.
-    public var lastRequest: StubRequest? { state.withLock { $0.requests.last } }
+    public var lastRequest: StubOriginRequest? { state.withLock { $0.requests.last } }
 
     /// The most requests that were being answered at the same moment.
     public var maxConcurrentRequests: Int { state.withLock { $0.maxActiveRequests } }

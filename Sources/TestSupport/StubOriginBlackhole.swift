@@ -2,7 +2,7 @@ import Foundation
 
 /// A listening socket on `127.0.0.1` whose accept queue is full and never drained, so a new
 /// connection attempt hangs in SYN-SENT: the loopback way to exercise a connect timeout.
-public final class StubBlackhole: Sendable {
+public final class StubOriginBlackhole: Sendable {
     /// The port that never completes a handshake.
     public let port: UInt16
     private let listener: Int32

@@ -2,7 +2,7 @@
 ///
 /// The output is valid gzip that any decoder accepts; it is not smaller than its input, which stub
 /// origins do not need. TestSupport stays free of zlib this way.
-public enum StubGzip {
+public enum StubOriginGzip {
     /// Wraps `bytes` in a gzip member.
     /// - Parameter bytes: the identity body.
     /// - Returns: the gzip-encoded body.

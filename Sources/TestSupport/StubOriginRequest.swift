@@ -1,7 +1,7 @@
 public import HTTPCore
 
 /// One request head as a `StubOrigin` received it.
-public struct StubRequest: Sendable {
+public struct StubOriginRequest: Sendable {
     /// The method token, e.g. `GET`.
     public var method: String
     /// The request target as sent, e.g. `/a?b=c`.

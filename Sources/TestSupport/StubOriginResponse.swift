@@ -1,8 +1,8 @@
 /// What a `StubOrigin` answers to one request, including the ways a real origin misbehaves.
 ///
 /// Build one with a factory and adjust it with the chaining modifiers:
-/// `StubResponse.ok("hello").trickled(chunkSize: 2, every: .milliseconds(5))`.
-public struct StubResponse: Sendable {
+/// `StubOriginResponse.ok("hello").trickled(chunkSize: 2, every: .milliseconds(5))`.
+public struct StubOriginResponse: Sendable {
     /// How the body is framed on the wire (RFC 9112 §6).
     public enum Framing: Sendable, Equatable {
         /// A `Content-Length` field (the real length unless `declaredContentLength` lies).
@@ -61,63 +61,64 @@ public struct StubResponse: Sendable {
     }
 
     /// A 200 with a text body.
-    public static func ok(_ text: String, contentType: String = "text/plain; charset=utf-8") -> StubResponse {
-        StubResponse(status: 200, headers: [("Content-Type", contentType)], body: Array(text.utf8))
+    public static func ok(_ text: String, contentType: String = "text/plain; charset=utf-8") -> StubOriginResponse {
+        StubOriginResponse(status: 200, headers: [("Content-Type", contentType)], body: Array(text.utf8))
     }
 
     /// A 200 with a binary body.
-    public static func ok(bytes: [UInt8], contentType: String = "application/octet-stream") -> StubResponse {
-        StubResponse(status: 200, headers: [("Content-Type", contentType)], body: bytes)
+    public static func ok(bytes: [UInt8], contentType: String = "application/octet-stream") -> StubOriginResponse {
+        StubOriginResponse(status: 200, headers: [("Content-Type", contentType)], body: bytes)
     }
 
     /// A bodiless status (e.g. 204, 304) with headers.
-    public static func status(_ code: Int, headers: [(String, String)] = []) -> StubResponse {
-        StubResponse(status: code, headers: headers)
+    public static func status(_ code: Int, headers: [(String, String)] = []) -> StubOriginResponse {
+        StubOriginResponse(status: code, headers: headers)
     }
 
     /// A redirect to `location`.
-    public static func redirect(to location: String, status: Int = 302) -> StubResponse {
-        StubResponse(status: status, headers: [("Location", location)])
+    public static func redirect(to location: String, status: Int = 302) -> StubOriginResponse {
+        StubOriginResponse(status: status, headers: [("Location", location)])
     }
 
     /// A request that is read and never answered.
-    public static var silent: StubResponse {
-        var response = StubResponse()
+    public static var silent: StubOriginResponse {
+        var response = StubOriginResponse()
         response.neverAnswers = true
         return response
     }
 
     /// Exactly these bytes on the wire, then close (status line, framing and all are up to you).
-    public static func raw(_ text: String) -> StubResponse {
-        var response = StubResponse()
+    public static func raw(_ text: String) -> StubOriginResponse {
+        var response = StubOriginResponse()
         response.rawBytes = Array(text.utf8)
         return response
     }
 
     /// `body` repeated forever with chunked framing.
-    public static func endless(piece: [UInt8] = Array(repeating: 0x61, count: 4096)) -> StubResponse {
-        var response = StubResponse(status: 200, headers: [("Content-Type", "application/octet-stream")], body: piece)
+    public static func endless(piece: [UInt8] = Array(repeating: 0x61, count: 4096)) -> StubOriginResponse {
+        var response = StubOriginResponse(
+            status: 200, headers: [("Content-Type", "application/octet-stream")], body: piece)
         response.framing = .chunked
         response.ending = .endless
         return response
     }
 
     /// The same response with one more header field.
-    public func header(_ name: String, _ value: String) -> StubResponse {
+    public func header(_ name: String, _ value: String) -> StubOriginResponse {
         var copy = self
         copy.headers.append((name, value))
         return copy
     }
 
     /// The same response sent after waiting `delay`.
-    public func delayed(_ delay: Duration) -> StubResponse {
+    public func delayed(_ delay: Duration) -> StubOriginResponse {
         var copy = self
         copy.delayBeforeHead = delay
         return copy
     }
 
     /// The same response with its body written in pieces, waiting between them.
-    public func trickled(chunkSize: Int, every delay: Duration = .zero) -> StubResponse {
+    public func trickled(chunkSize: Int, every delay: Duration = .zero) -> StubOriginResponse {
         var copy = self
         copy.chunkSize = max(1, chunkSize)
         copy.delayBetweenChunks = delay
@@ -125,37 +126,37 @@ public struct StubResponse: Sendable {
     }
 
     /// The same response with another framing.
-    public func framed(_ framing: Framing) -> StubResponse {
+    public func framed(_ framing: Framing) -> StubOriginResponse {
         var copy = self
         copy.framing = framing
         return copy
     }
 
     /// The same response announcing `length` bytes whatever the body holds.
-    public func declaring(contentLength length: Int) -> StubResponse {
+    public func declaring(contentLength length: Int) -> StubOriginResponse {
         var copy = self
         copy.declaredContentLength = length
         return copy
     }
 
     /// The same response ending another way.
-    public func ending(_ ending: Ending) -> StubResponse {
+    public func ending(_ ending: Ending) -> StubOriginResponse {
         var copy = self
         copy.ending = ending
         return copy
     }
 
     /// The same response closing the connection afterwards.
-    public func closingConnection() -> StubResponse {
+    public func closingConnection() -> StubOriginResponse {
         var copy = self
         copy.closesConnection = true
         return copy
     }
 
     /// The same response with its body gzip-encoded and `Content-Encoding: gzip` (and `Vary`) added.
-    public func gzipped() -> StubResponse {
+    public func gzipped() -> StubOriginResponse {
         var copy = self
-        copy.body = StubGzip.encode(body)
+        copy.body = StubOriginGzip.encode(body)
         copy.headers.append(("Content-Encoding", "gzip"))
         copy.headers.append(("Vary", "Accept-Encoding"))
         return copy

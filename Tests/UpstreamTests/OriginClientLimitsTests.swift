@@ -5,7 +5,7 @@ import Upstream
 
 struct OriginClientLimitsTests {
     private func fetch(
-        _ response: StubResponse,
+        _ response: StubOriginResponse,
         limits: OriginLimits = OriginLimits(connectTimeout: .seconds(5), totalTimeout: .seconds(10))
     ) async throws -> (RecordingFetchDelegate, StubOrigin, Result<OriginFetchMetrics, OriginError>) {
         let origin = try StubOrigin()
@@ -23,7 +23,7 @@ struct OriginClientLimitsTests {
     }
 
     @Test func connectTimeoutEndsAHandshakeThatNeverCompletes() async throws {
-        let blackhole = try StubBlackhole()
+        let blackhole = try StubOriginBlackhole()
         let client = makeLoopbackClient(
             limits: OriginLimits(connectTimeout: .milliseconds(300), totalTimeout: .seconds(30)))
         let delegate = RecordingFetchDelegate()
@@ -53,7 +53,7 @@ struct OriginClientLimitsTests {
     }
 
     @Test func totalTimeoutEndsATricklingBody() async throws {
-        let slow = StubResponse.ok(bytes: Array(repeating: 1, count: 1000)).trickled(
+        let slow = StubOriginResponse.ok(bytes: Array(repeating: 1, count: 1000)).trickled(
             chunkSize: 10, every: .milliseconds(50))
         let (_, _, result) = try await fetch(
             slow, limits: OriginLimits(connectTimeout: .seconds(5), totalTimeout: .milliseconds(400)))
@@ -80,14 +80,14 @@ struct OriginClientLimitsTests {
 
     @Test func bodyExactlyAtTheLimitSucceeds() async throws {
         let (delegate, _, result) = try await fetch(
-            StubResponse.ok(bytes: Array(repeating: 3, count: 1000)).framed(.chunked),
+            StubOriginResponse.ok(bytes: Array(repeating: 3, count: 1000)).framed(.chunked),
             limits: OriginLimits(maxBodyBytes: 1000))
         #expect(try result.get().bodyBytes == 1000)
         #expect(delegate.bodyCount == 1000)
     }
 
     @Test func headersOverTheLimitAreRefused() async throws {
-        var response = StubResponse.ok("x")
+        var response = StubOriginResponse.ok("x")
         for index in 0..<50 { response = response.header("X-Filler-\(index)", String(repeating: "v", count: 200)) }
         let (delegate, _, result) = try await fetch(response, limits: OriginLimits(maxHeaderBytes: 4096))
         #expect(error(of: result) == .headersTooLarge(limit: 4096))
@@ -95,7 +95,7 @@ struct OriginClientLimitsTests {
     }
 
     @Test func resetMidBodyIsAnError() async throws {
-        let response = StubResponse.ok(bytes: Array(repeating: 4, count: 100_000)).trickled(chunkSize: 10_000)
+        let response = StubOriginResponse.ok(bytes: Array(repeating: 4, count: 100_000)).trickled(chunkSize: 10_000)
             .ending(.resetAfter(bytes: 30_000))
         let (delegate, _, result) = try await fetch(response)
         guard case .protocolError? = error(of: result) else {
@@ -105,9 +105,9 @@ struct OriginClientLimitsTests {
         #expect(delegate.bodyCount < 100_000)
     }
 
-    @Test(arguments: [StubResponse.Framing.contentLength, .chunked])
-    func fewerBytesThanAnnouncedIsAnError(framing: StubResponse.Framing) async throws {
-        let response = StubResponse.ok(bytes: Array(repeating: 5, count: 10_000)).framed(framing)
+    @Test(arguments: [StubOriginResponse.Framing.contentLength, .chunked])
+    func fewerBytesThanAnnouncedIsAnError(framing: StubOriginResponse.Framing) async throws {
+        let response = StubOriginResponse.ok(bytes: Array(repeating: 5, count: 10_000)).framed(framing)
             .ending(.closeAfter(bytes: 4000))
         let (_, _, result) = try await fetch(response)
         guard case .protocolError? = error(of: result) else {
@@ -117,14 +117,14 @@ struct OriginClientLimitsTests {
     }
 
     @Test func moreBytesThanAnnouncedDeliversOnlyTheAnnouncedOnes() async throws {
-        let response = StubResponse.ok(bytes: Array(repeating: 6, count: 20)).declaring(contentLength: 10)
+        let response = StubOriginResponse.ok(bytes: Array(repeating: 6, count: 20)).declaring(contentLength: 10)
         let (delegate, _, result) = try await fetch(response)
         #expect(try result.get().bodyBytes == 10)
         #expect(delegate.bodyCount == 10)
     }
 
     @Test func closeDelimitedBodyIsComplete() async throws {
-        let response = StubResponse.ok(bytes: Array(repeating: 8, count: 5000)).framed(.closeDelimited)
+        let response = StubOriginResponse.ok(bytes: Array(repeating: 8, count: 5000)).framed(.closeDelimited)
         let (delegate, _, result) = try await fetch(response)
         #expect(try result.get().bodyBytes == 5000)
         #expect(delegate.bodyCount == 5000)

@@ -10,7 +10,7 @@ struct OriginClientTests {
         let body = (0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         origin.respond(
             to: "/big",
-            with: StubResponse(status: 200, headers: [("X-B", "1"), ("X-A", "2"), ("X-B", "3")], body: body)
+            with: StubOriginResponse(status: 200, headers: [("X-B", "1"), ("X-A", "2"), ("X-B", "3")], body: body)
                 .trickled(chunkSize: 4096, every: .milliseconds(1)))
         let client = makeLoopbackClient()
         let delegate = RecordingFetchDelegate()
@@ -55,7 +55,7 @@ struct OriginClientTests {
     @Test(arguments: [301, 302, 303, 307, 308])
     func redirectsArePassedThroughNotFollowed(status: Int) async throws {
         let origin = try StubOrigin()
-        origin.respond(to: "/from", with: StubResponse.redirect(to: origin.url("/to"), status: status))
+        origin.respond(to: "/from", with: StubOriginResponse.redirect(to: origin.url("/to"), status: status))
         origin.respond(to: "/to", with: .ok("followed"))
         let client = makeLoopbackClient()
         let delegate = RecordingFetchDelegate()
@@ -98,7 +98,7 @@ struct OriginClientTests {
     @Test func gzipBodiesArePassedThroughUndecoded() async throws {
         let origin = try StubOrigin()
         let plain = Array(String(repeating: "larder ", count: 500).utf8)
-        let response = StubResponse.ok(bytes: plain).gzipped()
+        let response = StubOriginResponse.ok(bytes: plain).gzipped()
         origin.respond(to: "/z", with: response)
         let client = makeLoopbackClient()
         let delegate = RecordingFetchDelegate()
@@ -129,7 +129,7 @@ struct OriginClientTests {
 
     @Test func concurrencyIsBoundedAndTheRestQueues() async throws {
         let origin = try StubOrigin()
-        origin.respond(to: "/slow", with: StubResponse.ok("slow").delayed(.milliseconds(150)))
+        origin.respond(to: "/slow", with: StubOriginResponse.ok("slow").delayed(.milliseconds(150)))
         let client = makeLoopbackClient(maxConcurrentTransfers: 2)
         let delegates = (0..<6).map { _ in RecordingFetchDelegate() }
         for delegate in delegates { client.fetch(OriginRequest(url: origin.url("/slow")), delegate: delegate) }
@@ -161,7 +161,7 @@ struct OriginClientTests {
         let origin = try StubOrigin()
         origin.respond(
             to: "/p",
-            with: StubResponse.ok(bytes: Array(repeating: 7, count: 20_000)).trickled(
+            with: StubOriginResponse.ok(bytes: Array(repeating: 7, count: 20_000)).trickled(
                 chunkSize: 1000, every: .milliseconds(5)))
         let client = makeLoopbackClient()
         // Hold the fetch after its first piece so the snapshot is taken mid-flight, whatever the load.
@@ -227,7 +227,7 @@ struct OriginClientTests {
 
     @Test func cancelWhileQueuedNeverStarts() async throws {
         let origin = try StubOrigin()
-        origin.respond(to: "/hold", with: StubResponse.ok("x").delayed(.milliseconds(300)))
+        origin.respond(to: "/hold", with: StubOriginResponse.ok("x").delayed(.milliseconds(300)))
         origin.respond(to: "/never", with: .ok("y"))
         let client = makeLoopbackClient(maxConcurrentTransfers: 1)
         let first = RecordingFetchDelegate()
