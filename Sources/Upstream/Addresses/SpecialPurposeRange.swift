@@ -5,9 +5,44 @@
 public struct SpecialPurposeRange: Hashable, Sendable, CustomStringConvertible {
     /// What kind of range this is.
     public enum Kind: String, Hashable, Sendable {
-        case unspecified, thisNetwork, loopback, privateNetwork, sharedAddressSpace, linkLocal, cloudMetadata
-        case protocolAssignments, documentation, benchmarking, multicast, broadcast, reserved
-        case uniqueLocal, siteLocal, discardOnly, teredo, localUseNAT64, notGlobalUnicast
+        /// `0.0.0.0`, `::`: "this host", which Linux connects to itself.
+        case unspecified
+        /// `0.0.0.0/8`.
+        case thisNetwork
+        /// `127.0.0.0/8`, `::1`.
+        case loopback
+        /// RFC 1918 ranges.
+        case privateNetwork
+        /// CGNAT `100.64.0.0/10`.
+        case sharedAddressSpace
+        /// `169.254.0.0/16`, `fe80::/10`.
+        case linkLocal
+        /// Cloud instance metadata endpoints (`169.254.169.254`, `fd00:ec2::254`, Azure's `168.63.129.16`).
+        case cloudMetadata
+        /// IETF protocol assignments (`192.0.0.0/24`, `2001::/23`).
+        case protocolAssignments
+        /// Documentation ranges (`192.0.2.0/24`, `198.51.100.0/24`, `203.0.113.0/24`, `2001:db8::/32`, `3fff::/20`).
+        case documentation
+        /// Benchmarking `198.18.0.0/15`.
+        case benchmarking
+        /// `224.0.0.0/4`, `ff00::/8`.
+        case multicast
+        /// `255.255.255.255`.
+        case broadcast
+        /// Reserved or retired (`240.0.0.0/4`, the 6to4 relay anycast range).
+        case reserved
+        /// Unique-local `fc00::/7`.
+        case uniqueLocal
+        /// Deprecated site-local `fec0::/10`.
+        case siteLocal
+        /// Discard-only `100::/64`.
+        case discardOnly
+        /// Teredo `2001::/32`, refused outright.
+        case teredo
+        /// Local-use NAT64 `64:ff9b:1::/48`, refused outright.
+        case localUseNAT64
+        /// IPv6 outside global unicast `2000::/3`.
+        case notGlobalUnicast
     }
 
     /// The block.

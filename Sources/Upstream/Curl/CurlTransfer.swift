@@ -45,7 +45,12 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    deinit { errorBuffer.deallocate() }
+    deinit {
+        // The easy handle points at the header list and the error buffer: clean it up first.
+        easy = nil
+        headerList = nil
+        errorBuffer.deallocate()
+    }
 
     /// Header lines as libcurl wants them: `Name;` sends an empty value, `Accept:` suppresses curl's
     /// default `Accept: */*` when the caller sent none.
