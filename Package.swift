@@ -55,6 +55,7 @@ let package = Package(
         .testTarget(name: "CacheCoreTests", dependencies: ["CacheCore", "TestSupport"]),
         .testTarget(name: "CachePolicyTests", dependencies: ["CachePolicy", "HTTPCore"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CacheCore", "TestSupport"]),
+        .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPCore", "TestSupport"]),
         .testTarget(name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore"]),
     ]
 )
