@@ -1,0 +1,34 @@
+import HTTPCore
+import HTTPServer
+import Logging
+
+/// Turns the server's access records into one log line per request.
+struct AccessLogger: Sendable {
+    let format: Settings.LogFormat
+    private let logger = Logger(label: "larder.access")
+
+    init(format: Settings.LogFormat) { self.format = format }
+
+    func log(_ record: HTTPAccessRecord) {
+        let target = HTTPAccessRecord.escapedForLog(record.target)
+        let milliseconds = Double(record.durationNanoseconds) / 1_000_000
+        let duration = (milliseconds * 1000).rounded() / 1000
+        switch format {
+        case .text:
+            var line = "\(record.method) \(target) \(record.status) \(record.bytesSent)B \(duration)ms"
+            if let cache = record.cacheStatus { line += " cache=\(HTTPAccessRecord.escapedForLog(cache))" }
+            if record.aborted { line += " aborted" }
+            line += " client=\(record.remoteAddress)"
+            logger.info("\(line)")
+        case .json:
+            var metadata: Logger.Metadata = [
+                "method": .string(record.method.rawValue), "target": .string(target),
+                "status": .stringConvertible(record.status), "bytes": .stringConvertible(record.bytesSent),
+                "duration_ms": .stringConvertible(duration), "client": .string(record.remoteAddress.description),
+            ]
+            if let cache = record.cacheStatus { metadata["cache"] = .string(cache) }
+            if record.aborted { metadata["aborted"] = .stringConvertible(true) }
+            logger.info("access", metadata: metadata)
+        }
+    }
+}

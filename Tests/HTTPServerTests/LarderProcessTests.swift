@@ -1,0 +1,131 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Runs the built `larder` binary: SIGTERM while a request is still arriving lets it complete, then
+/// the process exits 0.
+@Suite(.serialized) struct LarderProcessTests {
+    /// The `larder` binary next to the test bundle (both are products of the same build).
+    static var binary: URL? {
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        // The bundle may be a directory (`X.xctest/...`); walk up to the products folder.
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("larder")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    @Test func sigtermDrainsARequestInFlightAndExitsZero() async throws {
+        guard let binary = Self.binary else {
+            Issue.record("the larder binary is not built next to the tests: run `swift build --build-tests` first")
+            return
+        }
+        let logURL = FileManager.default.temporaryDirectory.appendingPathComponent("larder-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: logURL) }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--shutdown-grace", "5"]
+        process.standardOutput = try FileHandle(forWritingTo: logURL)
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        // The bound port is logged as "listening on 127.0.0.1:PORT".
+        var port: Int?
+        let found = await eventually(timeout: 10) {
+            let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+            guard let range = log.range(of: "listening on 127.0.0.1:") else { return false }
+            port = Int(log[range.upperBound...].prefix { $0.isNumber })
+            return port != nil
+        }
+        #expect(found)
+        let boundPort = try #require(port)
+
+        let idle = try RawSocketClient(port: boundPort)
+        try idle.send("GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(try idle.readResponse().text == #"{"status":"ok"}"#)
+
+        // A request whose body is still arriving is in flight when the signal comes.
+        let busy = try RawSocketClient(port: boundPort)
+        try busy.send("POST /healthz HTTP/1.1\r\nHost: test\r\nContent-Length: 10\r\n\r\nhello")
+        try await Task.sleep(for: .milliseconds(300))
+        kill(process.processIdentifier, SIGTERM)
+        #expect(idle.isClosedByServer())
+        try busy.send("world")
+        let response = try busy.readResponse()
+        #expect(response.status == 405)
+        #expect(response.header("Connection") == "close")
+
+        #expect(await eventually(timeout: 10) { !process.isRunning })
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+        #expect(log.contains("POST /healthz 405"))
+    }
+
+    /// Runs `larder` with arguments and environment additions until it exits (at most 10 s).
+    private func runLarder(_ arguments: [String], environment: [String: String] = [:]) async throws -> (
+        status: Int32, output: String
+    ) {
+        let binary = try #require(Self.binary, "the larder binary is not built next to the tests")
+        let logURL = FileManager.default.temporaryDirectory.appendingPathComponent("larder-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: logURL) }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let handle = try FileHandle(forWritingTo: logURL)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let exited = await eventually(timeout: 10) {
+            if !process.isRunning { return true }
+            // A server that started is stopped once it has said where it listens.
+            let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+            if log.contains("listening on") { kill(process.processIdentifier, SIGTERM) }
+            return false
+        }
+        #expect(exited)
+        return (process.terminationStatus, (try? String(contentsOf: logURL, encoding: .utf8)) ?? "")
+    }
+
+    @Test func badEnvironmentValueIsRefusedNamingTheVariable() async throws {
+        let result = try await runLarder(["serve"], environment: ["LARDER_PORT": "eighty"])
+        #expect(result.status != 0)
+        #expect(result.output.contains("LARDER_PORT: 'eighty'"))
+    }
+
+    @Test func flagWinsOverTheEnvironment() async throws {
+        let result = try await runLarder(
+            ["serve", "--host", "127.0.0.1", "--port", "0"], environment: ["LARDER_PORT": "eighty"])
+        #expect(result.status == 0)
+        #expect(result.output.contains("listening on 127.0.0.1:"))
+    }
+
+    @Test func environmentWinsOverTheDefault() async throws {
+        let result = try await runLarder(
+            ["serve", "--port", "0"], environment: ["LARDER_HOST": "127.0.0.1", "LARDER_LOG_FORMAT": "json"])
+        #expect(result.status == 0)
+        let firstLine = try #require(result.output.split(separator: "\n").first)
+        #expect(firstLine.hasPrefix("{\"time\":"))
+        #expect(firstLine.contains("\"message\":\"listening on 127.0.0.1:"))
+    }
+
+    @Test func serveHelpNamesEveryEnvironmentVariable() async throws {
+        let result = try await runLarder(["serve", "--help"])
+        #expect(result.status == 0)
+        for variable in [
+            "LARDER_HOST", "LARDER_PORT", "LARDER_DB", "LARDER_LOG_FORMAT", "LARDER_LOG_LEVEL", "LARDER_ACCESS_LOG",
+            "LARDER_HEADER_TIMEOUT", "LARDER_IDLE_TIMEOUT", "LARDER_WRITE_TIMEOUT", "LARDER_MAX_CONNECTIONS",
+            "LARDER_BACKLOG", "LARDER_MAX_REQUEST_LINE", "LARDER_MAX_HEADER_BYTES", "LARDER_MAX_HEADER_COUNT",
+            "LARDER_MAX_BODY_BYTES", "LARDER_MAX_PIPELINED", "LARDER_EVENT_LOOPS", "LARDER_SHUTDOWN_GRACE",
+        ] {
+            #expect(result.output.contains(variable), "\(variable) missing from serve --help")
+        }
+    }
+}
