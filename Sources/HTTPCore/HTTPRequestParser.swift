@@ -1,6 +1,6 @@
 /// Limits the request parser enforces; each breach has the status RFC 9112 prescribes.
 public struct HTTPParserLimits: Sendable, Equatable {
-    /// Longest request line in bytes (414 beyond it).
+    /// Longest request line in bytes, without its CRLF (414 beyond it).
     public var maxRequestLineBytes: Int
     /// Largest header section in bytes, field lines and their CRLFs (431 beyond it).
     public var maxHeaderBytes: Int
@@ -8,26 +8,38 @@ public struct HTTPParserLimits: Sendable, Equatable {
     public var maxHeaderCount: Int
     /// Largest request content in bytes (413 beyond it).
     public var maxBodyBytes: Int
+    /// Most empty lines (CRLF) skipped before a request line (RFC 9112 §2.2); one more is 400.
+    public var maxEmptyLinesBeforeRequest: Int
+    /// Largest total of chunk extension bytes in one chunked body (413 beyond it, RFC 9112 §7.1.1).
+    public var maxChunkExtensionBytes: Int
+    /// Largest trailer section in bytes, field lines and their CRLFs (431 beyond it, RFC 9112 §7.1.2).
+    public var maxTrailerBytes: Int
 
     /// Creates limits; the defaults suit an API that takes small JSON bodies.
     public init(
         maxRequestLineBytes: Int = 8 * 1024,
         maxHeaderBytes: Int = 32 * 1024,
         maxHeaderCount: Int = 100,
-        maxBodyBytes: Int = 1024 * 1024
+        maxBodyBytes: Int = 1024 * 1024,
+        maxEmptyLinesBeforeRequest: Int = 4,
+        maxChunkExtensionBytes: Int = 4 * 1024,
+        maxTrailerBytes: Int = 8 * 1024
     ) {
         self.maxRequestLineBytes = maxRequestLineBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.maxHeaderCount = maxHeaderCount
         self.maxBodyBytes = maxBodyBytes
+        self.maxEmptyLinesBeforeRequest = maxEmptyLinesBeforeRequest
+        self.maxChunkExtensionBytes = maxChunkExtensionBytes
+        self.maxTrailerBytes = maxTrailerBytes
     }
 }
 
 /// Why a request could not be parsed, and the status to answer before closing the connection.
 public struct HTTPParseError: Error, Sendable, Equatable {
-    /// The status to send (400, 413, 414, 431, 501, 505).
+    /// The status to send (400, 413, 414, 417, 431, 501, 505).
     public var status: HTTPStatus
-    /// What was wrong, for logs and the problem detail.
+    /// What was wrong, for logs and the problem detail. Never echoes request bytes.
     public var reason: String
 
     /// Creates a parse error.
@@ -54,57 +66,162 @@ public enum HTTPParserResult: Sendable, Equatable {
 /// An incremental HTTP/1.1 request parser (RFC 9112) that gives the same result whether the bytes
 /// arrive at once or one at a time.
 ///
-/// PLACEHOLDER: a minimal Content-Length-only implementation so the transport can be built against this
-/// API; the strict parser replaces the internals without changing the API.
+/// Bytes are kept in one buffer with a read index (the start of what is not yet consumed) and a scan
+/// index (how far the current line has been searched for its LF), so bytes fed one at a time are
+/// looked at once, not once per feed. Every check runs at a fixed byte position of the stream, which
+/// is why splitting the input differently cannot change the outcome. Consumed bytes are dropped from
+/// the front of the buffer only when that costs no more than the bytes already consumed.
+///
+/// Choices RFC 9112 leaves open, made here: `CONNECT` is answered 501 (Larder is no tunnel); a
+/// Transfer-Encoding without `chunked` last is 400 (§6.3) and one that adds other codings before
+/// `chunked` is 501 (§6.1); an empty `Host` is 400; trailer fields are checked and then dropped
+/// (§7.1.2); the request target must be made of RFC 3986 characters with well-formed `%XX` escapes.
 public struct HTTPRequestParser: Sendable {
-    private let limits: HTTPParserLimits
-    private var buffer: [UInt8] = []
-    private var failed: HTTPParseError?
+    /// Where in a message the parser is.
+    enum State: Sendable, Equatable {
+        /// Skipping empty lines or reading the request line.
+        case requestLine
+        /// Reading field lines of the header section.
+        case fieldLines
+        /// Waiting for a body of this many bytes (Content-Length).
+        case fixedBody(Int)
+        /// Reading a chunk-size line.
+        case chunkSizeLine
+        /// Copying this many more bytes of chunk data.
+        case chunkData(Int)
+        /// Expecting the CRLF after chunk data.
+        case chunkDataEnd
+        /// Reading trailer field lines.
+        case trailerLines
+    }
+
+    /// What one step of parsing produced.
+    enum Step {
+        case proceed
+        case needMoreData
+        case request(HTTPRequest)
+        case failure(HTTPParseError)
+    }
+
+    let limits: HTTPParserLimits
+    var buffer: [UInt8] = []
+    /// The first byte not yet consumed.
+    var readIndex = 0
+    /// Where the search for the end of the current line resumes.
+    var scanIndex = 0
+    /// How far the method of the current request line has been checked; `.max` once it has been.
+    var methodScanIndex = 0
+    var state = State.requestLine
+    var message = MessageInProgress()
+    var failed: HTTPParseError?
 
     /// Creates a parser with the given limits.
     public init(limits: HTTPParserLimits = HTTPParserLimits()) {
         self.limits = limits
     }
 
-    /// Appends bytes received from the connection.
+    /// Appends bytes received from the connection. Bytes after a failure are dropped.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        buffer.append(contentsOf: bytes)
+        guard failed == nil, !bytes.isEmpty else { return }
+        compact()
+        buffer.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
     }
 
-    /// Appends bytes received from the connection.
+    /// Appends bytes received from the connection. Bytes after a failure are dropped.
     public mutating func append(contentsOf bytes: some Sequence<UInt8>) {
+        guard failed == nil else { return }
+        compact()
         buffer.append(contentsOf: bytes)
     }
 
     /// Returns the next complete request, or what is missing, or the failure.
     public mutating func next() -> HTTPParserResult {
         if let failed { return .failure(failed) }
-        let crlfcrlf: [UInt8] = [13, 10, 13, 10]
-        guard buffer.count >= 4, let end = (0...(buffer.count - 4)).first(where: { buffer[$0..<$0 + 4].elementsEqual(crlfcrlf) })
-        else { return .needMoreData }
-        let headText = String(decoding: buffer[..<end], as: UTF8.self)
-        var lines = headText.split(separator: "\r\n", omittingEmptySubsequences: false)
-        let requestLine = lines.removeFirst().split(separator: " ")
-        guard requestLine.count == 3 else { return fail(.badRequest, "malformed request line") }
-        var headers = HTTPHeaders()
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { return fail(.badRequest, "malformed field line") }
-            headers.add(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingHTTPWhitespace())
+        // A second reference keeps the storage alive while self is mutated; nothing below writes to
+        // `buffer`, so no copy is made.
+        let bytes = buffer
+        return bytes.withUnsafeBufferPointer { buffer in
+            while true {
+                let step: Step
+                switch state {
+                case .requestLine: step = readRequestLine(buffer)
+                case .fieldLines: step = readFieldLine(buffer)
+                case .fixedBody(let length): step = readFixedBody(buffer, length: length)
+                case .chunkSizeLine: step = readChunkSizeLine(buffer)
+                case .chunkData(let remaining): step = readChunkData(buffer, remaining: remaining)
+                case .chunkDataEnd: step = readChunkDataEnd(buffer)
+                case .trailerLines: step = readTrailerLine(buffer)
+                }
+                switch step {
+                case .proceed: continue
+                case .needMoreData:
+                    if message.continuePending {
+                        message.continuePending = false
+                        return .expectsContinue
+                    }
+                    return .needMoreData
+                case .request(let request): return .request(request)
+                case .failure(let error):
+                    failed = error
+                    return .failure(error)
+                }
+            }
         }
-        let length = headers["Content-Length"].flatMap { Int($0) } ?? 0
-        guard buffer.count >= end + 4 + length else { return .needMoreData }
-        let body = Array(buffer[(end + 4)..<(end + 4 + length)])
-        buffer.removeFirst(end + 4 + length)
-        let version: HTTPVersion = requestLine[2] == "HTTP/1.0" ? .http1_0 : .http1_1
-        return .request(
-            HTTPRequest(
-                method: HTTPMethod(rawValue: String(requestLine[0])), target: String(requestLine[1]), version: version,
-                headers: headers, body: body))
     }
 
-    private mutating func fail(_ status: HTTPStatus, _ reason: String) -> HTTPParserResult {
-        let error = HTTPParseError(status: status, reason: reason)
-        failed = error
-        return .failure(error)
+    /// Drops consumed bytes from the front of the buffer when that is cheap: always when all are
+    /// consumed, otherwise only once the consumed part is large and at least half of the buffer, so the
+    /// bytes moved never exceed the bytes consumed (amortized linear).
+    private mutating func compact() {
+        guard readIndex > 0 else { return }
+        if readIndex == buffer.count {
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 64 * 1024)
+        } else if readIndex >= 4096 && readIndex * 2 >= buffer.count {
+            buffer.removeSubrange(0..<readIndex)
+        } else {
+            return
+        }
+        scanIndex -= readIndex
+        if methodScanIndex != .max { methodScanIndex -= readIndex }
+        readIndex = 0
+    }
+
+    /// Records the end of the current line and moves past it.
+    @inline(__always)
+    mutating func consume(through index: Int) {
+        readIndex = index
+        scanIndex = index
+        methodScanIndex = index
+    }
+
+    /// What scanning for the end of a line found.
+    enum LineScan {
+        /// The LF ending the line is at this index.
+        case found(Int)
+        /// No LF yet within the window; more bytes may complete the line.
+        case incomplete
+        /// A byte that is not LF sits at or past the window: the line is too long.
+        case tooLong
+    }
+
+    /// Searches for the LF ending the line that starts at `readIndex`, resuming where the last search
+    /// stopped. The LF must be at most `window - 1` bytes after the line start.
+    @inline(__always)
+    mutating func scanLine(_ buffer: UnsafeBufferPointer<UInt8>, window: Int) -> LineScan {
+        let windowEnd = readIndex + window
+        let end = Swift.min(buffer.count, windowEnd)
+        var index = scanIndex
+        while index < end {
+            if buffer[index] == ASCII.lf { return .found(index) }
+            index += 1
+        }
+        scanIndex = index
+        return index >= windowEnd ? .tooLong : .incomplete
+    }
+
+    /// Builds the failure step.
+    @inline(__always)
+    func fail(_ status: HTTPStatus, _ reason: String) -> Step {
+        .failure(HTTPParseError(status: status, reason: reason))
     }
 }

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Transport benchmark: wrk against larder's GET /healthz and against nginx returning the same body,
+# each server pinned to CPU 0 and wrk to CPU 1, interleaved (A B A B ...) because this machine's
+# back-to-back runs vary by about 15%. Prints each run, then medians and the ratio larder/nginx.
+#
+#   Benchmarks/server/run.sh                 # 3 rounds of 10 s each
+#   ROUNDS=5 DURATION=20s Benchmarks/server/run.sh
+#   ACCESS_LOG=true Benchmarks/server/run.sh # larder writes its access line (nginx: access_log off)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-10s}
+CONNECTIONS=${CONNECTIONS:-64}
+ACCESS_LOG=${ACCESS_LOG:-false}
+LARDER_BENCH_PORT=${LARDER_BENCH_PORT:-18080}
+NGINX_BENCH_PORT=${NGINX_BENCH_PORT:-18081}
+
+for tool in wrk nginx taskset; do
+    command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install -y wrk nginx util-linux)" >&2; exit 1; }
+done
+
+swift build -c release --product larder >&2
+LARDER_BIN=$(swift build -c release --show-bin-path)/larder
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+taskset -c 0 "$LARDER_BIN" serve --host 127.0.0.1 --port "$LARDER_BENCH_PORT" --access-log "$ACCESS_LOG" \
+    --log-level warning --event-loops 1 >"$WORK/larder.log" 2>&1 &
+PIDS+=($!)
+sed -e "s|@PORT@|$NGINX_BENCH_PORT|" -e "s|@DIR@|$WORK|g" Benchmarks/server/nginx.conf >"$WORK/nginx.conf"
+taskset -c 0 nginx -p "$WORK" -c "$WORK/nginx.conf" &
+PIDS+=($!)
+
+for port in "$LARDER_BENCH_PORT" "$NGINX_BENCH_PORT"; do
+    for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+    curl -fs "http://127.0.0.1:$port/healthz" >/dev/null || { echo "server on $port did not start" >&2; exit 1; }
+done
+echo "larder response:" && curl -si "http://127.0.0.1:$LARDER_BENCH_PORT/healthz" && echo
+echo "nginx response:" && curl -si "http://127.0.0.1:$NGINX_BENCH_PORT/healthz" && echo
+
+# Prints "requests/s p99-in-ms" for one wrk run.
+measure() {
+    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency "http://127.0.0.1:$1/healthz" | awk '
+        function ms(v) {
+            if (v ~ /us$/) { sub(/us$/, "", v); return v / 1000 }
+            if (v ~ /ms$/) { sub(/ms$/, "", v); return v + 0 }
+            if (v ~ /s$/)  { sub(/s$/, "", v);  return v * 1000 }
+            return v
+        }
+        /Requests\/sec:/ { rps = $2 }
+        /^ +99%/ { p99 = ms($2) }
+        END { printf "%.0f %.3f\n", rps, p99 }'
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+: >"$WORK/larder.txt"
+: >"$WORK/nginx.txt"
+for round in $(seq "$ROUNDS"); do
+    read -r rps p99 < <(measure "$LARDER_BENCH_PORT")
+    echo "round $round larder: $rps req/s, p99 $p99 ms"
+    echo "$rps $p99" >>"$WORK/larder.txt"
+    read -r rps p99 < <(measure "$NGINX_BENCH_PORT")
+    echo "round $round nginx:  $rps req/s, p99 $p99 ms"
+    echo "$rps $p99" >>"$WORK/nginx.txt"
+done
+
+larder_rps=$(cut -d' ' -f1 "$WORK/larder.txt" | median)
+nginx_rps=$(cut -d' ' -f1 "$WORK/nginx.txt" | median)
+larder_p99=$(cut -d' ' -f2 "$WORK/larder.txt" | median)
+nginx_p99=$(cut -d' ' -f2 "$WORK/nginx.txt" | median)
+echo
+echo "median larder: $larder_rps req/s, p99 $larder_p99 ms"
+echo "median nginx:  $nginx_rps req/s, p99 $nginx_p99 ms"
+awk -v a="$larder_rps" -v b="$nginx_rps" 'BEGIN { printf "ratio larder/nginx (req/s): %.2f\n", a / b }'

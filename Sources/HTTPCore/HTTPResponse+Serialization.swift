@@ -1,0 +1,227 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+extension HTTPResponse {
+    /// How the content of a response is delimited on the wire (RFC 9112 §6.3).
+    public enum Framing: Sendable, Equatable {
+        /// No content and no `Content-Length` (1xx, 204, 304: RFC 9110 §8.6).
+        case none
+        /// `Content-Length: n`; for HEAD the length a GET would have, with no content following.
+        case contentLength(Int)
+        /// `Transfer-Encoding: chunked` (RFC 9112 §7.1).
+        case chunked
+        /// Neither header: the content ends when the connection closes (HTTP/1.0 streams).
+        case closeDelimited
+    }
+
+    /// Writes the status line and header section of this response, ending with the empty line.
+    ///
+    /// The status line always says `HTTP/1.1` (RFC 9110 §6.2: a server sends its highest conforming
+    /// version). The handler's own `Content-Length`, `Transfer-Encoding` and `Connection` fields are
+    /// dropped and replaced by the ones `framing` and `connection` call for; `Date` is added when the
+    /// handler did not set one (RFC 9110 §6.6.1), from a value cached per second.
+    /// - Parameters:
+    ///   - out: the buffer to append to; appended, never cleared.
+    ///   - framing: how the content that follows is delimited.
+    ///   - connection: the `Connection` field value to send (`close`, `keep-alive`), or `nil` for none.
+    public func serializeHead(into out: inout [UInt8], framing: Framing, connection: StaticString?) {
+        appendStatusLine(status, to: &out)
+        var hasDate = false
+        for field in headers {
+            if isServerOwnedField(field.name) { continue }
+            if !hasDate && field.name.equalsIgnoringASCIICase("Date") { hasDate = true }
+            out.append(contentsOf: field.name.utf8)
+            out.append(UInt8(ascii: ":"))
+            out.append(UInt8(ascii: " "))
+            out.append(contentsOf: field.value.utf8)
+            out.append(13)
+            out.append(10)
+        }
+        if !hasDate {
+            HTTPResponseDateCache.shared.appendDateField(to: &out)
+        }
+        switch framing {
+        case .none, .closeDelimited:
+            break
+        case .contentLength(let length):
+            appendStatic("Content-Length: ", to: &out)
+            appendDecimal(length, to: &out)
+            out.append(13)
+            out.append(10)
+        case .chunked:
+            appendStatic("Transfer-Encoding: chunked\r\n", to: &out)
+        }
+        if let connection {
+            appendStatic("Connection: ", to: &out)
+            appendStatic(connection, to: &out)
+            out.append(13)
+            out.append(10)
+        }
+        out.append(13)
+        out.append(10)
+    }
+
+    /// Writes an interim `100 Continue` response (RFC 9110 §15.2.1).
+    /// - Parameter out: the buffer to append to.
+    public static func serializeContinue(into out: inout [UInt8]) {
+        appendStatic("HTTP/1.1 100 Continue\r\n\r\n", to: &out)
+    }
+
+    /// Writes the size line of one chunk (RFC 9112 §7.1), preceded by the CRLF that ends the previous
+    /// chunk's data when there was one.
+    /// - Parameters:
+    ///   - size: the chunk's data size in bytes; 0 writes the last chunk and the empty trailer section.
+    ///   - afterData: whether a chunk with data came before, whose closing CRLF is still owed.
+    ///   - out: the buffer to append to.
+    public static func serializeChunkHeader(size: Int, afterData: Bool, into out: inout [UInt8]) {
+        if afterData {
+            out.append(13)
+            out.append(10)
+        }
+        appendHex(size, to: &out)
+        out.append(13)
+        out.append(10)
+        if size == 0 {
+            out.append(13)
+            out.append(10)
+        }
+    }
+}
+
+/// Whether the field is one the server writes itself from the framing it chose.
+private func isServerOwnedField(_ name: String) -> Bool {
+    // Cheap first test on length, so most fields cost one comparison.
+    switch name.utf8.count {
+    case 10: return name.equalsIgnoringASCIICase("Connection")
+    case 14: return name.equalsIgnoringASCIICase("Content-Length")
+    case 17: return name.equalsIgnoringASCIICase("Transfer-Encoding")
+    default: return false
+    }
+}
+
+private func appendStatusLine(_ status: HTTPStatus, to out: inout [UInt8]) {
+    appendStatic("HTTP/1.1 ", to: &out)
+    appendDecimal(status.code, to: &out)
+    out.append(UInt8(ascii: " "))
+    out.append(contentsOf: status.reasonPhrase.utf8)
+    out.append(13)
+    out.append(10)
+}
+
+private func appendStatic(_ text: StaticString, to out: inout [UInt8]) {
+    text.withUTF8Buffer { out.append(contentsOf: $0) }
+}
+
+private func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+    precondition(value >= 0, "negative length or code")
+    if value < 10 {
+        out.append(UInt8(truncatingIfNeeded: value) + 48)
+        return
+    }
+    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                 UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    var count = 0
+    var rest = value
+    withUnsafeMutableBytes(of: &digits) { buffer in
+        while rest > 0 {
+            buffer[19 - count] = UInt8(truncatingIfNeeded: rest % 10) + 48
+            rest /= 10
+            count += 1
+        }
+        out.append(contentsOf: buffer[(20 - count)...])
+    }
+}
+
+private func appendHex(_ value: Int, to out: inout [UInt8]) {
+    precondition(value >= 0, "negative chunk size")
+    let hexDigits: StaticString = "0123456789abcdef"
+    var shift = (Int.bitWidth - value.leadingZeroBitCount + 3) / 4 * 4 - 4
+    if shift < 0 { shift = 0 }
+    hexDigits.withUTF8Buffer { table in
+        while shift >= 0 {
+            out.append(table[(value >> shift) & 0xF])
+            shift -= 4
+        }
+    }
+}
+
+/// The `Date: <IMF-fixdate>\r\n` field line (RFC 9110 §5.6.7), formatted at most once per second
+/// and shared by every connection.
+private final class HTTPResponseDateCache: Sendable {
+    static let shared = HTTPResponseDateCache()
+
+    private struct Entry {
+        var second: Int = -1
+        var line: [UInt8] = []
+    }
+
+    private let entry = Mutex(Entry())
+
+    func appendDateField(to out: inout [UInt8]) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let second = Int(now.tv_sec)
+        entry.withLock { entry in
+            if entry.second != second {
+                entry.second = second
+                entry.line.removeAll(keepingCapacity: true)
+                appendStatic("Date: ", to: &entry.line)
+                appendIMFFixdate(epochSeconds: second, to: &entry.line)
+                entry.line.append(13)
+                entry.line.append(10)
+            }
+            out.append(contentsOf: entry.line)
+        }
+    }
+}
+
+/// Formats `Sun, 06 Nov 1994 08:49:37 GMT` from seconds since the Unix epoch, without libc's locale.
+func appendIMFFixdate(epochSeconds: Int, to out: inout [UInt8]) {
+    let days = epochSeconds >= 0 ? epochSeconds / 86_400 : (epochSeconds - 86_399) / 86_400
+    let secondsOfDay = epochSeconds - days * 86_400
+    // 1970-01-01 was a Thursday.
+    let weekday = ((days % 7) + 7 + 4) % 7
+    let (year, month, day) = civilDate(daysSinceEpoch: days)
+    let dayNames: [StaticString] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    let monthNames: [StaticString] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    appendStatic(dayNames[weekday], to: &out)
+    appendStatic(", ", to: &out)
+    appendTwoDigits(day, to: &out)
+    out.append(UInt8(ascii: " "))
+    appendStatic(monthNames[month - 1], to: &out)
+    out.append(UInt8(ascii: " "))
+    appendTwoDigits(year / 100, to: &out)
+    appendTwoDigits(year % 100, to: &out)
+    out.append(UInt8(ascii: " "))
+    appendTwoDigits(secondsOfDay / 3600, to: &out)
+    out.append(UInt8(ascii: ":"))
+    appendTwoDigits(secondsOfDay / 60 % 60, to: &out)
+    out.append(UInt8(ascii: ":"))
+    appendTwoDigits(secondsOfDay % 60, to: &out)
+    appendStatic(" GMT", to: &out)
+}
+
+private func appendTwoDigits(_ value: Int, to out: inout [UInt8]) {
+    out.append(UInt8(truncatingIfNeeded: value / 10 % 10) + 48)
+    out.append(UInt8(truncatingIfNeeded: value % 10) + 48)
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (the "civil from days" algorithm:
+/// eras of 400 years, years starting in March so the leap day is last).
+private func civilDate(daysSinceEpoch: Int) -> (year: Int, month: Int, day: Int) {
+    let shifted = daysSinceEpoch + 719_468
+    let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+    let dayOfEra = shifted - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    return (year, month, day)
+}

@@ -1,0 +1,146 @@
+import Dispatch
+import Glibc
+import HTTPCore
+
+extension HTTPConnection {
+    /// Arms the one timer for `purpose`, `seconds` from now. Moving a deadline later only records it;
+    /// the timer re-arms itself when it fires early.
+    func setDeadline(_ purpose: DeadlinePurpose, after seconds: Double) {
+        let at = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(seconds, 0) * 1_000_000_000)
+        deadline = at
+        deadlinePurpose = purpose
+        if at < timerFiresAt {
+            timerFiresAt = at
+            timer?.schedule(deadline: DispatchTime(uptimeNanoseconds: at), leeway: .milliseconds(5))
+        }
+    }
+
+    func clearDeadline() {
+        deadline = .max
+        deadlinePurpose = .none
+    }
+
+    func timerFired() {
+        timerFiresAt = .max
+        guard state != .closed, deadlinePurpose != .none else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        if now < deadline {
+            timerFiresAt = deadline
+            timer?.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .milliseconds(5))
+            return
+        }
+        let purpose = deadlinePurpose
+        clearDeadline()
+        switch purpose {
+        case .none:
+            break
+        case .idle, .linger:
+            finalClose()
+        case .write:
+            abort()
+        case .header:
+            guard state == .open, inFlight == nil else { return }
+            // The half-received request is abandoned; nothing after it may execute.
+            parserFailed = true
+            let problem = ProblemDetails.make(
+                status: .requestTimeout, type: HTTPProblemType.requestTimeout,
+                detail: "The request was not complete within \(configuration.headerReadTimeout) s.")
+            respondWithoutRequest(problem.makeResponse())
+        }
+    }
+
+    /// Starts or stops watching the socket for room to write.
+    func setWriting(_ on: Bool) {
+        guard let writeSource, state != .closed else { return }
+        switch (on, writeState) {
+        case (true, .inactive):
+            writeState = .armed
+            writeSource.activate()
+        case (true, .suspended):
+            writeState = .armed
+            writeSource.resume()
+        case (false, .armed):
+            writeState = .suspended
+            writeSource.suspend()
+        default:
+            break
+        }
+    }
+
+    /// Shutdown has begun: an idle connection closes now, a busy one after its current response
+    /// (which says `Connection: close`).
+    func beginDrain() {
+        draining = true
+        guard state == .open else { return }
+        if inFlight == nil && pending.count == pendingHead && !bytesSinceRequest {
+            finalClose()
+        }
+    }
+
+    /// Ends the connection after the last response: stop sending, then read and discard until the
+    /// peer closes (or a short linger ends), so that unread request bytes do not turn the close into
+    /// a reset that could destroy the response before the client reads it.
+    func closeGracefully() {
+        guard state == .open else { return }
+        if peerClosed {
+            finalClose()
+            return
+        }
+        state = .lingering
+        Socket.shutdownWrite(fd)
+        setReading(true)
+        setDeadline(.linger, after: min(2, configuration.idleTimeout))
+    }
+
+    /// Closes at once; a response being written is cut short and its body source cancelled.
+    func abort() {
+        if let current = stream {
+            stream = nil
+            current.source.cancel()
+        }
+        finalClose()
+    }
+
+    /// Cancels the sources; the descriptor is closed by the last cancel handler.
+    func finalClose() {
+        guard state != .closed else { return }
+        if let current = stream {
+            stream = nil
+            current.source.cancel()
+        }
+        if let flight = inFlight {
+            inFlight = nil
+            logAccess(flight, aborted: true)
+        }
+        state = .closed
+        timer?.cancel()
+        if let readSource {
+            readSource.cancel()
+            if readSuspended {
+                readSuspended = false
+                readSource.resume()
+            }
+        }
+        if let writeSource {
+            writeSource.cancel()
+            switch writeState {
+            case .inactive: writeSource.activate()
+            case .suspended: writeSource.resume()
+            case .armed: break
+            }
+            writeState = .armed
+        }
+        onClose(self)
+    }
+
+    func sourceCancelled() {
+        openSources -= 1
+        if openSources == 0 {
+            close(fd)
+            // Drop the sources so the handlers' references to this connection go with them.
+            readSource = nil
+            writeSource = nil
+            timer = nil
+        }
+    }
+}

@@ -1,0 +1,247 @@
+import Dispatch
+import HTTPCore
+
+/// The request being answered on a connection (at most one at a time: responses go out in order).
+struct InFlight {
+    enum Phase: Equatable {
+        /// The responder has not sent its answer yet.
+        case awaitingResponse
+        /// Output is being written; `last` when nothing follows it.
+        case writing(last: Bool)
+    }
+
+    let number: Int
+    let method: HTTPMethod
+    let target: String
+    let version: HTTPVersion
+    let isHead: Bool
+    var keepAlive: Bool
+    let startTime: DispatchTime
+    var phase = Phase.awaitingResponse
+    var status = 0
+    var bytesSent = 0
+    var cacheStatus: String?
+}
+
+/// A streaming body being pulled, one piece per flushed write.
+struct BodyStream {
+    let source: any HTTPBodySource
+    /// Bytes still owed when the length was announced.
+    var remaining: Int?
+    let chunked: Bool
+    var sentData = false
+    var awaitingPiece = false
+}
+
+extension HTTPConnection {
+    /// Frames and writes the responder's answer to request `requestNumber`.
+    func handleResponse(_ response: HTTPResponse, requestNumber: Int) {
+        guard state == .open, var flight = inFlight, flight.number == requestNumber,
+            flight.phase == .awaitingResponse
+        else {
+            // The connection closed while the handler worked: nobody will pull the stream.
+            if case .stream(let source, _) = response.body { source.cancel() }
+            return
+        }
+        var keepAlive = flight.keepAlive && !draining && !Self.asksToClose(response.headers)
+        let noContent = response.status.forbidsContent
+        var framing = HTTPResponse.Framing.none
+        var content: [UInt8] = []
+        var source: (any HTTPBodySource)?
+        var length: Int?
+        switch response.body {
+        case .empty:
+            if !noContent { framing = .contentLength(flight.isHead ? Self.declaredLength(response.headers) ?? 0 : 0) }
+        case .bytes(let bytes):
+            if !noContent { framing = .contentLength(bytes.count) }
+            if !flight.isHead && !noContent { content = bytes }
+        case .stream(let stream, let announced):
+            length = announced ?? (flight.isHead ? Self.declaredLength(response.headers) : nil)
+            if noContent {
+                stream.cancel()
+            } else if flight.isHead {
+                // HEAD gets the framing a GET would have (RFC 9110 §9.3.2) and no content.
+                stream.cancel()
+                if let length { framing = .contentLength(length) } else if flight.version == .http1_1 { framing = .chunked }
+            } else {
+                source = stream
+                if let length {
+                    framing = .contentLength(length)
+                } else if flight.version == .http1_1 {
+                    framing = .chunked
+                } else {
+                    // HTTP/1.0 has no chunked coding: the close delimits the content (RFC 9112 §6.3).
+                    framing = .closeDelimited
+                    keepAlive = false
+                }
+            }
+        }
+        let connectionField: StaticString? =
+            keepAlive ? (flight.version == .http1_0 ? "keep-alive" : nil) : "close"
+        flight.keepAlive = keepAlive
+        flight.status = response.status.code
+        if accessLog != nil { flight.cacheStatus = response.headers["X-Cache"] }
+        flight.bytesSent = content.count
+        prepareOutput()
+        response.serializeHead(into: &outHead, framing: framing, connection: connectionField)
+        outBody = content
+        if let source {
+            stream = BodyStream(source: source, remaining: length, chunked: framing == .chunked)
+            flight.phase = .writing(last: false)
+        } else {
+            flight.phase = .writing(last: true)
+        }
+        inFlight = flight
+        writeOutput()
+    }
+
+    /// Writes what is pending in one `writev`-style call per attempt; waits for the write source when
+    /// the socket is full.
+    func writeOutput() {
+        guard state != .closed else { return }
+        while headSent < outHead.count || bodySent < outBody.count {
+            let result: IOResult
+            do {
+                result = try outHead.withUnsafeBytes { head in
+                    try outBody.withUnsafeBytes { body in
+                        try Socket.write(
+                            fd, UnsafeRawBufferPointer(rebasing: head[headSent...]),
+                            UnsafeRawBufferPointer(rebasing: body[bodySent...]))
+                    }
+                }
+            } catch {
+                abort()
+                return
+            }
+            switch result {
+            case .wouldBlock:
+                setWriting(true)
+                // Each wait restarts the stall clock: the limit is on time without progress.
+                setDeadline(.write, after: configuration.writeTimeout)
+                return
+            case .processed(let count):
+                let fromHead = min(count, outHead.count - headSent)
+                headSent += fromHead
+                bodySent += count - fromHead
+            }
+        }
+        setWriting(false)
+        if deadlinePurpose == .write { clearDeadline() }
+        outputFlushed()
+    }
+
+    var outputIsEmpty: Bool { headSent == outHead.count && bodySent == outBody.count }
+
+    /// Empties the output buffers for the next response, keeping their capacity. A `100 Continue` that
+    /// is still going out stays in front.
+    func prepareOutput() {
+        if headSent > 0 {
+            outHead.removeFirst(headSent)
+            headSent = 0
+        }
+        outBody = []
+        bodySent = 0
+    }
+
+    private func outputFlushed() {
+        guard let flight = inFlight else { return }
+        switch flight.phase {
+        case .writing(last: true): finishResponse()
+        case .writing(last: false): pullPiece()
+        case .awaitingResponse: break
+        }
+    }
+
+    /// Asks the body source for the next piece; only called once the previous piece is written.
+    private func pullPiece() {
+        guard var current = stream, !current.awaitingPiece, let number = inFlight?.number else { return }
+        current.awaitingPiece = true
+        stream = current
+        let maxBytes = min(current.remaining ?? Self.streamPieceBytes, Self.streamPieceBytes)
+        // Always hop: a source that answers inline must not recurse through the write path.
+        current.source.next(maxBytes: max(maxBytes, 1)) { [self] piece in
+            queue.async { self.handlePiece(piece, requestNumber: number) }
+        }
+    }
+
+    private func handlePiece(_ piece: HTTPBodyChunk, requestNumber: Int) {
+        guard state == .open, inFlight?.number == requestNumber, var current = stream else { return }
+        current.awaitingPiece = false
+        switch piece {
+        case .bytes(let bytes):
+            if bytes.isEmpty {
+                stream = current
+                pullPiece()
+                return
+            }
+            if let remaining = current.remaining {
+                // More than announced would corrupt the framing of the next response.
+                guard bytes.count <= remaining else { return abort() }
+                current.remaining = remaining - bytes.count
+            }
+            prepareOutput()
+            if current.chunked {
+                HTTPResponse.serializeChunkHeader(size: bytes.count, afterData: current.sentData, into: &outHead)
+            }
+            current.sentData = true
+            outBody = bytes
+            inFlight?.bytesSent += bytes.count
+            if current.remaining == 0 {
+                current.source.cancel()
+                stream = nil
+                inFlight?.phase = .writing(last: true)
+            } else {
+                stream = current
+            }
+            writeOutput()
+        case .end:
+            stream = nil
+            if let remaining = current.remaining, remaining != 0 { return abort() }
+            if current.chunked {
+                prepareOutput()
+                HTTPResponse.serializeChunkHeader(size: 0, afterData: current.sentData, into: &outHead)
+                inFlight?.phase = .writing(last: true)
+                writeOutput()
+            } else {
+                finishResponse()
+            }
+        case .failure:
+            stream = nil
+            abort()
+        }
+    }
+
+    /// The last byte of a response is written: log it, then serve the next request or close.
+    func finishResponse() {
+        guard let flight = inFlight else { return }
+        inFlight = nil
+        logAccess(flight, aborted: false)
+        if flight.keepAlive && state == .open {
+            pump()
+        } else {
+            closeGracefully()
+        }
+    }
+
+    func logAccess(_ flight: InFlight, aborted: Bool) {
+        guard let accessLog, flight.status != 0 else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let start = flight.startTime.uptimeNanoseconds
+        accessLog(
+            HTTPAccessRecord(
+                method: flight.method, target: flight.target, status: flight.status,
+                bytesSent: flight.isHead ? 0 : flight.bytesSent, durationNanoseconds: now >= start ? now - start : 0,
+                cacheStatus: flight.cacheStatus, remoteAddress: remoteAddress, aborted: aborted))
+    }
+
+    /// Whether the handler asked for the connection to close after its response.
+    private static func asksToClose(_ headers: HTTPHeaders) -> Bool {
+        guard headers.contains("Connection") else { return false }
+        return headers.listValues(for: "Connection").contains { $0.equalsIgnoringASCIICase("close") }
+    }
+
+    /// The handler's own `Content-Length`, used for HEAD answers that carry no content.
+    private static func declaredLength(_ headers: HTTPHeaders) -> Int? {
+        headers["Content-Length"].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
+    }
+}

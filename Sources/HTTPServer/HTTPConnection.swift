@@ -1,0 +1,290 @@
+import Dispatch
+import Glibc
+import HTTPCore
+
+/// One accepted TCP connection: reads and parses requests, hands them to the responder one at a time,
+/// and writes the answers in order.
+///
+/// Every mutable member belongs to `queue` (a serial queue that targets one of the server's shared event
+/// loops); the dispatch sources fire on it, and the writer hops onto it. Hence `@unchecked Sendable`.
+final class HTTPConnection: @unchecked Sendable {
+    /// Lets the writer tell whether it already runs on this connection's queue.
+    static let queueKey = DispatchSpecificKey<Int>()
+    /// The largest piece pulled from a streaming body at once.
+    static let streamPieceBytes = 64 * 1024
+
+    let id: Int
+    let fd: Int32
+    let queue: DispatchQueue
+    let remoteAddress: HTTPAddress
+    let localAddress: HTTPAddress
+    let configuration: HTTPServerConfiguration
+    let responder: any HTTPResponder
+    let accessLog: (@Sendable (HTTPAccessRecord) -> Void)?
+    /// Told once when the connection has closed; the server forgets it then.
+    let onClose: @Sendable (HTTPConnection) -> Void
+
+    var parser: HTTPRequestParser
+    let readBuffer: UnsafeMutableRawBufferPointer
+    var readSource: (any DispatchSourceRead)?
+    var writeSource: (any DispatchSourceWrite)?
+    var timer: (any DispatchSourceTimer)?
+    var readSuspended = false
+    var writeState = SourceState.inactive
+    /// Sources whose cancel handler has yet to run; the descriptor closes when it reaches 0.
+    var openSources = 0
+
+    /// Requests (or the parse failure that ends the connection) waiting for the one in flight.
+    var pending: [PendingRequest] = []
+    var pendingHead = 0
+    var inFlight: InFlight?
+    var stream: BodyStream?
+    var requestCounter = 0
+    /// Bytes arrived since the last complete request: a request has begun (the header timer runs).
+    var bytesSinceRequest = false
+    /// The parser failed; nothing after the failure is read or executed.
+    var parserFailed = false
+    var peerClosed = false
+    var draining = false
+    var continueOwed = false
+    var state = State.open
+
+    // The output: a head (status line and fields, or a chunk-size line) and content, written together.
+    var outHead: [UInt8] = []
+    var outBody: [UInt8] = []
+    var headSent = 0
+    var bodySent = 0
+
+    // The one timer, re-armed lazily: moving a deadline later costs nothing until it fires.
+    var deadline: UInt64 = .max
+    var deadlinePurpose = DeadlinePurpose.none
+    var timerFiresAt: UInt64 = .max
+
+    // Re-entrancy guard for `pump()` (an inline answer finishes inside the dispatch that asked for it).
+    var pumping = false
+    var pumpAgain = false
+
+    enum State { case open, lingering, closed }
+    enum SourceState { case inactive, armed, suspended }
+    enum DeadlinePurpose { case none, idle, header, write, linger }
+
+    enum PendingRequest {
+        case request(HTTPRequest)
+        case failure(HTTPParseError)
+    }
+
+    init(
+        id: Int,
+        fd: Int32,
+        queue: DispatchQueue,
+        remoteAddress: HTTPAddress,
+        localAddress: HTTPAddress,
+        configuration: HTTPServerConfiguration,
+        responder: any HTTPResponder,
+        accessLog: (@Sendable (HTTPAccessRecord) -> Void)?,
+        onClose: @escaping @Sendable (HTTPConnection) -> Void
+    ) {
+        self.id = id
+        self.fd = fd
+        self.queue = queue
+        self.remoteAddress = remoteAddress
+        self.localAddress = localAddress
+        self.configuration = configuration
+        self.responder = responder
+        self.accessLog = accessLog
+        self.onClose = onClose
+        self.parser = HTTPRequestParser(limits: configuration.parserLimits)
+        self.readBuffer = .allocate(byteCount: 16 * 1024, alignment: 8)
+        queue.setSpecific(key: HTTPConnection.queueKey, value: id)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    /// Sets up the sources and starts reading. Call on `queue`.
+    /// - Parameter rejection: when given, the connection answers it at once and closes (over capacity).
+    func start(rejecting rejection: HTTPResponse? = nil) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        read.setEventHandler { [self] in handleReadable() }
+        read.setCancelHandler { [self] in sourceCancelled() }
+        let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        write.setEventHandler { [self] in writeOutput() }
+        write.setCancelHandler { [self] in sourceCancelled() }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [self] in timerFired() }
+        openSources = 2
+        readSource = read
+        writeSource = write
+        self.timer = timer
+        timer.activate()
+        read.activate()
+        if let rejection {
+            respondWithoutRequest(rejection)
+        } else {
+            setDeadline(.idle, after: configuration.idleTimeout)
+        }
+    }
+
+    /// Reads what the socket has, feeds the parser and serves what it completed.
+    func handleReadable() {
+        if state == .closed { return }
+        let result: IOResult
+        do {
+            result = try Socket.read(fd, into: readBuffer)
+        } catch {
+            abort()
+            return
+        }
+        switch result {
+        case .wouldBlock:
+            return
+        case .processed(0):
+            peerClosed = true
+            setReading(false)
+            if state == .lingering {
+                finalClose()
+                return
+            }
+            pump()
+        case .processed(let count):
+            // After a parse failure or during the lingering close, bytes are drained, never executed.
+            if state == .lingering || parserFailed { return }
+            parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+            bytesSinceRequest = true
+            pump()
+        }
+    }
+
+    /// Moves the connection forward until it has to wait: takes complete requests from the parser and
+    /// serves the next one when none is in flight.
+    func pump() {
+        if pumping {
+            pumpAgain = true
+            return
+        }
+        pumping = true
+        repeat {
+            pumpAgain = false
+            step()
+        } while pumpAgain && state == .open
+        pumping = false
+        if state == .open && inFlight == nil && pendingCount == 0 {
+            becameIdle()
+        }
+    }
+
+    private var pendingCount: Int { pending.count - pendingHead }
+
+    private func step() {
+        parseAhead()
+        guard inFlight == nil, state == .open else { return }
+        if pendingCount > 0 {
+            let next = pending[pendingHead]
+            pendingHead += 1
+            if pendingHead == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                pendingHead = 0
+            }
+            switch next {
+            case .request(let request):
+                dispatch(request)
+            case .failure(let error):
+                let problem = ProblemDetails.make(
+                    status: error.status, type: HTTPProblemType.parseFailure(status: error.status), detail: error.reason)
+                respondWithoutRequest(problem.makeResponse())
+            }
+            if !parserFailed && !peerClosed && readSuspended { setReading(true) }
+        } else if continueOwed && outputIsEmpty {
+            continueOwed = false
+            HTTPResponse.serializeContinue(into: &outHead)
+            writeOutput()
+        }
+    }
+
+    /// Takes complete requests from the parser while there is room in the pipeline.
+    private func parseAhead() {
+        while !parserFailed && pendingCount < configuration.maxPipelinedRequests {
+            switch parser.next() {
+            case .request(let request):
+                pending.append(.request(request))
+                bytesSinceRequest = false
+                continueOwed = false
+            case .needMoreData:
+                return
+            case .expectsContinue:
+                // Only the next request to be served may be told to go on; one behind the one in flight
+                // gets its 100 once the connection is free.
+                continueOwed = true
+            case .failure(let error):
+                pending.append(.failure(error))
+                parserFailed = true
+                setReading(false)
+                return
+            }
+        }
+        if pendingCount >= configuration.maxPipelinedRequests { setReading(false) }
+    }
+
+    /// Nothing is in flight or waiting: the connection waits for a request, closes, or times out.
+    private func becameIdle() {
+        if peerClosed || draining {
+            // A half-sent request can never complete once the peer stopped sending.
+            finalClose()
+            return
+        }
+        if bytesSinceRequest {
+            if deadlinePurpose != .header { setDeadline(.header, after: configuration.headerReadTimeout) }
+        } else if deadlinePurpose != .idle {
+            setDeadline(.idle, after: configuration.idleTimeout)
+        }
+    }
+
+    /// Hands a complete request to the responder.
+    private func dispatch(_ request: HTTPRequest) {
+        requestCounter += 1
+        let keepAlive =
+            request.headers.contains("Connection") ? request.wantsKeepAlive : request.version == .http1_1
+        let now = DispatchTime.now()
+        inFlight = InFlight(
+            number: requestCounter, method: request.method, target: request.target, version: request.version,
+            isHead: request.method == .head, keepAlive: keepAlive, startTime: now)
+        clearDeadline()
+        let context = HTTPRequestContext(
+            remoteAddress: remoteAddress, localAddress: localAddress, connectionID: id, startTime: now)
+        let writer = HTTPResponseWriter(connection: self, requestNumber: requestCounter)
+        responder.respond(to: request, context: context, writer: writer)
+    }
+
+    /// Answers without a request (parse failure, header timeout, over capacity), then closes.
+    func respondWithoutRequest(_ response: HTTPResponse) {
+        requestCounter += 1
+        inFlight = InFlight(
+            number: requestCounter, method: HTTPMethod(rawValue: "-"), target: "-", version: .http1_1,
+            isHead: false, keepAlive: false, startTime: .now())
+        clearDeadline()
+        handleResponse(response, requestNumber: requestCounter)
+    }
+
+    /// Called by the writer from any thread.
+    func deliver(_ response: HTTPResponse, requestNumber: Int) {
+        if DispatchQueue.getSpecific(key: HTTPConnection.queueKey) == id {
+            handleResponse(response, requestNumber: requestNumber)
+        } else {
+            queue.async { [self] in handleResponse(response, requestNumber: requestNumber) }
+        }
+    }
+
+    /// Starts or stops watching the socket for readable bytes.
+    func setReading(_ on: Bool) {
+        guard let readSource, state != .closed else { return }
+        if on && readSuspended {
+            readSuspended = false
+            readSource.resume()
+        } else if !on && !readSuspended {
+            readSuspended = true
+            readSource.suspend()
+        }
+    }
+}

@@ -1,0 +1,77 @@
+public import HTTPCore
+
+/// Routes requests by method and path pattern; itself a responder.
+///
+/// Patterns are literal segments and `:name` parameters (`/cache/:key/meta`). A path that matches no
+/// pattern gets 404; a path that matches with another method gets 405 with `Allow`. HEAD is served by
+/// the GET route when no HEAD route is given. Both errors are problem+json.
+public struct Router: HTTPResponder {
+    private struct Route: Sendable {
+        let pattern: RoutePattern
+        var handlers: [HTTPMethod: any HTTPResponder]
+    }
+
+    private var routes: [Route] = []
+
+    /// Creates a router without routes.
+    public init() {}
+
+    /// Adds a route; a second responder for the same method and pattern replaces the first.
+    /// - Parameters:
+    ///   - method: the method it answers.
+    ///   - pattern: the path pattern, starting with `/`.
+    ///   - responder: what answers the matching requests.
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ responder: any HTTPResponder) {
+        let parsed = RoutePattern(pattern)
+        if let index = routes.firstIndex(where: { $0.pattern == parsed }) {
+            routes[index].handlers[method] = responder
+        } else {
+            routes.append(Route(pattern: parsed, handlers: [method: responder]))
+        }
+    }
+
+    /// Adds a route answered by a closure.
+    /// - Parameters:
+    ///   - method: the method it answers.
+    ///   - pattern: the path pattern, starting with `/`.
+    ///   - handler: answers the matching requests through the writer.
+    public mutating func add(
+        _ method: HTTPMethod, _ pattern: String,
+        handler: @escaping @Sendable (HTTPRequest, HTTPRequestContext, HTTPResponseWriter) -> Void
+    ) {
+        add(method, pattern, HTTPClosureResponder(handler))
+    }
+
+    /// Finds the route and calls its responder with the captured parameters in the context.
+    public func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
+        var allowed: [HTTPMethod]?
+        for route in routes {
+            guard let parameters = route.pattern.match(request.path) else { continue }
+            let handler = route.handlers[request.method] ?? (request.method == .head ? route.handlers[.get] : nil)
+            if let handler {
+                var routed = context
+                routed.parameters = parameters
+                handler.respond(to: request, context: routed, writer: writer)
+                return
+            }
+            allowed = (allowed ?? []) + Array(route.handlers.keys)
+        }
+        if let allowed {
+            writer.send(Self.methodNotAllowed(request.method, allowed: allowed))
+        } else {
+            let problem = ProblemDetails.make(
+                status: .notFound, type: HTTPProblemType.notFound, detail: "No resource at \(request.path).")
+            writer.send(problem.makeResponse())
+        }
+    }
+
+    private static func methodNotAllowed(_ method: HTTPMethod, allowed: [HTTPMethod]) -> HTTPResponse {
+        var names = Set(allowed.map(\.rawValue))
+        if names.contains("GET") { names.insert("HEAD") }
+        let allow = names.sorted().joined(separator: ", ")
+        let problem = ProblemDetails.make(
+            status: .methodNotAllowed, type: HTTPProblemType.methodNotAllowed,
+            detail: "\(method.rawValue) is not allowed here; use \(allow).")
+        return problem.makeResponse(headers: HTTPHeaders([("Allow", allow)]))
+    }
+}

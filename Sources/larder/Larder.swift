@@ -1,0 +1,34 @@
+import ArgumentParser
+
+/// The `larder` command: a caching fetch service.
+@main
+struct Larder: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "larder",
+        abstract: "A caching fetch service: GET /fetch?url=... answers from its cache or the origin.",
+        discussion: """
+            Every setting of `larder serve` is a flag with a LARDER_* environment twin; the flag wins \
+            over the environment, the environment over the default. See `larder serve --help`.
+            """,
+        subcommands: [ServeCommand.self, SettingsCommand.self],
+        defaultSubcommand: nil
+    )
+}
+
+/// `larder settings --markdown`: prints the settings table for the README.
+struct SettingsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "settings", abstract: "Print every setting with its environment variable and default.")
+
+    @Flag(help: "Print a Markdown table.") var markdown = false
+
+    func run() {
+        if markdown {
+            print(Setting.markdownTable)
+        } else {
+            for setting in Setting.all {
+                print("--\(setting.flag)  \(setting.environment)  [\(setting.defaultValue)]  \(setting.summary)")
+            }
+        }
+    }
+}

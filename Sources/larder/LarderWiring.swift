@@ -1,0 +1,31 @@
+import HTTPCore
+import HTTPServer
+import Logging
+
+/// Builds what `larder serve` runs. The integration point for the store, the origin client and the
+/// API handlers as they arrive: add them here, keep `ServeCommand` about flags and process life.
+enum LarderWiring {
+    /// The responder for every request: the router with all routes.
+    /// - Parameters:
+    ///   - settings: the resolved settings.
+    ///   - logger: the process logger.
+    /// - Returns: the root responder.
+    /// - Throws: when a dependency (later: the database) cannot be opened.
+    static func makeResponder(settings: Settings, logger: Logger) throws -> any HTTPResponder {
+        var router = Router()
+        router.add(.get, "/healthz", HealthResponder())
+        return router
+    }
+}
+
+/// `GET /healthz`: 200 `{"status":"ok"}` while the process serves.
+struct HealthResponder: HTTPResponder {
+    // Built once: the answer never changes, so no request pays for building it.
+    private static let response = HTTPResponse(
+        status: .ok, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")]),
+        body: .bytes(Array(#"{"status":"ok"}"#.utf8)))
+
+    func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
+        writer.send(Self.response)
+    }
+}

@@ -1,0 +1,33 @@
+import Dispatch
+import Glibc
+import HTTPServer
+import Logging
+
+/// SIGTERM and SIGINT drain the server and exit 0; SIGPIPE is ignored (writes report EPIPE instead).
+enum SignalDrain {
+    /// Installs the signal sources on the main queue. They live for the rest of the process.
+    /// - Parameters:
+    ///   - server: the server to drain.
+    ///   - grace: seconds requests in flight get.
+    ///   - logger: where the drain is announced.
+    static func install(server: HTTPServer, grace: Double, logger: Logger) {
+        signal(SIGPIPE, SIG_IGN)
+        for number in [SIGTERM, SIGINT] {
+            // The default action would kill the process before the source could see the signal.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+            source.setEventHandler {
+                logger.info("signal \(number): draining for up to \(grace) s")
+                server.shutdown(grace: grace) {
+                    logger.info("drained, exiting")
+                    exit(0)
+                }
+            }
+            source.activate()
+            sources.append(source)
+        }
+    }
+
+    // Only touched on the main thread, before dispatchMain.
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+}

@@ -1,0 +1,69 @@
+@testable import HTTPCore
+import Testing
+
+@Suite struct HTTPResponseSerializationTests {
+    private func head(_ response: HTTPResponse, framing: HTTPResponse.Framing, connection: StaticString? = nil) -> String {
+        var out: [UInt8] = []
+        response.serializeHead(into: &out, framing: framing, connection: connection)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    @Test(arguments: [
+        (784_111_777, "Sun, 06 Nov 1994 08:49:37 GMT"),
+        (0, "Thu, 01 Jan 1970 00:00:00 GMT"),
+        (951_782_400, "Tue, 29 Feb 2000 00:00:00 GMT"),
+        (4_102_444_799, "Thu, 31 Dec 2099 23:59:59 GMT"),
+        (1_700_000_000, "Tue, 14 Nov 2023 22:13:20 GMT"),
+    ])
+    func imfFixdateMatchesRFC9110(seconds: Int, expected: String) {
+        var out: [UInt8] = []
+        appendIMFFixdate(epochSeconds: seconds, to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == expected)
+    }
+
+    @Test func headHasStatusLineFieldsDateAndLength() {
+        let response = HTTPResponse(status: .notFound, headers: HTTPHeaders([("Content-Type", "text/plain")]))
+        let text = head(response, framing: .contentLength(1234))
+        #expect(text.hasPrefix("HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nDate: "))
+        #expect(text.hasSuffix(" GMT\r\nContent-Length: 1234\r\n\r\n"))
+    }
+
+    @Test func handlerFramingFieldsAreReplacedByTheServers() {
+        let response = HTTPResponse(
+            status: .ok,
+            headers: HTTPHeaders([
+                ("content-length", "5"), ("Transfer-Encoding", "gzip"), ("Connection", "upgrade"), ("X-A", "1"),
+            ]))
+        let text = head(response, framing: .chunked, connection: "close")
+        #expect(!text.contains("content-length"))
+        #expect(!text.contains("gzip"))
+        #expect(!text.contains("upgrade"))
+        #expect(text.contains("X-A: 1\r\n"))
+        #expect(text.hasSuffix("Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"))
+    }
+
+    @Test func handlerDateIsKept() {
+        let response = HTTPResponse(status: .ok, headers: HTTPHeaders([("Date", "Sun, 06 Nov 1994 08:49:37 GMT")]))
+        let text = head(response, framing: .none)
+        #expect(text == "HTTP/1.1 200 OK\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n\r\n")
+    }
+
+    @Test(arguments: [
+        (255, false, "ff\r\n"),
+        (4096, true, "\r\n1000\r\n"),
+        (0, true, "\r\n0\r\n\r\n"),
+        (0, false, "0\r\n\r\n"),
+        (1, false, "1\r\n"),
+    ])
+    func chunkHeaders(size: Int, afterData: Bool, expected: String) {
+        var out: [UInt8] = []
+        HTTPResponse.serializeChunkHeader(size: size, afterData: afterData, into: &out)
+        #expect(String(decoding: out, as: UTF8.self) == expected)
+    }
+
+    @Test func continueIsAnInterimResponse() {
+        var out: [UInt8] = []
+        HTTPResponse.serializeContinue(into: &out)
+        #expect(String(decoding: out, as: UTF8.self) == "HTTP/1.1 100 Continue\r\n\r\n")
+    }
+}

@@ -1,0 +1,143 @@
+import Dispatch
+import HTTPCore
+import HTTPServer
+import Synchronization
+import TestSupport
+import Testing
+
+/// A body source that counts how often it is pulled and whether it was cancelled.
+final class CountingSource: HTTPBodySource {
+    let pulls = Counter()
+    let cancelled = Atomic<Bool>(false)
+    /// Pieces to give before `.end`; `nil` never ends.
+    let pieces: Int?
+    let pieceSize: Int
+
+    init(pieces: Int?, pieceSize: Int) {
+        self.pieces = pieces
+        self.pieceSize = pieceSize
+    }
+
+    func next(maxBytes: Int, deliver: @escaping @Sendable (HTTPBodyChunk) -> Void) {
+        pulls.increment()
+        if let pieces, pulls.count > pieces {
+            deliver(.end)
+            return
+        }
+        let byte = UInt8(ascii: "a") + UInt8(pulls.count % 26)
+        deliver(.bytes([UInt8](repeating: byte, count: min(maxBytes, pieceSize))))
+    }
+
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
+    var wasCancelled: Bool { cancelled.load(ordering: .relaxed) }
+}
+
+/// A source that fails after its first piece.
+final class FailingSource: HTTPBodySource {
+    let pulls = Counter()
+    func next(maxBytes: Int, deliver: @escaping @Sendable (HTTPBodyChunk) -> Void) {
+        pulls.increment()
+        if pulls.count == 1 { deliver(.bytes(Array("partial".utf8))) } else { deliver(.failure(SocketError(operation: "test", errno: 5))) }
+    }
+    func cancel() {}
+}
+
+struct StreamResponder: HTTPResponder {
+    let source: any HTTPBodySource
+    let length: Int?
+    func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
+        writer.send(HTTPResponse(status: .ok, body: .stream(source, length: length)))
+    }
+}
+
+@Suite(.serialized) struct HTTPConnectionStreamingTests {
+    @Test func unknownLengthStreamIsChunkedAndComplete() async throws {
+        let source = CountingSource(pieces: 3, pieceSize: 1000)
+        try await withServer(responder: StreamResponder(source: source, length: nil)) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send(get("/stream"))
+            let response = try client.readResponse()
+            #expect(response.header("Transfer-Encoding") == "chunked")
+            #expect(response.body.count == 3000)
+            // The connection stays usable after the last chunk.
+            try client.send(get("/again"))
+            _ = try client.readResponse()
+        }
+    }
+
+    @Test func knownLengthStreamGetsContentLength() async throws {
+        let source = CountingSource(pieces: 2, pieceSize: 500)
+        try await withServer(responder: StreamResponder(source: source, length: 1000)) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send(get("/stream"))
+            let response = try client.readResponse()
+            #expect(response.header("Content-Length") == "1000")
+            #expect(response.header("Transfer-Encoding") == nil)
+            #expect(response.body.count == 1000)
+        }
+    }
+
+    @Test func http10StreamIsDelimitedByClose() async throws {
+        let source = CountingSource(pieces: 2, pieceSize: 100)
+        try await withServer(responder: StreamResponder(source: source, length: nil)) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send("GET /stream HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.header("Transfer-Encoding") == nil)
+            #expect(response.header("Connection") == "close")
+            #expect(response.body.count == 200)
+        }
+    }
+
+    @Test func slowReaderBoundsHowMuchIsPulled() async throws {
+        let source = CountingSource(pieces: nil, pieceSize: 64 * 1024)
+        try await withServer(responder: StreamResponder(source: source, length: nil)) { server in
+            let client = try RawSocketClient(port: server.port, receiveBufferSize: 4096)
+            try client.send(get("/endless"))
+            _ = try client.readSome(upTo: 100)
+            // Wait for the socket buffers to fill, then check the source is no longer being pulled.
+            try await Task.sleep(for: .milliseconds(400))
+            let settled = source.pulls.count
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(source.pulls.count == settled)
+            #expect(settled < 200, "an endless source was pulled \(settled) times while nobody read")
+            // Reading lets the server pull again.
+            for _ in 0..<200 { _ = try client.readSome(upTo: 64 * 1024) }
+            #expect(await eventually { source.pulls.count > settled })
+        }
+    }
+
+    @Test func clientDisconnectCancelsTheSource() async throws {
+        let source = CountingSource(pieces: nil, pieceSize: 64 * 1024)
+        try await withServer(responder: StreamResponder(source: source, length: nil)) { server in
+            let client = try RawSocketClient(port: server.port, receiveBufferSize: 4096)
+            try client.send(get("/endless"))
+            _ = try client.readSome(upTo: 100)
+            client.close(reset: true)
+            #expect(await eventually { source.wasCancelled })
+            #expect(await eventually { server.connectionCount == 0 })
+        }
+    }
+
+    @Test func failingSourceAbortsTheConnection() async throws {
+        let source = FailingSource()
+        try await withServer(responder: StreamResponder(source: source, length: nil)) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send(get("/fails"))
+            // The head and the first chunk arrive, then the connection ends without the last chunk.
+            #expect(throws: RawSocketError.self) { try client.readResponse() }
+        }
+    }
+
+    @Test func headOfAStreamCancelsItAndSendsTheLength() async throws {
+        let source = CountingSource(pieces: 2, pieceSize: 500)
+        try await withServer(responder: StreamResponder(source: source, length: 1000)) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send("HEAD /stream HTTP/1.1\r\nHost: test\r\n\r\n")
+            let response = try client.readResponse(isHeadResponse: true)
+            #expect(response.header("Content-Length") == "1000")
+            #expect(source.wasCancelled)
+            #expect(source.pulls.count == 0)
+        }
+    }
+}

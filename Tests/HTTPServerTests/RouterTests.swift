@@ -1,0 +1,75 @@
+import HTTPCore
+import HTTPServer
+import TestSupport
+import Testing
+
+@Suite struct RouterTests {
+    static func makeRouter() -> Router {
+        var router = Router()
+        router.add(.get, "/healthz") { _, _, writer in
+            writer.send(HTTPResponse(status: .ok, body: .bytes(Array("ok".utf8))))
+        }
+        router.add(.get, "/cache/:key") { _, context, writer in
+            writer.send(HTTPResponse(status: .ok, body: .bytes(Array("entry \(context.parameters["key"] ?? "-")".utf8))))
+        }
+        router.add(.delete, "/cache/:key") { _, _, writer in writer.send(HTTPResponse(status: .noContent)) }
+        router.add(.get, "/cache/:key/meta") { _, context, writer in
+            writer.send(HTTPResponse(status: .ok, body: .bytes(Array("meta \(context.parameters["key"] ?? "-")".utf8))))
+        }
+        router.add(.put, "/filters/:name") { _, context, writer in
+            writer.send(HTTPResponse(status: .ok, body: .bytes(Array("put \(context.parameters["name"] ?? "-")".utf8))))
+        }
+        return router
+    }
+
+    @Test(arguments: [
+        ("GET /cache/abc HTTP/1.1", 200, "entry abc"),
+        ("GET /cache/abc/meta HTTP/1.1", 200, "meta abc"),
+        ("PUT /filters/web%20kit HTTP/1.1", 200, "put web kit"),
+        ("DELETE /cache/abc HTTP/1.1", 204, ""),
+        ("GET /healthz?verbose=1 HTTP/1.1", 200, "ok"),
+    ])
+    func routesCaptureParameters(requestLine: String, status: Int, body: String) async throws {
+        try await withServer(responder: Self.makeRouter()) { server in
+            let client = try RawSocketClient(port: server.port)
+            let length = requestLine.hasPrefix("PUT") ? "Content-Length: 0\r\n" : ""
+            try client.send("\(requestLine)\r\nHost: test\r\n\(length)\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == status)
+            #expect(response.text == body)
+        }
+    }
+
+    @Test(arguments: ["/nope", "/cache", "/cache/", "/cache/abc/meta/more", "/healthz/"])
+    func unknownPathsGet404ProblemJSON(path: String) async throws {
+        try await withServer(responder: Self.makeRouter()) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send(get(path))
+            let response = try client.readResponse()
+            #expect(response.status == 404)
+            #expect(response.header("Content-Type") == "application/problem+json")
+            #expect(response.text.contains("\"type\":\"https://larder.dev/problems/not-found\""))
+        }
+    }
+
+    @Test func knownPathWithAnotherMethodGets405WithAllow() async throws {
+        try await withServer(responder: Self.makeRouter()) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send("POST /cache/abc HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 405)
+            #expect(response.header("Allow") == "DELETE, GET, HEAD")
+            #expect(response.text.contains("method-not-allowed"))
+        }
+    }
+
+    @Test func headIsServedByTheGetRoute() async throws {
+        try await withServer(responder: Self.makeRouter()) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send("HEAD /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+            let response = try client.readResponse(isHeadResponse: true)
+            #expect(response.status == 200)
+            #expect(response.header("Content-Length") == "2")
+        }
+    }
+}
