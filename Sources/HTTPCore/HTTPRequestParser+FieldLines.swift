@@ -14,7 +14,7 @@ extension HTTPRequestParser {
     mutating func readFieldLine(_ buffer: UnsafeBufferPointer<UInt8>) -> Step {
         let event = scanFieldLine(
             buffer, used: message.headerBytes, limit: limits.maxHeaderBytes, tooLarge: .requestHeaderFieldsTooLarge,
-            section: "header section", isFull: message.headers.count >= limits.maxHeaderCount)
+            section: "header section", isFull: fields.count >= limits.maxHeaderCount)
         switch event {
         case .needMoreData: return .needMoreData
         case .failure(let error): return .failure(error)
@@ -22,9 +22,11 @@ extension HTTPRequestParser {
         case .field(let name, let value, let size, let next):
             message.headerBytes += size
             recordFramingField(buffer, name: name, value: value)
-            message.headers.add(
-                name: String(decoding: UnsafeBufferPointer(rebasing: buffer[name]), as: UTF8.self),
-                value: String(decoding: UnsafeBufferPointer(rebasing: buffer[value]), as: UTF8.self))
+            fields.append(
+                (
+                    String(decoding: UnsafeBufferPointer(rebasing: buffer[name]), as: UTF8.self),
+                    String(decoding: UnsafeBufferPointer(rebasing: buffer[value]), as: UTF8.self)
+                ))
             consume(through: next)
             return .proceed
         }
@@ -112,7 +114,7 @@ extension HTTPRequestParser {
         guard index > line.lowerBound else { return invalid("empty field name") }
         let name = line.lowerBound..<index
         let value = buffer.trimmingWhitespace((index + 1)..<line.upperBound)
-        for position in value where !HTTPByteClass.isFieldValue(buffer[position]) {
+        if let position = SWAR.firstInvalidFieldValueByte(in: buffer, value) {
             return invalid(buffer[position] == ASCII.cr ? "bare CR in a field value" : "control character in a field value")
         }
         return .success((name, value))

@@ -138,10 +138,6 @@ extension HTTPRequestParser {
         if let length = message.contentLength, length > limits.maxBodyBytes {
             return fail(.contentTooLarge, "body larger than \(limits.maxBodyBytes) bytes")
         }
-        if let absolute = message.absoluteTarget {
-            // RFC 9112 §3.2.2: the target's authority replaces Host.
-            message.headers.replaceOrAdd(name: "Host", value: absolute.authority)
-        }
         // RFC 9110 §10.1.1: a 100-continue expectation in an HTTP/1.0 request is ignored.
         let wantsContinue = message.expectsContinue && version == .http1_1
         if transferEncoding.present {
@@ -167,14 +163,22 @@ extension HTTPRequestParser {
 
     /// Hands out the finished request and gets ready for the next one.
     mutating func completeRequest() -> Step {
-        var request = HTTPRequest(
-            method: message.method, target: message.target, version: message.version, headers: message.headers,
-            body: message.body)
-        if let absolute = message.absoluteTarget {
-            request.path = absolute.path
-            request.query = absolute.query
+        // Swapping moves the finished message's strings and arrays out without retaining them again.
+        var finished = MessageInProgress()
+        swap(&finished, &message)
+        var headers = HTTPHeaders(fields)
+        fields.removeAll(keepingCapacity: true)
+        if let authority = finished.absoluteAuthority {
+            // RFC 9112 §3.2.2: the target's authority replaces Host.
+            headers.replaceOrAdd(name: "Host", value: authority)
         }
-        message = MessageInProgress()
+        // HTTPRequest's initializer splits the target into path and query with Character-based String
+        // operations; the parser already split it on bytes, so it passes an empty target and sets all three.
+        var request = HTTPRequest(
+            method: finished.method, target: "", version: finished.version, headers: headers, body: finished.body)
+        request.target = finished.target
+        request.path = finished.path
+        request.query = finished.query
         state = .requestLine
         return .request(request)
     }

@@ -1,12 +1,5 @@
 /// What the parser has learned so far about the request it is reading; reset after each request.
 struct MessageInProgress: Sendable {
-    /// The target's parts when it was in absolute-form (RFC 9112 §3.2.2).
-    struct AbsoluteTarget: Sendable {
-        var authority: String
-        var path: String
-        var query: String?
-    }
-
     /// What the Transfer-Encoding field lines said, across all of them (RFC 9112 §6.1).
     struct TransferEncodingFacts: Sendable {
         var present = false
@@ -20,8 +13,10 @@ struct MessageInProgress: Sendable {
     var method = HTTPMethod.get
     var target = ""
     var version = HTTPVersion.http1_1
-    var absoluteTarget: AbsoluteTarget?
-    var headers = HTTPHeaders()
+    var path = ""
+    var query: String?
+    /// The target's authority when it was in absolute-form; it replaces Host (RFC 9112 §3.2.2).
+    var absoluteAuthority: String?
     var headerBytes = 0
     var hostCount = 0
     var hostInvalid = false

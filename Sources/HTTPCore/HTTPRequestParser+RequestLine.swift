@@ -115,13 +115,21 @@ extension HTTPRequestParser {
     ) -> Step? {
         let first = buffer[range.lowerBound]
         if first == ASCII.slash {
-            guard URIGrammar.isPathAndQuery(buffer, range) else {
+            guard let pathEnd = URIGrammar.pathEnd(buffer, range) else {
                 return fail(.badRequest, "invalid character or escape in request target")
+            }
+            if pathEnd == range.upperBound {
+                message.path = message.target
+            } else {
+                message.path = String(decoding: UnsafeBufferPointer(rebasing: buffer[range.lowerBound..<pathEnd]), as: UTF8.self)
+                message.query = String(
+                    decoding: UnsafeBufferPointer(rebasing: buffer[(pathEnd + 1)..<range.upperBound]), as: UTF8.self)
             }
             return nil
         }
         if first == ASCII.asterisk && range.count == 1 {
             guard method == .options else { return fail(.badRequest, "asterisk-form target is only for OPTIONS") }
+            message.path = message.target
             return nil
         }
         return parseAbsoluteTarget(buffer, range)
@@ -151,27 +159,30 @@ extension HTTPRequestParser {
         guard URIGrammar.isHostAndPort(buffer, authority) else {
             return fail(.badRequest, "invalid authority in request target")
         }
+        // path-abempty [ "?" query ]; an empty path is "/" (RFC 9112 §3.2.1).
         let rest = authorityEnd..<range.upperBound
         var queryStart = rest.upperBound
         if !rest.isEmpty {
-            let valid =
-                buffer[rest.lowerBound] == ASCII.slash
-                ? URIGrammar.isPathAndQuery(buffer, rest)
-                : URIGrammar.isQuery(buffer, (rest.lowerBound + 1)..<rest.upperBound)
-            guard valid else { return fail(.badRequest, "invalid character or escape in request target") }
-            queryStart = rest.lowerBound
-            while queryStart < rest.upperBound, buffer[queryStart] != ASCII.question { queryStart += 1 }
+            if buffer[rest.lowerBound] == ASCII.slash {
+                guard let pathEnd = URIGrammar.pathEnd(buffer, rest) else {
+                    return fail(.badRequest, "invalid character or escape in request target")
+                }
+                queryStart = pathEnd
+            } else {
+                guard URIGrammar.isQuery(buffer, (rest.lowerBound + 1)..<rest.upperBound) else {
+                    return fail(.badRequest, "invalid character or escape in request target")
+                }
+                queryStart = rest.lowerBound
+            }
         }
-        let path =
+        message.path =
             queryStart == rest.lowerBound
             ? "/" : String(decoding: UnsafeBufferPointer(rebasing: buffer[rest.lowerBound..<queryStart]), as: UTF8.self)
-        let query =
-            queryStart < rest.upperBound
-            ? String(decoding: UnsafeBufferPointer(rebasing: buffer[(queryStart + 1)..<rest.upperBound]), as: UTF8.self)
-            : nil
-        message.absoluteTarget = MessageInProgress.AbsoluteTarget(
-            authority: String(decoding: UnsafeBufferPointer(rebasing: buffer[authority]), as: UTF8.self),
-            path: path, query: query)
+        if queryStart < rest.upperBound {
+            message.query = String(
+                decoding: UnsafeBufferPointer(rebasing: buffer[(queryStart + 1)..<rest.upperBound]), as: UTF8.self)
+        }
+        message.absoluteAuthority = String(decoding: UnsafeBufferPointer(rebasing: buffer[authority]), as: UTF8.self)
         return nil
     }
 }

@@ -1,21 +1,22 @@
 /// The parts of the URI grammar (RFC 3986) a request target and a `Host` value are checked against.
 enum URIGrammar {
-    /// `absolute-path [ "?" query ]` (RFC 9112 §3.2.1), with well-formed `%XX` escapes.
-    static func isPathAndQuery(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        guard !range.isEmpty, buffer[range.lowerBound] == ASCII.slash else { return false }
+    /// Checks `absolute-path [ "?" query ]` (RFC 9112 §3.2.1), with well-formed `%XX` escapes.
+    /// - Returns: The index of the `?` (or the end when there is no query); `nil` when invalid.
+    static func pathEnd(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
+        guard !range.isEmpty, buffer[range.lowerBound] == ASCII.slash else { return nil }
         var index = range.lowerBound
         while index < range.upperBound {
             let byte = buffer[index]
-            if byte == ASCII.question { return isQuery(buffer, (index + 1)..<range.upperBound) }
+            if byte == ASCII.question { return isQuery(buffer, (index + 1)..<range.upperBound) ? index : nil }
             if byte == ASCII.percent {
-                guard isEscape(buffer, at: index, end: range.upperBound) else { return false }
+                guard isEscape(buffer, at: index, end: range.upperBound) else { return nil }
                 index += 3
                 continue
             }
-            guard HTTPByteClass.contains(byte, HTTPByteClass.path) else { return false }
+            guard HTTPByteClass.contains(byte, HTTPByteClass.path) else { return nil }
             index += 1
         }
-        return true
+        return index
     }
 
     /// `query = *( pchar / "/" / "?" )` (RFC 3986 §3.4).

@@ -113,6 +113,9 @@ public struct HTTPRequestParser: Sendable {
     var methodScanIndex = 0
     var state = State.requestLine
     var message = MessageInProgress()
+    /// The field lines of the request being read; kept between requests for its capacity, so that the
+    /// headers of a request cost one array allocation (`HTTPHeaders.init`), not a growth series.
+    var fields: [(String, String)] = []
     var failed: HTTPParseError?
 
     /// Creates a parser with the given limits.
@@ -211,9 +214,8 @@ public struct HTTPRequestParser: Sendable {
         let windowEnd = readIndex + window
         let end = Swift.min(buffer.count, windowEnd)
         var index = scanIndex
-        while index < end {
-            if buffer[index] == ASCII.lf { return .found(index) }
-            index += 1
+        if let lineFeed = SWAR.firstIndex(of: ASCII.lf, in: buffer, from: &index, to: end) {
+            return .found(lineFeed)
         }
         scanIndex = index
         return index >= windowEnd ? .tooLong : .incomplete
