@@ -60,6 +60,9 @@ let package = Package(
         .testTarget(name: "CacheCoreTests", dependencies: ["CacheCore", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CacheCore", "TestSupport"]),
         .testTarget(name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore"]),
+        .testTarget(
+            name: "LarderAPITests",
+            dependencies: ["LarderAPI", "HTTPServer", "HTTPCore", "CacheCore", "Storage", "TestSupport"]),
     ]
 )
 
