@@ -79,7 +79,8 @@ public struct AcceptEncoding: Sendable, Equatable {
                 let quality = weight(bytes, tokenEnd..<member.upperBound)
             else { continue }
             var coding = String(
-                decoding: UnsafeBufferPointer(rebasing: bytes[member.lowerBound..<tokenEnd]).lazy.map(\.asciiLowercased),
+                decoding: UnsafeBufferPointer(rebasing: bytes[member.lowerBound..<tokenEnd]).lazy.map(
+                    \.asciiLowercased),
                 as: UTF8.self)
             if coding == "x-gzip" { coding = "gzip" }
             preferences.append(Preference(coding: coding, quality: quality))

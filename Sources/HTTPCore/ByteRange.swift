@@ -19,6 +19,7 @@ public struct ByteRange: Sendable, Hashable, CustomStringConvertible {
     /// The range as a half-open offset range, for slicing.
     public var offsets: Range<Int> { first..<(last + 1) }
 
+    /// The range as `first-last`.
     public var description: String { "\(first)-\(last)" }
 
     /// The `Content-Range` value of this range in a representation of `completeLength` bytes

@@ -6,7 +6,7 @@ extension HTTPRequestParser {
         let extensionBudget = limits.maxChunkExtensionBytes - message.chunkExtensionBytes
         // Sixteen hex digits hold any 64-bit size; beyond them and the budget, the line is abuse.
         let lineFeed: Int
-        switch scanLine(buffer, window: 16 + extensionBudget + 2) {
+        switch scanLine(buffer, window: extensionBudget.saturatingAdd(16 + 2)) {
         case .incomplete: return .needMoreData
         case .tooLong: return fail(.contentTooLarge, "chunk-size line too long")
         case .found(let index): lineFeed = index
@@ -33,12 +33,12 @@ extension HTTPRequestParser {
             buffer.isParameterList(extensions, valueRequired: false, spaceAroundEquals: true)
         else { return fail(.badRequest, "malformed chunk extension") }
         message.chunkExtensionBytes += extensions.count
-        guard size <= UInt64(limits.maxBodyBytes - message.body.count) else {
+        guard size <= UInt64(Swift.max(0, limits.maxBodyBytes - message.body.count)) else {
             return fail(.contentTooLarge, "body larger than \(limits.maxBodyBytes) bytes")
         }
         consume(through: lineFeed + 1)
         state = size == 0 ? .trailerLines : .chunkData(Int(size))
-        return .proceed
+        return nil
     }
 
     /// Copies chunk data into the body as it arrives, so the raw coding is not kept.
@@ -50,7 +50,7 @@ extension HTTPRequestParser {
         consume(through: readIndex + taken)
         if taken == remaining {
             state = .chunkDataEnd
-            return .proceed
+            return nil
         }
         state = .chunkData(remaining - taken)
         return .needMoreData
@@ -65,6 +65,6 @@ extension HTTPRequestParser {
         guard buffer[start + 1] == ASCII.lf else { return fail(.badRequest, "chunk data not followed by CRLF") }
         consume(through: start + 2)
         state = .chunkSizeLine
-        return .proceed
+        return nil
     }
 }

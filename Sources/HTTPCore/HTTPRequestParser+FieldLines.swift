@@ -28,7 +28,7 @@ extension HTTPRequestParser {
                     String(decoding: UnsafeBufferPointer(rebasing: buffer[value]), as: UTF8.self)
                 ))
             consume(through: next)
-            return .proceed
+            return nil
         }
     }
 
@@ -45,7 +45,7 @@ extension HTTPRequestParser {
         case .field(_, _, let size, let next):
             message.trailerBytes += size
             consume(through: next)
-            return .proceed
+            return nil
         }
     }
 
@@ -74,7 +74,7 @@ extension HTTPRequestParser {
         let hasCR = lineFeed > start && buffer[lineFeed - 1] == ASCII.cr
         let end = hasCR ? lineFeed - 1 : lineFeed
         let size = end - start + 2
-        if used + size > limit {
+        if size > limit - used {
             return .failure(HTTPParseError(status: tooLarge, reason: "\(section) too large"))
         }
         guard hasCR else { return .failure(HTTPParseError(status: .badRequest, reason: "bare LF in \(section)")) }
@@ -115,7 +115,8 @@ extension HTTPRequestParser {
         let name = line.lowerBound..<index
         let value = buffer.trimmingWhitespace((index + 1)..<line.upperBound)
         if let position = SWAR.firstInvalidFieldValueByte(in: buffer, value) {
-            return invalid(buffer[position] == ASCII.cr ? "bare CR in a field value" : "control character in a field value")
+            return invalid(
+                buffer[position] == ASCII.cr ? "bare CR in a field value" : "control character in a field value")
         }
         return .success((name, value))
     }

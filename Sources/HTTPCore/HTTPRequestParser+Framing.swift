@@ -143,12 +143,12 @@ extension HTTPRequestParser {
         if transferEncoding.present {
             message.continuePending = wantsContinue
             state = .chunkSizeLine
-            return .proceed
+            return nil
         }
         if let length = message.contentLength, length > 0 {
             message.continuePending = wantsContinue
             state = .fixedBody(length)
-            return .proceed
+            return nil
         }
         return completeRequest()
     }

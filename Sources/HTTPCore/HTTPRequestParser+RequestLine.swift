@@ -3,8 +3,8 @@ extension HTTPRequestParser {
     /// Skips empty lines, then reads and checks the request line.
     mutating func readRequestLine(_ buffer: UnsafeBufferPointer<UInt8>) -> Step {
         // The LF may sit right after `maxRequestLineBytes` bytes and a CR, no later.
-        let window = limits.maxRequestLineBytes + 2
-        if let failure = checkMethodBytes(buffer, window: window) { return failure }
+        let window = limits.maxRequestLineBytes.saturatingAdd(2)
+        if let error = checkMethodBytes(buffer, window: window) { return .failure(error) }
         let lineFeed: Int
         switch scanLine(buffer, window: window) {
         case .incomplete: return .needMoreData
@@ -25,19 +25,19 @@ extension HTTPRequestParser {
             }
             message.emptyLinesSkipped += 1
             consume(through: lineFeed + 1)
-            return .proceed
+            return nil
         }
-        if let failure = parseRequestLine(buffer, start..<end) { return failure }
+        if let error = parseRequestLine(buffer, start..<end) { return .failure(error) }
         consume(through: lineFeed + 1)
         state = .fieldLines
-        return .proceed
+        return nil
     }
 
     /// Checks the method bytes as they arrive, so that a client speaking TLS or another protocol is
     /// refused at its first byte rather than after a timeout. Stops at the first SP, CR or LF.
-    private mutating func checkMethodBytes(_ buffer: UnsafeBufferPointer<UInt8>, window: Int) -> Step? {
+    private mutating func checkMethodBytes(_ buffer: UnsafeBufferPointer<UInt8>, window: Int) -> HTTPParseError? {
         guard methodScanIndex != .max else { return nil }
-        let end = Swift.min(buffer.count, readIndex + window)
+        let end = Swift.min(buffer.count, readIndex.saturatingAdd(window))
         var index = methodScanIndex
         while index < end {
             let byte = buffer[index]
@@ -45,7 +45,7 @@ extension HTTPRequestParser {
                 methodScanIndex = .max
                 return nil
             }
-            guard HTTPByteClass.isToken(byte) else { return fail(.badRequest, "invalid character in method") }
+            guard HTTPByteClass.isToken(byte) else { return parseError(.badRequest, "invalid character in method") }
             index += 1
         }
         methodScanIndex = index
@@ -53,27 +53,28 @@ extension HTTPRequestParser {
     }
 
     /// Splits and checks a complete request line; fills in the method, target and version.
-    private mutating func parseRequestLine(_ buffer: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> Step? {
+    private mutating func parseRequestLine(_ buffer: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> HTTPParseError?
+    {
         var firstSpace = line.lowerBound
         while firstSpace < line.upperBound, buffer[firstSpace] != ASCII.space { firstSpace += 1 }
         guard buffer.isToken(line.lowerBound..<firstSpace) else {
-            return fail(.badRequest, "request line does not start with a method token")
+            return parseError(.badRequest, "request line does not start with a method token")
         }
         var secondSpace = firstSpace + 1
         while secondSpace < line.upperBound, buffer[secondSpace] != ASCII.space { secondSpace += 1 }
         guard firstSpace < line.upperBound, secondSpace < line.upperBound, secondSpace > firstSpace + 1 else {
-            return fail(.badRequest, "request line is not method, target and version separated by single spaces")
+            return parseError(.badRequest, "request line is not method, target and version separated by single spaces")
         }
         let versionRange = (secondSpace + 1)..<line.upperBound
         guard let version = parseVersion(buffer, versionRange) else {
-            return fail(.badRequest, "malformed HTTP version")
+            return parseError(.badRequest, "malformed HTTP version")
         }
         guard version == .http1_1 || version == .http1_0 else {
-            return fail(.httpVersionNotSupported, "only HTTP/1.1 and HTTP/1.0 are supported")
+            return parseError(.httpVersionNotSupported, "only HTTP/1.1 and HTTP/1.0 are supported")
         }
         let method = HTTPRequestParser.makeMethod(buffer, line.lowerBound..<firstSpace)
         if method == .connect {
-            return fail(.notImplemented, "CONNECT is not supported")
+            return parseError(.notImplemented, "CONNECT is not supported")
         }
         let targetRange = (firstSpace + 1)..<secondSpace
         message.method = method
@@ -112,23 +113,24 @@ extension HTTPRequestParser {
     /// or asterisk-form for OPTIONS only.
     private mutating func parseTarget(
         _ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, method: HTTPMethod
-    ) -> Step? {
+    ) -> HTTPParseError? {
         let first = buffer[range.lowerBound]
         if first == ASCII.slash {
             guard let pathEnd = URIGrammar.pathEnd(buffer, range) else {
-                return fail(.badRequest, "invalid character or escape in request target")
+                return parseError(.badRequest, "invalid character or escape in request target")
             }
             if pathEnd == range.upperBound {
                 message.path = message.target
             } else {
-                message.path = String(decoding: UnsafeBufferPointer(rebasing: buffer[range.lowerBound..<pathEnd]), as: UTF8.self)
+                message.path = String(
+                    decoding: UnsafeBufferPointer(rebasing: buffer[range.lowerBound..<pathEnd]), as: UTF8.self)
                 message.query = String(
                     decoding: UnsafeBufferPointer(rebasing: buffer[(pathEnd + 1)..<range.upperBound]), as: UTF8.self)
             }
             return nil
         }
         if first == ASCII.asterisk && range.count == 1 {
-            guard method == .options else { return fail(.badRequest, "asterisk-form target is only for OPTIONS") }
+            guard method == .options else { return parseError(.badRequest, "asterisk-form target is only for OPTIONS") }
             message.path = message.target
             return nil
         }
@@ -137,27 +139,29 @@ extension HTTPRequestParser {
 
     /// `absolute-form = absolute-URI` for the http and https schemes; userinfo is refused
     /// (RFC 9110 §4.2.4) and the authority must be a valid `uri-host [ ":" port ]`.
-    private mutating func parseAbsoluteTarget(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Step? {
+    private mutating func parseAbsoluteTarget(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>)
+        -> HTTPParseError?
+    {
         var index = range.lowerBound
         while index < range.upperBound, buffer[index] != ASCII.colon { index += 1 }
         let scheme = range.lowerBound..<index
         guard buffer.equalsLowercased(scheme, "http") || buffer.equalsLowercased(scheme, "https") else {
-            return fail(.badRequest, "request target is neither origin-form nor an http(s) absolute-form")
+            return parseError(.badRequest, "request target is neither origin-form nor an http(s) absolute-form")
         }
         guard range.upperBound - index >= 3, buffer[index + 1] == ASCII.slash, buffer[index + 2] == ASCII.slash else {
-            return fail(.badRequest, "absolute-form target without an authority")
+            return parseError(.badRequest, "absolute-form target without an authority")
         }
         let authorityStart = index + 3
         var authorityEnd = authorityStart
         while authorityEnd < range.upperBound, buffer[authorityEnd] != ASCII.slash,
             buffer[authorityEnd] != ASCII.question
         {
-            if buffer[authorityEnd] == ASCII.at { return fail(.badRequest, "userinfo in request target") }
+            if buffer[authorityEnd] == ASCII.at { return parseError(.badRequest, "userinfo in request target") }
             authorityEnd += 1
         }
         let authority = authorityStart..<authorityEnd
         guard URIGrammar.isHostAndPort(buffer, authority) else {
-            return fail(.badRequest, "invalid authority in request target")
+            return parseError(.badRequest, "invalid authority in request target")
         }
         // path-abempty [ "?" query ]; an empty path is "/" (RFC 9112 §3.2.1).
         let rest = authorityEnd..<range.upperBound
@@ -165,12 +169,12 @@ extension HTTPRequestParser {
         if !rest.isEmpty {
             if buffer[rest.lowerBound] == ASCII.slash {
                 guard let pathEnd = URIGrammar.pathEnd(buffer, rest) else {
-                    return fail(.badRequest, "invalid character or escape in request target")
+                    return parseError(.badRequest, "invalid character or escape in request target")
                 }
                 queryStart = pathEnd
             } else {
                 guard URIGrammar.isQuery(buffer, (rest.lowerBound + 1)..<rest.upperBound) else {
-                    return fail(.badRequest, "invalid character or escape in request target")
+                    return parseError(.badRequest, "invalid character or escape in request target")
                 }
                 queryStart = rest.lowerBound
             }

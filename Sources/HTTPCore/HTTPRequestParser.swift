@@ -75,7 +75,8 @@ public enum HTTPParserResult: Sendable, Equatable {
 /// Choices RFC 9112 leaves open, made here: `CONNECT` is answered 501 (Larder is no tunnel); a
 /// Transfer-Encoding without `chunked` last is 400 (§6.3) and one that adds other codings before
 /// `chunked` is 501 (§6.1); an empty `Host` is 400; trailer fields are checked and then dropped
-/// (§7.1.2); the request target must be made of RFC 3986 characters with well-formed `%XX` escapes.
+/// (§7.1.2); the request target must be made of RFC 3986 characters with well-formed `%XX` escapes;
+/// field values keep obs-text bytes, decoded as UTF-8 with replacement characters where invalid.
 public struct HTTPRequestParser: Sendable {
     /// Where in a message the parser is.
     enum State: Sendable, Equatable {
@@ -95,13 +96,9 @@ public struct HTTPRequestParser: Sendable {
         case trailerLines
     }
 
-    /// What one step of parsing produced.
-    enum Step {
-        case proceed
-        case needMoreData
-        case request(HTTPRequest)
-        case failure(HTTPParseError)
-    }
+    /// What one step of parsing produced: `nil` to go on with the next state, or the answer for
+    /// `next()`. Being the public result type already, a finished request is returned without a copy.
+    typealias Step = HTTPParserResult?
 
     let limits: HTTPParserLimits
     var buffer: [UInt8] = []
@@ -137,6 +134,21 @@ public struct HTTPRequestParser: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
+    /// Whether no byte of an unfinished request is buffered: the connection is between requests, so an
+    /// idle keep-alive timeout applies rather than a header-read timeout. Drain `next()` first; complete
+    /// requests still buffered count as bytes.
+    public var isIdle: Bool {
+        failed == nil && state == .requestLine && readIndex == buffer.count && message.emptyLinesSkipped == 0
+    }
+
+    /// Whether the head of the current request is complete and its body is being read.
+    public var isReadingBody: Bool {
+        switch state {
+        case .requestLine, .fieldLines: false
+        case .fixedBody, .chunkSizeLine, .chunkData, .chunkDataEnd, .trailerLines: failed == nil
+        }
+    }
+
     /// Returns the next complete request, or what is missing, or the failure.
     public mutating func next() -> HTTPParserResult {
         if let failed { return .failure(failed) }
@@ -155,18 +167,19 @@ public struct HTTPRequestParser: Sendable {
                 case .chunkDataEnd: step = readChunkDataEnd(buffer)
                 case .trailerLines: step = readTrailerLine(buffer)
                 }
-                switch step {
-                case .proceed: continue
+                guard let result = step else { continue }
+                switch result {
                 case .needMoreData:
                     if message.continuePending {
                         message.continuePending = false
                         return .expectsContinue
                     }
                     return .needMoreData
-                case .request(let request): return .request(request)
                 case .failure(let error):
                     failed = error
-                    return .failure(error)
+                    return result
+                case .request, .expectsContinue:
+                    return result
                 }
             }
         }
@@ -211,7 +224,7 @@ public struct HTTPRequestParser: Sendable {
     /// stopped. The LF must be at most `window - 1` bytes after the line start.
     @inline(__always)
     mutating func scanLine(_ buffer: UnsafeBufferPointer<UInt8>, window: Int) -> LineScan {
-        let windowEnd = readIndex + window
+        let windowEnd = readIndex.saturatingAdd(window)
         let end = Swift.min(buffer.count, windowEnd)
         var index = scanIndex
         if let lineFeed = SWAR.firstIndex(of: ASCII.lf, in: buffer, from: &index, to: end) {
@@ -225,5 +238,20 @@ public struct HTTPRequestParser: Sendable {
     @inline(__always)
     func fail(_ status: HTTPStatus, _ reason: String) -> Step {
         .failure(HTTPParseError(status: status, reason: reason))
+    }
+
+    /// Builds a parse error, for helpers that report only failures.
+    @inline(__always)
+    func parseError(_ status: HTTPStatus, _ reason: String) -> HTTPParseError {
+        HTTPParseError(status: status, reason: reason)
+    }
+}
+
+extension Int {
+    /// The sum, or `Int.max` when it would overflow: limits may be set to `Int.max` to mean "none".
+    @inline(__always)
+    func saturatingAdd(_ other: Int) -> Int {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? .max : sum
     }
 }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
 
 extension HTTPResponse {
@@ -118,22 +114,13 @@ private func appendStatic(_ text: StaticString, to out: inout [UInt8]) {
 
 private func appendDecimal(_ value: Int, to out: inout [UInt8]) {
     precondition(value >= 0, "negative length or code")
-    if value < 10 {
-        out.append(UInt8(truncatingIfNeeded: value) + 48)
-        return
-    }
-    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                 UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    var count = 0
+    var divisor = 1
+    while divisor <= value / 10 { divisor *= 10 }
     var rest = value
-    withUnsafeMutableBytes(of: &digits) { buffer in
-        while rest > 0 {
-            buffer[19 - count] = UInt8(truncatingIfNeeded: rest % 10) + 48
-            rest /= 10
-            count += 1
-        }
-        out.append(contentsOf: buffer[(20 - count)...])
+    while divisor > 0 {
+        out.append(UInt8(truncatingIfNeeded: rest / divisor) + 48)
+        rest %= divisor
+        divisor /= 10
     }
 }
 
@@ -188,7 +175,9 @@ func appendIMFFixdate(epochSeconds: Int, to out: inout [UInt8]) {
     let weekday = ((days % 7) + 7 + 4) % 7
     let (year, month, day) = civilDate(daysSinceEpoch: days)
     let dayNames: [StaticString] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    let monthNames: [StaticString] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    let monthNames: [StaticString] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
     appendStatic(dayNames[weekday], to: &out)
     appendStatic(", ", to: &out)
     appendTwoDigits(day, to: &out)

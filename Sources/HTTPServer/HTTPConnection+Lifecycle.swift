@@ -71,11 +71,14 @@ extension HTTPConnection {
     /// (which says `Connection: close`).
     func beginDrain() {
         draining = true
-        guard state == .open else { return }
-        if inFlight == nil && pending.count == pendingHead && !bytesSinceRequest {
-            finalClose()
-        }
+        guard state == .open, isIdle else { return }
+        // Bytes already in the socket are a request the client has sent: take them in before deciding
+        // (a complete request is served, a partial one gets its time; `pump` closes if nothing came).
+        handleReadable()
+        if state == .open && isIdle { finalClose() }
     }
+
+    private var isIdle: Bool { inFlight == nil && pending.count == pendingHead && parser.isIdle }
 
     /// Ends the connection after the last response: stop sending, then read and discard until the
     /// peer closes (or a short linger ends), so that unread request bytes do not turn the close into

@@ -43,7 +43,7 @@ extension HTTPConnection {
             if case .stream(let source, _) = response.body { source.cancel() }
             return
         }
-        var keepAlive = flight.keepAlive && !draining && !Self.asksToClose(response.headers)
+        var keepAlive = flight.keepAlive && !draining && !drainSignal.isDraining && !Self.asksToClose(response.headers)
         let noContent = response.status.forbidsContent
         var framing = HTTPResponse.Framing.none
         var content: [UInt8] = []
@@ -62,7 +62,11 @@ extension HTTPConnection {
             } else if flight.isHead {
                 // HEAD gets the framing a GET would have (RFC 9110 §9.3.2) and no content.
                 stream.cancel()
-                if let length { framing = .contentLength(length) } else if flight.version == .http1_1 { framing = .chunked }
+                if let length {
+                    framing = .contentLength(length)
+                } else if flight.version == .http1_1 {
+                    framing = .chunked
+                }
             } else {
                 source = stream
                 if let length {

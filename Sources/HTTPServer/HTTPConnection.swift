@@ -21,11 +21,14 @@ final class HTTPConnection: @unchecked Sendable {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
     let accessLog: (@Sendable (HTTPAccessRecord) -> Void)?
+    let drainSignal: DrainSignal
     /// Told once when the connection has closed; the server forgets it then.
     let onClose: @Sendable (HTTPConnection) -> Void
 
     var parser: HTTPRequestParser
-    let readBuffer: UnsafeMutableRawBufferPointer
+    /// The event loop this connection's queue targets; its read buffer is shared with the loop's other
+    /// connections (see `EventLoop`).
+    let loop: EventLoop
     var readSource: (any DispatchSourceRead)?
     var writeSource: (any DispatchSourceWrite)?
     var timer: (any DispatchSourceTimer)?
@@ -40,8 +43,6 @@ final class HTTPConnection: @unchecked Sendable {
     var inFlight: InFlight?
     var stream: BodyStream?
     var requestCounter = 0
-    /// Bytes arrived since the last complete request: a request has begun (the header timer runs).
-    var bytesSinceRequest = false
     /// The parser failed; nothing after the failure is read or executed.
     var parserFailed = false
     var peerClosed = false
@@ -76,30 +77,28 @@ final class HTTPConnection: @unchecked Sendable {
     init(
         id: Int,
         fd: Int32,
-        queue: DispatchQueue,
+        loop: EventLoop,
         remoteAddress: HTTPAddress,
         localAddress: HTTPAddress,
         configuration: HTTPServerConfiguration,
         responder: any HTTPResponder,
         accessLog: (@Sendable (HTTPAccessRecord) -> Void)?,
+        drainSignal: DrainSignal,
         onClose: @escaping @Sendable (HTTPConnection) -> Void
     ) {
         self.id = id
         self.fd = fd
-        self.queue = queue
+        self.loop = loop
+        self.queue = DispatchQueue(label: "larder.http.connection", target: loop.queue)
         self.remoteAddress = remoteAddress
         self.localAddress = localAddress
         self.configuration = configuration
         self.responder = responder
         self.accessLog = accessLog
+        self.drainSignal = drainSignal
         self.onClose = onClose
         self.parser = HTTPRequestParser(limits: configuration.parserLimits)
-        self.readBuffer = .allocate(byteCount: 16 * 1024, alignment: 8)
         queue.setSpecific(key: HTTPConnection.queueKey, value: id)
-    }
-
-    deinit {
-        readBuffer.deallocate()
     }
 
     /// Sets up the sources and starts reading. Call on `queue`.
@@ -132,7 +131,7 @@ final class HTTPConnection: @unchecked Sendable {
         if state == .closed { return }
         let result: IOResult
         do {
-            result = try Socket.read(fd, into: readBuffer)
+            result = try Socket.read(fd, into: loop.readBuffer)
         } catch {
             abort()
             return
@@ -151,8 +150,7 @@ final class HTTPConnection: @unchecked Sendable {
         case .processed(let count):
             // After a parse failure or during the lingering close, bytes are drained, never executed.
             if state == .lingering || parserFailed { return }
-            parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
-            bytesSinceRequest = true
+            parser.append(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
             pump()
         }
     }
@@ -192,7 +190,8 @@ final class HTTPConnection: @unchecked Sendable {
                 dispatch(request)
             case .failure(let error):
                 let problem = ProblemDetails.make(
-                    status: error.status, type: HTTPProblemType.parseFailure(status: error.status), detail: error.reason)
+                    status: error.status, type: HTTPProblemType.parseFailure(status: error.status), detail: error.reason
+                )
                 respondWithoutRequest(problem.makeResponse())
             }
             if !parserFailed && !peerClosed && readSuspended { setReading(true) }
@@ -209,7 +208,6 @@ final class HTTPConnection: @unchecked Sendable {
             switch parser.next() {
             case .request(let request):
                 pending.append(.request(request))
-                bytesSinceRequest = false
                 continueOwed = false
             case .needMoreData:
                 return
@@ -228,16 +226,24 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     /// Nothing is in flight or waiting: the connection waits for a request, closes, or times out.
+    ///
+    /// Between requests the idle timeout runs. From the first byte of a request the header-read timeout
+    /// runs and is not moved by later bytes (slowloris); once the head is complete, the body must make
+    /// progress at least once per header-read timeout.
     private func becameIdle() {
-        if peerClosed || draining {
-            // A half-sent request can never complete once the peer stopped sending.
+        let betweenRequests = parser.isIdle
+        // A half-sent request can never complete once the peer stopped sending; while draining, one that
+        // has begun may still finish.
+        if peerClosed || (betweenRequests && (draining || drainSignal.isDraining)) {
             finalClose()
             return
         }
-        if bytesSinceRequest {
-            if deadlinePurpose != .header { setDeadline(.header, after: configuration.headerReadTimeout) }
-        } else if deadlinePurpose != .idle {
-            setDeadline(.idle, after: configuration.idleTimeout)
+        if betweenRequests {
+            if deadlinePurpose != .idle { setDeadline(.idle, after: configuration.idleTimeout) }
+        } else if parser.isReadingBody {
+            setDeadline(.header, after: configuration.headerReadTimeout)
+        } else if deadlinePurpose != .header {
+            setDeadline(.header, after: configuration.headerReadTimeout)
         }
     }
 

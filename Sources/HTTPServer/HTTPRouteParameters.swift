@@ -20,6 +20,7 @@ public struct HTTPRouteParameters: Sendable, Equatable {
         pairs.append((name, value))
     }
 
+    /// Equal when the same names captured the same values, in order.
     public static func == (lhs: HTTPRouteParameters, rhs: HTTPRouteParameters) -> Bool {
         lhs.pairs.elementsEqual(rhs.pairs) { $0.name == $1.name && $0.value == $1.value }
     }

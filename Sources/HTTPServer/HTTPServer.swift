@@ -22,12 +22,15 @@ public final class HTTPServer: @unchecked Sendable {
     private let accessLog: (@Sendable (HTTPAccessRecord) -> Void)?
     private let onError: (@Sendable (SocketError) -> Void)?
     private let acceptQueue: DispatchQueue
-    private let loops: [DispatchQueue]
+    private let loops: [EventLoop]
     private let state = Mutex(ServerState())
     private let activeConnections = Atomic<Int>(0)
+    private let drainSignal = DrainSignal()
     // Dispatch sources are not Sendable; these two are only touched on `acceptQueue`.
     nonisolated(unsafe) private var listenSource: (any DispatchSourceRead)?
     nonisolated(unsafe) private var forceTimer: (any DispatchSourceTimer)?
+    /// The listen source while it is suspended after an `accept` failure (also only on `acceptQueue`).
+    nonisolated(unsafe) private var pausedListenSource: (any DispatchSourceRead)?
 
     private struct ServerState {
         var boundPort = 0
@@ -56,8 +59,8 @@ public final class HTTPServer: @unchecked Sendable {
         self.accessLog = accessLog
         self.onError = onError
         let count = configuration.eventLoops > 0 ? configuration.eventLoops : HTTPServer.usableCPUCount()
-        self.loops = (0..<count).map { DispatchQueue(label: "larder.http.loop.\($0)") }
-        self.acceptQueue = DispatchQueue(label: "larder.http.accept", target: loops[0])
+        self.loops = (0..<count).map { EventLoop(label: "larder.http.loop.\($0)") }
+        self.acceptQueue = DispatchQueue(label: "larder.http.accept", target: loops[0].queue)
     }
 
     /// The port the server listens on (the chosen one when configured with 0); 0 before `start()`.
@@ -85,6 +88,7 @@ public final class HTTPServer: @unchecked Sendable {
     ///   - grace: seconds granted to requests in flight.
     ///   - completion: called once, on a dispatch queue, when every connection is closed.
     public func shutdown(grace: Double, completion: @escaping @Sendable () -> Void) {
+        drainSignal.begin()
         acceptQueue.async { [self] in
             let connections: [HTTPConnection]? = state.withLock { state in
                 if state.draining { return nil }
@@ -94,6 +98,8 @@ public final class HTTPServer: @unchecked Sendable {
             }
             listenSource?.cancel()
             listenSource = nil
+            // A cancelled source that stays suspended never runs its cancel handler (the close).
+            resumeListening()
             guard let connections else {
                 // A second shutdown: run its completion when the first one finishes.
                 chainCompletion(completion)
@@ -159,10 +165,21 @@ public final class HTTPServer: @unchecked Sendable {
                 fd = accepted
             } catch {
                 onError?(error)
+                // Out of descriptors (EMFILE) the listener stays readable: pause instead of spinning.
+                if let source = listenSource, pausedListenSource == nil {
+                    source.suspend()
+                    pausedListenSource = source
+                    acceptQueue.asyncAfter(deadline: .now() + .milliseconds(100)) { [self] in resumeListening() }
+                }
                 return
             }
             admit(fd)
         }
+    }
+
+    private func resumeListening() {
+        pausedListenSource?.resume()
+        pausedListenSource = nil
     }
 
     private func admit(_ fd: Int32) {
@@ -170,25 +187,27 @@ public final class HTTPServer: @unchecked Sendable {
         let remote = (try? Socket.remoteAddress(of: fd).endpoint) ?? HTTPAddress(ip: "?", port: 0, isLoopback: false)
         let local = (try? Socket.localAddress(of: fd).endpoint) ?? HTTPAddress(ip: "?", port: 0, isLoopback: false)
         let overCapacity = activeConnections.load(ordering: .relaxed) >= configuration.maxConnections
-        let (id, queue) = state.withLock { state -> (Int, DispatchQueue) in
+        let (id, loop) = state.withLock { state -> (Int, EventLoop) in
             state.nextConnectionID += 1
             state.nextLoop = (state.nextLoop + 1) % loops.count
-            return (state.nextConnectionID, DispatchQueue(label: "larder.http.connection", target: loops[state.nextLoop]))
+            return (state.nextConnectionID, loops[state.nextLoop])
         }
         let connection = HTTPConnection(
-            id: id, fd: fd, queue: queue, remoteAddress: remote, localAddress: local, configuration: configuration,
-            responder: responder, accessLog: accessLog,
+            id: id, fd: fd, loop: loop, remoteAddress: remote, localAddress: local, configuration: configuration,
+            responder: responder, accessLog: accessLog, drainSignal: drainSignal,
             onClose: { [self] connection in connectionClosed(connection, counted: !overCapacity) })
         if overCapacity {
             let problem = ProblemDetails.make(
                 status: .serviceUnavailable, type: HTTPProblemType.overloaded,
                 detail: "The server is at its limit of \(configuration.maxConnections) connections.")
-            queue.async { connection.start(rejecting: problem.makeResponse(headers: HTTPHeaders([("Retry-After", "1")]))) }
+            connection.queue.async {
+                connection.start(rejecting: problem.makeResponse(headers: HTTPHeaders([("Retry-After", "1")])))
+            }
             return
         }
         activeConnections.add(1, ordering: .relaxed)
         state.withLock { $0.connections[id] = connection }
-        queue.async { connection.start() }
+        connection.queue.async { connection.start() }
     }
 
     private func connectionClosed(_ connection: HTTPConnection, counted: Bool) {

@@ -10,8 +10,9 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     public var port: Int
     /// The listen queue length passed to `listen(2)`.
     public var backlog: Int
-    /// From the first byte of a request until its head and body are complete; beyond it the client gets
-    /// 408 and the connection closes. Not reset by each byte, so a slow drip (slowloris) cannot hold it.
+    /// From the first byte of a request until its head is complete, and then the longest pause allowed
+    /// while its body arrives; beyond it the client gets 408 and the connection closes. The head's clock
+    /// is not reset by each byte, so a slow drip (slowloris) cannot hold a connection.
     public var headerReadTimeout: Double
     /// How long a keep-alive connection may wait for the first byte of its next request; then it is
     /// closed without a response.

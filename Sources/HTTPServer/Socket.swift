@@ -113,7 +113,9 @@ enum Socket {
         }
     }
 
-    static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32, _ operation: String) throws(SocketError) {
+    static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32, _ operation: String)
+        throws(SocketError)
+    {
         var value = value
         if setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size)) != 0 {
             throw SocketError(operation: operation, errno: errno)

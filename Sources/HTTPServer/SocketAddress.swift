@@ -21,7 +21,8 @@ struct SocketAddress {
             }
             return address
         }
-        let bare = numericHost.hasPrefix("[") && numericHost.hasSuffix("]")
+        let bare =
+            numericHost.hasPrefix("[") && numericHost.hasSuffix("]")
             ? String(numericHost.dropFirst().dropLast()) : numericHost
         var ipv6 = sockaddr_in6()
         if inet_pton(AF_INET6, bare, &ipv6.sin6_addr) == 1 {
@@ -50,7 +51,9 @@ struct SocketAddress {
         }
     }
 
-    mutating func withMutableSockaddr<T>(_ body: (UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> T) -> T {
+    mutating func withMutableSockaddr<T>(_ body: (UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> T)
+        -> T
+    {
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         return withUnsafeMutablePointer(to: &storage) { pointer in
             UnsafeMutableRawPointer(pointer).withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, &length) }
@@ -77,15 +80,19 @@ struct SocketAddress {
                 let bytes = withUnsafeBytes(of: address) { Array($0) }
                 let isV6Loopback = bytes[0..<15].allSatisfy { $0 == 0 } && bytes[15] == 1
                 // ::ffff:127.x.y.z is IPv4 loopback seen through a dual-stack socket.
-                let isMappedLoopback = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+                let isMappedLoopback =
+                    bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
                     && bytes[12] == 127
                 return HTTPAddress(
-                    ip: String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), port: port, isLoopback: isV6Loopback || isMappedLoopback)
+                    ip: String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+                    port: port, isLoopback: isV6Loopback || isMappedLoopback)
             }
             var address = raw.load(as: sockaddr_in.self).sin_addr
             inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
             let firstOctet = UInt8(truncatingIfNeeded: UInt32(bigEndian: address.s_addr) >> 24)
-            return HTTPAddress(ip: String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), port: port, isLoopback: firstOctet == 127)
+            return HTTPAddress(
+                ip: String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), port: port,
+                isLoopback: firstOctet == 127)
         }
     }
 }

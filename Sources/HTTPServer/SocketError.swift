@@ -16,6 +16,7 @@ public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
         self.errno = errno
     }
 
+    /// The call, the system's message for the errno, and the number.
     public var description: String {
         "\(operation) failed: \(String(cString: strerror(errno))) (errno \(errno))"
     }

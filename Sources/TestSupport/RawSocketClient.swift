@@ -7,6 +7,7 @@ public struct RawSocketError: Error, CustomStringConvertible {
     /// The `errno` left by the failing call, 0 when the failure is not a system call's.
     public var errno: Int32
 
+    /// What failed and the errno.
     public var description: String { "\(operation) (errno \(errno))" }
 }
 
@@ -75,7 +76,9 @@ public final class RawSocketClient {
     public func send(bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw RawSocketError(operation: "send", errno: errno)
@@ -165,7 +168,9 @@ public final class RawSocketClient {
 
     private func readExactly(_ count: Int) throws -> [UInt8] {
         while buffer.count < count {
-            if sawEnd { throw RawSocketError(operation: "connection closed after \(buffer.count) of \(count) bytes", errno: 0) }
+            if sawEnd {
+                throw RawSocketError(operation: "connection closed after \(buffer.count) of \(count) bytes", errno: 0)
+            }
             try fill()
         }
         let taken = Array(buffer[..<count])
@@ -201,7 +206,9 @@ public final class RawSocketClient {
                 return
             }
             if errno == EINTR { continue }
-            if errno == EAGAIN || errno == EWOULDBLOCK { throw RawSocketError(operation: "read timed out", errno: errno) }
+            if errno == EAGAIN || errno == EWOULDBLOCK {
+                throw RawSocketError(operation: "read timed out", errno: errno)
+            }
             throw RawSocketError(operation: "recv", errno: errno)
         }
     }

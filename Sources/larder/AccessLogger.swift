@@ -10,13 +10,13 @@ struct AccessLogger: Sendable {
     init(format: Settings.LogFormat) { self.format = format }
 
     func log(_ record: HTTPAccessRecord) {
-        let target = Self.escaped(record.target)
+        let target = HTTPAccessRecord.escapedForLog(record.target)
         let milliseconds = Double(record.durationNanoseconds) / 1_000_000
         let duration = (milliseconds * 1000).rounded() / 1000
         switch format {
         case .text:
             var line = "\(record.method) \(target) \(record.status) \(record.bytesSent)B \(duration)ms"
-            if let cache = record.cacheStatus { line += " cache=\(Self.escaped(cache))" }
+            if let cache = record.cacheStatus { line += " cache=\(HTTPAccessRecord.escapedForLog(cache))" }
             if record.aborted { line += " aborted" }
             line += " client=\(record.remoteAddress)"
             logger.info("\(line)")
@@ -30,24 +30,5 @@ struct AccessLogger: Sendable {
             if record.aborted { metadata["aborted"] = .stringConvertible(true) }
             logger.info("access", metadata: metadata)
         }
-    }
-
-    /// The text with control bytes, backslashes, quotes and non-ASCII written as `\xHH`, so a request
-    /// cannot forge or break a log line.
-    static func escaped(_ text: String) -> String {
-        let needsEscape = text.utf8.contains { $0 < 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }
-        guard needsEscape else { return text }
-        let hex: [Character] = Array("0123456789ABCDEF")
-        var out = ""
-        for byte in text.utf8 {
-            if byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") {
-                out += "\\x"
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
-            } else {
-                out.append(Character(Unicode.Scalar(byte)))
-            }
-        }
-        return out
     }
 }

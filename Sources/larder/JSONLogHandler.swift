@@ -34,12 +34,15 @@ struct JSONLogHandler: LogHandler {
         case .stringConvertible(let convertible):
             // Numbers stay numbers; anything else becomes a string.
             let text = convertible.description
-            if convertible is Int || convertible is Double || convertible is UInt64 || convertible is Bool { return text }
+            if convertible is Int || convertible is Double || convertible is UInt64 || convertible is Bool {
+                return text
+            }
             return text.jsonQuoted
         case .array(let values):
             return "[" + values.map(render).joined(separator: ",") + "]"
         case .dictionary(let members):
-            return "{" + members.keys.sorted().map { "\($0.jsonQuoted):\(render(members[$0]!))" }.joined(separator: ",") + "}"
+            return "{" + members.keys.sorted().map { "\($0.jsonQuoted):\(render(members[$0]!))" }.joined(separator: ",")
+                + "}"
         @unknown default:
             return "\(value)".jsonQuoted
         }

@@ -18,11 +18,13 @@ struct Setting: Sendable, Hashable {
     static let host = Setting(
         flag: "host", environment: "LARDER_HOST", defaultValue: "0.0.0.0", summary: "Address to listen on.")
     static let port = Setting(
-        flag: "port", environment: "LARDER_PORT", defaultValue: "8080", summary: "TCP port to listen on; 0 picks a free one.")
+        flag: "port", environment: "LARDER_PORT", defaultValue: "8080",
+        summary: "TCP port to listen on; 0 picks a free one.")
     static let db = Setting(
         flag: "db", environment: "LARDER_DB", defaultValue: "./larder.db", summary: "Path of the SQLite cache file.")
     static let logFormat = Setting(
-        flag: "log-format", environment: "LARDER_LOG_FORMAT", defaultValue: "text", summary: "Log format: text or json.")
+        flag: "log-format", environment: "LARDER_LOG_FORMAT", defaultValue: "text", summary: "Log format: text or json."
+    )
     static let logLevel = Setting(
         flag: "log-level", environment: "LARDER_LOG_LEVEL", defaultValue: "info",
         summary: "Lowest level logged: trace, debug, info, notice, warning, error, critical.")
@@ -31,7 +33,7 @@ struct Setting: Sendable, Hashable {
         summary: "Log one line per request: true or false.")
     static let headerTimeout = Setting(
         flag: "header-timeout", environment: "LARDER_HEADER_TIMEOUT", defaultValue: "10",
-        summary: "Seconds from a request's first byte to its last before 408 and close.")
+        summary: "Seconds for a request head from its first byte, and for each pause in its body (408 beyond")
     static let idleTimeout = Setting(
         flag: "idle-timeout", environment: "LARDER_IDLE_TIMEOUT", defaultValue: "60",
         summary: "Seconds a keep-alive connection may wait for its next request.")
@@ -76,7 +78,8 @@ struct Setting: Sendable, Hashable {
     static var markdownTable: String {
         var lines = ["| flag | environment | default | meaning |", "| --- | --- | --- | --- |"]
         for setting in all {
-            lines.append("| `--\(setting.flag)` | `\(setting.environment)` | `\(setting.defaultValue)` | \(setting.summary) |")
+            lines.append(
+                "| `--\(setting.flag)` | `\(setting.environment)` | `\(setting.defaultValue)` | \(setting.summary) |")
         }
         return lines.joined(separator: "\n")
     }

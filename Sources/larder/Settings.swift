@@ -70,7 +70,8 @@ struct Settings: Sendable {
         func integer(_ setting: Setting, in range: ClosedRange<Int>) throws -> Int {
             let (text, origin) = raw(setting)
             guard let value = Int(text), range.contains(value) else {
-                throw ValidationError("\(origin): '\(text)' is not an integer in \(range.lowerBound)...\(range.upperBound)")
+                throw ValidationError(
+                    "\(origin): '\(text)' is not an integer in \(range.lowerBound)...\(range.upperBound)")
             }
             return value
         }

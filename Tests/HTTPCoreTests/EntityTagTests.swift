@@ -115,7 +115,8 @@ import Testing
 
     @Test func conditionIsReadFromHeaders() {
         let headers = HTTPHeaders([("If-None-Match", "\"a\""), ("if-none-match", "W/\"b\"")])
-        #expect(EntityTag.Condition(field: "If-None-Match", in: headers) == .tags([Self.tag("\"a\""), Self.tag("W/\"b\"")]))
+        #expect(
+            EntityTag.Condition(field: "If-None-Match", in: headers) == .tags([Self.tag("\"a\""), Self.tag("W/\"b\"")]))
         #expect(EntityTag.Condition(field: "If-Match", in: headers) == nil)
     }
 

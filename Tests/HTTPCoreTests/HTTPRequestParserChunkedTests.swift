@@ -73,7 +73,8 @@ import Testing
 
     @Test(arguments: [(10, [6, 4], true), (10, [6, 5], false), (10, [11], false), (10, [10], true)])
     func chunkedBodyLimitCountsAllChunks(limit: Int, sizes: [Int], fits: Bool) {
-        let coded = sizes.map { String($0, radix: 16) + "\r\n" + String(repeating: "z", count: $0) + "\r\n" }.joined()
+        let coded =
+            sizes.map { String($0, radix: 16) + "\r\n" + String(repeating: "z", count: $0) + "\r\n" }.joined()
             + "0\r\n\r\n"
         let outcome = parse(Self.chunkedRequest(coded), limits: HTTPParserLimits(maxBodyBytes: limit))
         #expect(outcome.failureCode == (fits ? nil : 413))

@@ -176,7 +176,9 @@ import Testing
         parser.append(contentsOf: Array("GET / HTTP/1.1\r\nHost: h\r\nX: ".utf8))
         #expect(parser.next() == .needMoreData)
         parser.append(contentsOf: Array(repeating: UInt8(ascii: "v"), count: 1000))
-        #expect(parser.next() == .failure(HTTPParseError(status: .requestHeaderFieldsTooLarge, reason: "header section too large")))
+        #expect(
+            parser.next()
+                == .failure(HTTPParseError(status: .requestHeaderFieldsTooLarge, reason: "header section too large")))
     }
 
     @Test(arguments: [(3, true), (4, false)])

@@ -106,7 +106,10 @@ import Testing
         var parser = HTTPRequestParser(limits: HTTPParserLimits(maxBodyBytes: limit))
         parser.append(contentsOf: Array(head("POST /p HTTP/1.1", "Host: h", "Content-Length: \(length)").utf8))
         if let status {
-            #expect(parser.next() == .failure(HTTPParseError(status: HTTPStatus(code: status), reason: "body larger than \(limit) bytes")))
+            #expect(
+                parser.next()
+                    == .failure(
+                        HTTPParseError(status: HTTPStatus(code: status), reason: "body larger than \(limit) bytes")))
         } else {
             #expect(parser.next() == .needMoreData)
             parser.append(contentsOf: Array(repeating: 7, count: length))

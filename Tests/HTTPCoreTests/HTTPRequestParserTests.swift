@@ -38,7 +38,10 @@ import Testing
     }
 
     static let badMiddles: [(String, Int)] = [
-        (head("GET /bad HTTP/1.1", "Host: h", "Content-Length: 1", "Transfer-Encoding: chunked", body: "0\r\n\r\n"), 400),
+        (
+            head("GET /bad HTTP/1.1", "Host: h", "Content-Length: 1", "Transfer-Encoding: chunked", body: "0\r\n\r\n"),
+            400
+        ),
         (head("GET /bad HTTP/1.1", "Host: h", "Content-Length: 1", "Content-Length: 2", body: "x"), 400),
         (head("GET /bad HTTP/1.1", "Host: h", "Transfer-Encoding: chunked", body: "zz\r\n"), 400),
         (head("GET /bad HTTP/1.1", "Host: h", "X : y"), 400),
@@ -80,7 +83,8 @@ import Testing
 
     @Test func continueIsReportedOnceWhenTheHeadIsCompleteAndTheBodyIsMissing() {
         var parser = HTTPRequestParser()
-        parser.append(contentsOf: Array(head("PUT /p HTTP/1.1", "Host: h", "Expect: 100-continue", "Content-Length: 5").utf8))
+        parser.append(
+            contentsOf: Array(head("PUT /p HTTP/1.1", "Host: h", "Expect: 100-continue", "Content-Length: 5").utf8))
         #expect(parser.next() == .expectsContinue)
         #expect(parser.next() == .needMoreData)
         parser.append(contentsOf: Array("hel".utf8))
@@ -98,8 +102,10 @@ import Testing
         var parser = HTTPRequestParser()
         parser.append(
             contentsOf: Array(
-                head("PUT /p HTTP/1.1", "Host: h", "Expect: 100-continue", "Transfer-Encoding: chunked", body: "5\r\nhe")
-                    .utf8))
+                head(
+                    "PUT /p HTTP/1.1", "Host: h", "Expect: 100-continue", "Transfer-Encoding: chunked", body: "5\r\nhe"
+                )
+                .utf8))
         #expect(parser.next() == .expectsContinue)
         #expect(parser.next() == .needMoreData)
         parser.append(contentsOf: Array("llo\r\n0\r\n\r\n".utf8))
@@ -133,7 +139,8 @@ import Testing
 
     @Test func oversizedBodyIsRefusedInsteadOfContinued() {
         var parser = HTTPRequestParser(limits: HTTPParserLimits(maxBodyBytes: 4))
-        parser.append(contentsOf: Array(head("PUT /p HTTP/1.1", "Host: h", "Expect: 100-continue", "Content-Length: 5").utf8))
+        parser.append(
+            contentsOf: Array(head("PUT /p HTTP/1.1", "Host: h", "Expect: 100-continue", "Content-Length: 5").utf8))
         guard case .failure(let error) = parser.next() else {
             Issue.record("expected 413")
             return
@@ -153,6 +160,43 @@ import Testing
         }
         #expect(parser.next() == .expectsContinue)
         #expect(parser.next() == .needMoreData)
+    }
+
+    @Test func limitsOfIntMaxMeanNoLimitAndDoNotOverflow() {
+        let unlimited = HTTPParserLimits(
+            maxRequestLineBytes: .max, maxHeaderBytes: .max, maxHeaderCount: .max, maxBodyBytes: .max,
+            maxEmptyLinesBeforeRequest: .max, maxChunkExtensionBytes: .max, maxTrailerBytes: .max)
+        let text =
+            "\r\n"
+            + head(
+                "POST /p HTTP/1.1", "Host: h", "Transfer-Encoding: chunked", body: "3;x=y\r\nabc\r\n0\r\nT: 1\r\n\r\n")
+            + head("PUT /q HTTP/1.1", "Host: h", "Content-Length: 2", body: "ok")
+        let outcome = parse(text, limits: unlimited)
+        #expect(outcome.failure == nil)
+        #expect(outcome.requests.map(\.body) == [Array("abc".utf8), Array("ok".utf8)])
+    }
+
+    @Test func idleAndBodyStatesFollowTheBytes() {
+        var parser = HTTPRequestParser()
+        #expect(parser.isIdle && !parser.isReadingBody)
+        parser.append(contentsOf: Array("\r\n".utf8))
+        #expect(parser.next() == .needMoreData)
+        #expect(!parser.isIdle)
+        parser.append(contentsOf: Array("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n".utf8))
+        #expect(parser.next() == .needMoreData)
+        #expect(!parser.isIdle && !parser.isReadingBody)
+        parser.append(contentsOf: Array("\r\no".utf8))
+        #expect(parser.next() == .needMoreData)
+        #expect(!parser.isIdle && parser.isReadingBody)
+        parser.append(contentsOf: Array("k".utf8))
+        guard case .request = parser.next() else {
+            Issue.record("no request")
+            return
+        }
+        #expect(parser.isIdle && !parser.isReadingBody)
+        parser.append(contentsOf: Array("X".utf8))
+        #expect(parser.next() == .needMoreData)
+        #expect(!parser.isIdle)
     }
 
     // MARK: buffer handling

@@ -1,8 +1,11 @@
-@testable import HTTPCore
 import Testing
 
+@testable import HTTPCore
+
 @Suite struct HTTPResponseSerializationTests {
-    private func head(_ response: HTTPResponse, framing: HTTPResponse.Framing, connection: StaticString? = nil) -> String {
+    private func head(_ response: HTTPResponse, framing: HTTPResponse.Framing, connection: StaticString? = nil)
+        -> String
+    {
         var out: [UInt8] = []
         response.serializeHead(into: &out, framing: framing, connection: connection)
         return String(decoding: out, as: UTF8.self)

@@ -37,7 +37,11 @@ final class FailingSource: HTTPBodySource {
     let pulls = Counter()
     func next(maxBytes: Int, deliver: @escaping @Sendable (HTTPBodyChunk) -> Void) {
         pulls.increment()
-        if pulls.count == 1 { deliver(.bytes(Array("partial".utf8))) } else { deliver(.failure(SocketError(operation: "test", errno: 5))) }
+        if pulls.count == 1 {
+            deliver(.bytes(Array("partial".utf8)))
+        } else {
+            deliver(.failure(SocketError(operation: "test", errno: 5)))
+        }
     }
     func cancel() {}
 }
@@ -115,6 +119,19 @@ struct StreamResponder: HTTPResponder {
             _ = try client.readSome(upTo: 100)
             client.close(reset: true)
             #expect(await eventually { source.wasCancelled })
+            #expect(await eventually { server.connectionCount == 0 })
+        }
+    }
+
+    @Test func readerThatStopsReadingIsDroppedAfterTheWriteTimeout() async throws {
+        let source = CountingSource(pieces: nil, pieceSize: 64 * 1024)
+        try await withServer({ $0.writeTimeout = 0.3 }, responder: StreamResponder(source: source, length: nil)) {
+            server in
+            let client = try RawSocketClient(port: server.port, receiveBufferSize: 4096)
+            try client.send(get("/endless"))
+            _ = try client.readSome(upTo: 100)
+            #expect(!source.wasCancelled)
+            #expect(await eventually(timeout: 5) { source.wasCancelled })
             #expect(await eventually { server.connectionCount == 0 })
         }
     }

@@ -67,6 +67,33 @@ import Testing
         }
     }
 
+    @Test func steadyBodySlowerThanTheTimeoutOverallIsAccepted() async throws {
+        try await withServer({ $0.headerReadTimeout = 0.3 }, responder: EchoResponder()) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send("POST /up HTTP/1.1\r\nHost: test\r\nContent-Length: 6\r\n\r\n")
+            // 6 × 100 ms: longer than the timeout in all, but no pause as long as it.
+            for byte in "abcdef" {
+                try await Task.sleep(for: .milliseconds(100))
+                try client.send(String(byte))
+            }
+            let response = try client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.text == "/upabcdef")
+        }
+    }
+
+    @Test func stalledBodyGets408() async throws {
+        let echo = EchoResponder()
+        try await withServer({ $0.headerReadTimeout = 0.3 }, responder: echo) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send("POST /up HTTP/1.1\r\nHost: test\r\nContent-Length: 10\r\n\r\nab")
+            let response = try client.readResponse()
+            #expect(response.status == 408)
+            #expect(client.isClosedByServer())
+            #expect(echo.served.count == 0)
+        }
+    }
+
     @Test func idleKeepAliveConnectionIsClosedSilently() async throws {
         try await withServer({ $0.idleTimeout = 0.2 }, responder: EchoResponder()) { server in
             let client = try RawSocketClient(port: server.port)

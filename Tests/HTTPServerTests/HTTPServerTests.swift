@@ -38,7 +38,8 @@ final class GateResponder: HTTPResponder {
     @Test func bindingAPortInUseThrowsSocketError() async throws {
         try await withServer(responder: EchoResponder()) { server in
             let second = HTTPServer(
-                configuration: HTTPServerConfiguration(host: "127.0.0.1", port: server.port), responder: EchoResponder())
+                configuration: HTTPServerConfiguration(host: "127.0.0.1", port: server.port), responder: EchoResponder()
+            )
             #expect(throws: SocketError.self) { try second.start() }
         }
     }
@@ -99,5 +100,25 @@ final class GateResponder: HTTPResponder {
         #expect(await eventually { done.count == 1 })
         // An answer after the close goes nowhere and does not crash.
         gate.releaseAll()
+    }
+
+    @Test func drainLetsARequestStillArrivingInPiecesComplete() async throws {
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: EchoResponder())
+        try server.start()
+        let client = try RawSocketClient(port: server.port)
+        try client.send("POST /up HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\n\r\nhe")
+        try await Task.sleep(for: .milliseconds(100))
+        let done = Counter()
+        server.shutdown(grace: 5) { done.increment() }
+        try await Task.sleep(for: .milliseconds(100))
+        try client.send("ll")
+        try await Task.sleep(for: .milliseconds(50))
+        try client.send("o")
+        let response = try client.readResponse()
+        #expect(response.status == 200)
+        #expect(response.text == "/uphello")
+        #expect(response.header("Connection") == "close")
+        #expect(await eventually { done.count == 1 })
     }
 }

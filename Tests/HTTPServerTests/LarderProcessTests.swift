@@ -65,4 +65,67 @@ import Testing
         let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
         #expect(log.contains("POST /healthz 405"))
     }
+
+    /// Runs `larder` with arguments and environment additions until it exits (at most 10 s).
+    private func runLarder(_ arguments: [String], environment: [String: String] = [:]) async throws -> (
+        status: Int32, output: String
+    ) {
+        let binary = try #require(Self.binary, "the larder binary is not built next to the tests")
+        let logURL = FileManager.default.temporaryDirectory.appendingPathComponent("larder-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: logURL) }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let handle = try FileHandle(forWritingTo: logURL)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let exited = await eventually(timeout: 10) {
+            if !process.isRunning { return true }
+            // A server that started is stopped once it has said where it listens.
+            let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+            if log.contains("listening on") { kill(process.processIdentifier, SIGTERM) }
+            return false
+        }
+        #expect(exited)
+        return (process.terminationStatus, (try? String(contentsOf: logURL, encoding: .utf8)) ?? "")
+    }
+
+    @Test func badEnvironmentValueIsRefusedNamingTheVariable() async throws {
+        let result = try await runLarder(["serve"], environment: ["LARDER_PORT": "eighty"])
+        #expect(result.status != 0)
+        #expect(result.output.contains("LARDER_PORT: 'eighty'"))
+    }
+
+    @Test func flagWinsOverTheEnvironment() async throws {
+        let result = try await runLarder(
+            ["serve", "--host", "127.0.0.1", "--port", "0"], environment: ["LARDER_PORT": "eighty"])
+        #expect(result.status == 0)
+        #expect(result.output.contains("listening on 127.0.0.1:"))
+    }
+
+    @Test func environmentWinsOverTheDefault() async throws {
+        let result = try await runLarder(
+            ["serve", "--port", "0"], environment: ["LARDER_HOST": "127.0.0.1", "LARDER_LOG_FORMAT": "json"])
+        #expect(result.status == 0)
+        let firstLine = try #require(result.output.split(separator: "\n").first)
+        #expect(firstLine.hasPrefix("{\"time\":"))
+        #expect(firstLine.contains("\"message\":\"listening on 127.0.0.1:"))
+    }
+
+    @Test func serveHelpNamesEveryEnvironmentVariable() async throws {
+        let result = try await runLarder(["serve", "--help"])
+        #expect(result.status == 0)
+        for variable in [
+            "LARDER_HOST", "LARDER_PORT", "LARDER_DB", "LARDER_LOG_FORMAT", "LARDER_LOG_LEVEL", "LARDER_ACCESS_LOG",
+            "LARDER_HEADER_TIMEOUT", "LARDER_IDLE_TIMEOUT", "LARDER_WRITE_TIMEOUT", "LARDER_MAX_CONNECTIONS",
+            "LARDER_BACKLOG", "LARDER_MAX_REQUEST_LINE", "LARDER_MAX_HEADER_BYTES", "LARDER_MAX_HEADER_COUNT",
+            "LARDER_MAX_BODY_BYTES", "LARDER_MAX_PIPELINED", "LARDER_EVENT_LOOPS", "LARDER_SHUTDOWN_GRACE",
+        ] {
+            #expect(result.output.contains(variable), "\(variable) missing from serve --help")
+        }
+    }
 }

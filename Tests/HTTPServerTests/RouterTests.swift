@@ -10,7 +10,8 @@ import Testing
             writer.send(HTTPResponse(status: .ok, body: .bytes(Array("ok".utf8))))
         }
         router.add(.get, "/cache/:key") { _, context, writer in
-            writer.send(HTTPResponse(status: .ok, body: .bytes(Array("entry \(context.parameters["key"] ?? "-")".utf8))))
+            writer.send(
+                HTTPResponse(status: .ok, body: .bytes(Array("entry \(context.parameters["key"] ?? "-")".utf8))))
         }
         router.add(.delete, "/cache/:key") { _, _, writer in writer.send(HTTPResponse(status: .noContent)) }
         router.add(.get, "/cache/:key/meta") { _, context, writer in
