@@ -36,6 +36,13 @@ func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
+/// CPU seconds used by the process so far: the machine is shared, so rates are also given per CPU second.
+func cpuSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
 func fileSize(_ path: String) -> Int {
     (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
 }
@@ -54,6 +61,7 @@ func sizeRun(count: Int, options: Options) throws {
     let clock = ContinuousClock()
     let body = CacheCoreFixtures.randomBody(length: options.bodySize)
     var putTime = Duration.zero
+    let putCPUStart = cpuSeconds()
     var lastBatchRate = 0.0
     let batch = min(count, 100_000)
     var index = 0
@@ -69,13 +77,15 @@ func sizeRun(count: Int, options: Options) throws {
         putTime += elapsed
         lastBatchRate = Double(min(batch, count)) / seconds(elapsed)
     }
+    let putCPU = cpuSeconds() - putCPUStart
     try store.checkpoint()
     let diskBytes = fileSize(path) + fileSize(path + "-wal")
 
     var random = SplitMix64(seed: 42)
     // Keys are computed in the loop (SHA-256 of the URL) as a real lookup would.
-    func timeGets(readBody: Bool) throws -> Double {
+    func timeGets(readBody: Bool) throws -> (wall: Double, cpu: Double) {
         let started = clock.now
+        let cpuStart = cpuSeconds()
         var bytes = 0
         for _ in 0..<options.gets {
             let key = CacheKey.make(canonicalURL: makeEntry(Int(random.next() % UInt64(count))).url)
@@ -86,19 +96,23 @@ func sizeRun(count: Int, options: Options) throws {
             }
         }
         precondition(!readBody || bytes == options.gets * options.bodySize)
-        return Double(options.gets) / seconds(clock.now - started)
+        return (Double(options.gets) / seconds(clock.now - started), Double(options.gets) / (cpuSeconds() - cpuStart))
     }
     _ = try timeGets(readBody: false)  // warm the caches
     let lookups = try timeGets(readBody: false)
     let gets = try timeGets(readBody: true)
     print(
-        "| \(count) | \(Int(Double(count) / seconds(putTime))) | \(Int(lastBatchRate)) | \(Int(lookups)) | \(Int(gets)) | \(diskBytes / count) |"
+        "| \(count) | \(Int(Double(count) / seconds(putTime))) / \(Int(Double(count) / putCPU)) | \(Int(lastBatchRate)) "
+            + "| \(Int(lookups.wall)) / \(Int(lookups.cpu)) | \(Int(gets.wall)) / \(Int(gets.cpu)) | \(diskBytes / count) |"
     )
 }
 
 /// Stores each sample at each chunk size; compares the stored size with `gzip -6` and times reads.
 func compressionRun(options: Options) throws {
-    print("\n| sample | bytes | gzip -6 | " + options.chunkSizes.map { "\($0 >> 10) KiB ratio / identity MB/s / 1-byte range µs" }.joined(separator: " | ") + " |")
+    print(
+        "\n| sample | bytes | gzip -6 | "
+            + options.chunkSizes.map { "\($0 >> 10) KiB ratio / identity MB/s / 1-byte range µs" }.joined(
+                separator: " | ") + " |")
     print("|---|---|---|" + options.chunkSizes.map { _ in "---|" }.joined())
     let clock = ContinuousClock()
     for sample in options.samples {
@@ -140,16 +154,21 @@ func compressionRun(options: Options) throws {
             }
             let rangeMicros = seconds(clock.now - started) / Double(ranges) * 1e6
             cells.append(
-                String(format: "%.3f (%.3f×gz) / %.0f / %.0f", Double(gzipForm) / Double(bytes.count),
-                       Double(gzipForm) / Double(gzipSize), megabytesPerSecond, rangeMicros))
+                String(
+                    format: "%.3f (%.3f×gz) / %.0f / %.0f", Double(gzipForm) / Double(bytes.count),
+                    Double(gzipForm) / Double(gzipSize), megabytesPerSecond, rangeMicros))
         }
-        print("| \(sample.name) | \(bytes.count) | \(String(format: "%.3f", Double(gzipSize) / Double(bytes.count))) | " + cells.joined(separator: " | ") + " |")
+        print(
+            "| \(sample.name) | \(bytes.count) | \(String(format: "%.3f", Double(gzipSize) / Double(bytes.count))) | "
+                + cells.joined(separator: " | ") + " |")
     }
 }
 
 let options = Options(CommandLine.arguments)
 try FileManager.default.createDirectory(atPath: options.directory, withIntermediateDirectories: true)
-print("| entries | puts/s (all) | puts/s (last 100k) | lookups/s | gets/s (lookup + \(options.bodySize) B body) | disk bytes/entry |")
+print(
+    "| entries | puts/s (all) | puts/s (last 100k) | lookups/s | gets/s (lookup + \(options.bodySize) B body) | disk bytes/entry |"
+)
 print("|---|---|---|---|---|---|")
 for count in options.entryCounts { try sizeRun(count: count, options: options) }
 if !options.samples.isEmpty { try compressionRun(options: options) }

@@ -1,5 +1,5 @@
-public import HTTPCore
 import Crypto
+public import HTTPCore
 
 /// The identity of a cached response: the SHA-256 of the canonical URL and the request headers its
 /// `Vary` names, as 64 lowercase hex digits (RFC 9111 §2 primary key, §4.1 secondary key).
@@ -45,12 +45,11 @@ public struct CacheKey: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     /// The 32 raw digest bytes, as stored (half the size of the hex form).
     public var bytes: [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(32)
-        var high: UInt8 = 0
-        for (index, byte) in hex.utf8.enumerated() {
-            let nibble = byte <= UInt8(ascii: "9") ? byte - UInt8(ascii: "0") : byte - UInt8(ascii: "a") + 10
-            if index & 1 == 0 { high = nibble << 4 } else { out.append(high | nibble) }
+        // Hot path (every lookup): decode from a contiguous copy rather than through String indices.
+        let digits = Array(hex.utf8)
+        var out = [UInt8](repeating: 0, count: 32)
+        for index in 0..<32 {
+            out[index] = Self.nibble(digits[2 * index]) << 4 | Self.nibble(digits[2 * index + 1])
         }
         return out
     }
@@ -87,7 +86,7 @@ public struct CacheKey: Hashable, Sendable, Comparable, CustomStringConvertible 
             }
             hasher.update(data: bytes)
         }
-        return CacheKey(unchecked: hexString(hasher.finalize()))
+        return CacheKey(unchecked: hasher.finalize().withUnsafeBytes { hexString($0) })
     }
 
     /// Computes the secondary key of a request for a response that varies on `varyNames`.
@@ -99,22 +98,34 @@ public struct CacheKey: Hashable, Sendable, Comparable, CustomStringConvertible 
     public static func make(canonicalURL: String, varyNames: [String], requestHeaders: HTTPHeaders) -> CacheKey {
         let headers = varyNames.map { name -> (name: String, value: String?) in
             let values = requestHeaders.values(for: name)
-            return (name, values.isEmpty ? nil : values.map { Substring($0).trimmingHTTPWhitespace() }
-                .joined(separator: ", "))
+            return (
+                name,
+                values.isEmpty
+                    ? nil
+                    : values.map { Substring($0).trimmingHTTPWhitespace() }
+                        .joined(separator: ", ")
+            )
         }
         return make(canonicalURL: canonicalURL, varyingHeaders: headers)
     }
 
     private init(unchecked hex: String) { self.hex = hex }
 
-    private static func hexString(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(64)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+    private static func nibble(_ digit: UInt8) -> UInt8 {
+        digit <= UInt8(ascii: "9") ? digit &- UInt8(ascii: "0") : digit &- UInt8(ascii: "a") &+ 10
     }
+
+    private static func hexString(_ bytes: some Collection<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: 2 * bytes.count) { buffer in
+            var index = 0
+            for byte in bytes {
+                buffer[index] = hexDigits[Int(byte >> 4)]
+                buffer[index + 1] = hexDigits[Int(byte & 0x0F)]
+                index += 2
+            }
+            return index
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }

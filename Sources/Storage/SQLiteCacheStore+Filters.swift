@@ -4,7 +4,8 @@ extension SQLiteCacheStore {
     public func loadFilterChain() throws -> FilterChainRecord {
         try guarded("load filters") {
             try database.read { connection in
-                let version = try connection.queryFirst("SELECT version FROM filter_chain WHERE id = 1") { $0.int(0) } ?? 0
+                let version =
+                    try connection.queryFirst("SELECT version FROM filter_chain WHERE id = 1") { $0.int(0) } ?? 0
                 let filters = try connection.query("SELECT name, json FROM filter ORDER BY position") {
                     FilterRecord(name: $0.text(0) ?? "", json: $0.text(1) ?? "")
                 }
@@ -20,7 +21,8 @@ extension SQLiteCacheStore {
             try database.write { connection in
                 var saved = FilterChainRecord(version: 0, filters: filters)
                 try connection.inTransaction {
-                    let current = try connection.queryFirst("SELECT version FROM filter_chain WHERE id = 1") { $0.int(0) } ?? 0
+                    let current =
+                        try connection.queryFirst("SELECT version FROM filter_chain WHERE id = 1") { $0.int(0) } ?? 0
                     if let expectedVersion, expectedVersion != current {
                         throw CacheStoreError.versionConflict(current: current)
                     }

@@ -1,6 +1,6 @@
 public import CacheCore
-import Synchronization
 public import Foundation
+import Synchronization
 
 extension SQLiteCacheStore {
     /// Gathers the hit in memory; the batch is written once `hitFlushThreshold` entries have hits,
@@ -45,9 +45,12 @@ extension SQLiteCacheStore {
             try database.write { connection in
                 var swept = 0
                 try connection.inTransaction {
-                    swept = try connection.run("DELETE FROM entry WHERE sweep_after < ?", [.real(now.timeIntervalSince1970)])
+                    swept = try connection.run(
+                        "DELETE FROM entry WHERE sweep_after < ?", [.real(now.timeIntervalSince1970)])
                     // Pending bodies no live writer owns: a writer that was dropped without cleanup.
-                    let orphans = try connection.query("SELECT id FROM pending_body") { $0.int64(0) }.filter { !live.contains($0) }
+                    let orphans = try connection.query("SELECT id FROM pending_body") { $0.int64(0) }.filter {
+                        !live.contains($0)
+                    }
                     for body in orphans { try Self.deleteBody(body, pending: true, connection: connection) }
                     return .commit
                 }
@@ -74,7 +77,8 @@ extension SQLiteCacheStore {
                     [.int(hit.count), .real(hit.lastAccess.timeIntervalSince1970), .blob(key.bytes)])
             }
             while total > maxSize {
-                let victims = try connection.query("SELECT id, footprint FROM entry ORDER BY last_access, id LIMIT 64") {
+                let victims = try connection.query("SELECT id, footprint FROM entry ORDER BY last_access, id LIMIT 64")
+                {
                     (id: $0.int64(0), footprint: $0.int(1))
                 }
                 if victims.isEmpty { break }
@@ -90,14 +94,17 @@ extension SQLiteCacheStore {
     /// Deletes an entry whose body failed its checks, unless it was replaced meanwhile.
     func deleteCorrupt(_ entry: StoredEntry) {
         _ = try? database.write { connection in
-            try connection.run("DELETE FROM entry WHERE key = ? AND body_id = ?", [.blob(entry.key.bytes), .integer(entry.bodyID)])
+            try connection.run(
+                "DELETE FROM entry WHERE key = ? AND body_id = ?", [.blob(entry.key.bytes), .integer(entry.bodyID)])
         }
     }
 
     /// Deletes a body's chunks (and its pending row).
     static func deleteBody(_ body: Int64, pending: Bool, connection: SQLiteConnection) throws {
         let first = body << StorageSchema.chunkIDShift
-        try connection.run("DELETE FROM chunk WHERE id BETWEEN ? AND ?", [.integer(first), .integer(first + StorageSchema.maxChunksPerBody - 1)])
+        try connection.run(
+            "DELETE FROM chunk WHERE id BETWEEN ? AND ?",
+            [.integer(first), .integer(first + StorageSchema.maxChunksPerBody - 1)])
         if pending { try connection.run("DELETE FROM pending_body WHERE id = ?", [.integer(body)]) }
     }
 }

@@ -69,10 +69,14 @@ extension SQLiteCacheStore {
 
     /// The inverse of `encodeHeaders`.
     static func decodeHeaders(_ text: String) -> HTTPHeaders {
+        // Hot path (every lookup): split the UTF-8 bytes, not Characters.
         var headers = HTTPHeaders()
-        for line in text.split(separator: "\n") {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers.add(name: String(line[..<colon]), value: String(line[line.index(after: colon)...]))
+        let bytes = Array(text.utf8)
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            headers.add(
+                name: String(decoding: line[..<colon], as: UTF8.self),
+                value: String(decoding: line[(colon + 1)...], as: UTF8.self))
         }
         return headers
     }

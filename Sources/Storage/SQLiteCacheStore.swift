@@ -77,7 +77,8 @@ public final class SQLiteCacheStore: CacheStore {
                 // No writer of this process exists yet: every pending body is left over from a crash.
                 try connection.inTransaction {
                     try connection.run(
-                        "DELETE FROM chunk WHERE (id >> \(StorageSchema.chunkIDShift)) IN (SELECT id FROM pending_body)")
+                        "DELETE FROM chunk WHERE (id >> \(StorageSchema.chunkIDShift)) IN (SELECT id FROM pending_body)"
+                    )
                     try connection.run("DELETE FROM pending_body")
                     return .commit
                 }
@@ -100,7 +101,9 @@ public final class SQLiteCacheStore: CacheStore {
 
     public func entry(for key: CacheKey) throws -> StoredEntry? {
         let found = try guarded("lookup") {
-            try database.read { try $0.queryFirst(Self.selectEntry + " WHERE key = ?", [.blob(key.bytes)], row: Self.entry) }
+            try database.read {
+                try $0.queryFirst(Self.selectEntry + " WHERE key = ?", [.blob(key.bytes)], row: Self.entry)
+            }
         }
         guard var entry = found else { return nil }
         if let hit = pendingHits.withLock({ $0[key] }) {
@@ -130,7 +133,10 @@ public final class SQLiteCacheStore: CacheStore {
         }
         let exists = try guarded("open body") {
             try database.read {
-                try $0.queryFirst("SELECT 1 FROM entry WHERE key = ? AND body_id = ?", [.blob(entry.key.bytes), .integer(entry.bodyID)]) { _ in true }
+                try $0.queryFirst(
+                    "SELECT 1 FROM entry WHERE key = ? AND body_id = ?",
+                    [.blob(entry.key.bytes), .integer(entry.bodyID)]
+                ) { _ in true }
             }
         }
         guard exists == true else { throw CacheStoreError.notFound(entry.key) }

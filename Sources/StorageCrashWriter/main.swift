@@ -32,7 +32,8 @@ do {
             writer.abandon()
         default:
             let body = CacheCoreFixtures.crashBody(index: index, chunkSize: chunkSize)
-            let entry = CacheCoreFixtures.makeEntry(url: url, contentType: index % 2 == 0 ? "text/plain" : "application/octet-stream")
+            let entry = CacheCoreFixtures.makeEntry(
+                url: url, contentType: index % 2 == 0 ? "text/plain" : "application/octet-stream")
             let writer = try store.beginWrite(hints: CacheBodyHints(headers: entry.headers))
             var offset = 0
             while offset < body.count {

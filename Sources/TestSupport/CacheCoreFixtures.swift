@@ -41,8 +41,10 @@ public enum CacheCoreFixtures {
     ///   - seed: varies the text.
     /// - Returns: the bytes.
     public static func compressibleBody(length: Int, seed: UInt64 = 1) -> [UInt8] {
-        let words = ["cache", "larder", "entry", "chunk", "deflate", "gzip", "stream", "the", "of", "a", "key",
-                     "response", "header", "fresh", "stale", "origin", "store", "body", "range", "byte"]
+        let words = [
+            "cache", "larder", "entry", "chunk", "deflate", "gzip", "stream", "the", "of", "a", "key",
+            "response", "header", "fresh", "stale", "origin", "store", "body", "range", "byte",
+        ]
         var generator = SplitMix64(seed: seed)
         var out = [UInt8]()
         out.reserveCapacity(length + 16)

@@ -39,7 +39,8 @@ import Testing
     @Test func requestHeadersAreReadForTheVaryNames() {
         let headers = HTTPHeaders([("accept-encoding", "gzip"), ("Accept-Encoding", "br"), ("X-Other", "1")])
         let key = CacheKey.make(canonicalURL: "u", varyNames: ["Accept-Encoding", "Accept"], requestHeaders: headers)
-        #expect(key == CacheKey.make(canonicalURL: "u", varyingHeaders: [("accept-encoding", "gzip, br"), ("accept", nil)]))
+        #expect(
+            key == CacheKey.make(canonicalURL: "u", varyingHeaders: [("accept-encoding", "gzip, br"), ("accept", nil)]))
     }
 
     @Test(arguments: [

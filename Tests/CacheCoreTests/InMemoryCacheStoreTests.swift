@@ -1,7 +1,7 @@
 import CacheCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct InMemoryCacheStoreTests {
     private func put(_ store: InMemoryCacheStore, _ entry: StoredEntry, _ body: [UInt8]) throws -> StoredEntry {
@@ -50,7 +50,8 @@ import TestSupport
             keys.append(try put(store, entry, CacheCoreFixtures.randomBody(length: 1000)).key)
         }
         store.recordHit(keys[0], at: CacheCoreFixtures.epoch.addingTimeInterval(10))
-        _ = try put(store, CacheCoreFixtures.makeEntry(url: "https://e.example/3"), CacheCoreFixtures.randomBody(length: 1000))
+        _ = try put(
+            store, CacheCoreFixtures.makeEntry(url: "https://e.example/3"), CacheCoreFixtures.randomBody(length: 1000))
         #expect(try store.entry(for: keys[0]) != nil)
         #expect(try store.entry(for: keys[1]) == nil)
         #expect(try store.stats().totalBytes <= store.maxSize!)
@@ -64,7 +65,8 @@ import TestSupport
             try store.saveFilterChain([], expectedVersion: 0)
         }
         #expect(throws: CacheStoreError.duplicateFilterName("a")) {
-            try store.saveFilterChain([FilterRecord(name: "a", json: "{}"), FilterRecord(name: "a", json: "[]")], expectedVersion: nil)
+            try store.saveFilterChain(
+                [FilterRecord(name: "a", json: "{}"), FilterRecord(name: "a", json: "[]")], expectedVersion: nil)
         }
         #expect(try store.loadFilterChain() == saved)
     }

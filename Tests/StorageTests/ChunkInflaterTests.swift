@@ -1,6 +1,7 @@
-@testable import Storage
-import Testing
 import TestSupport
+import Testing
+
+@testable import Storage
 
 @Suite struct ChunkInflaterTests {
     @Test func chunksInflateAloneAfterAFullFlush() throws {
@@ -20,15 +21,23 @@ import TestSupport
     @Test func lengthOtherThanRecordedIsRejected() throws {
         let chunk = try ChunkDeflater().deflateChunk(ArraySlice(repeating: 7, count: 500), isLast: true)
         let inflater = try ChunkInflater()
-        #expect(throws: ChunkCodecError.self) { _ = try inflater.inflateChunk(chunk, expectedLength: 499, isLast: true) }
-        #expect(throws: ChunkCodecError.self) { _ = try inflater.inflateChunk(chunk, expectedLength: 501, isLast: true) }
-        #expect(throws: ChunkCodecError.self) { _ = try inflater.inflateChunk(chunk, expectedLength: 500, isLast: false) }
+        #expect(throws: ChunkCodecError.self) {
+            _ = try inflater.inflateChunk(chunk, expectedLength: 499, isLast: true)
+        }
+        #expect(throws: ChunkCodecError.self) {
+            _ = try inflater.inflateChunk(chunk, expectedLength: 501, isLast: true)
+        }
+        #expect(throws: ChunkCodecError.self) {
+            _ = try inflater.inflateChunk(chunk, expectedLength: 500, isLast: false)
+        }
         #expect(try inflater.inflateChunk(chunk, expectedLength: 500, isLast: true).count == 500)
     }
 
     @Test func garbageIsRejected() throws {
         let inflater = try ChunkInflater()
-        #expect(throws: ChunkCodecError.self) { _ = try inflater.inflateChunk([0xFF, 0xFF, 0xFF], expectedLength: 10, isLast: true) }
+        #expect(throws: ChunkCodecError.self) {
+            _ = try inflater.inflateChunk([0xFF, 0xFF, 0xFF], expectedLength: 10, isLast: true)
+        }
         #expect(throws: ChunkCodecError.self) { _ = try inflater.inflateChunk([], expectedLength: 10, isLast: true) }
     }
 }

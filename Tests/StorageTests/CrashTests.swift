@@ -1,8 +1,9 @@
 import CacheCore
 import Foundation
-@testable import Storage
-import Testing
 import TestSupport
+import Testing
+
+@testable import Storage
 
 /// A child process writes entries in a loop and is killed with SIGKILL at random moments; after each
 /// kill the database passes `PRAGMA integrity_check` and every entry that can be read is complete.
@@ -75,9 +76,12 @@ import TestSupport
                 (
                     chunks: try connection.queryFirst("SELECT count(*) FROM chunk") { $0.int(0) } ?? -1,
                     expected: try connection.queryFirst(
-                        "SELECT coalesce(sum((original_size + chunk_size - 1) / chunk_size), 0) FROM entry") { $0.int(0) } ?? -2,
+                        "SELECT coalesce(sum((original_size + chunk_size - 1) / chunk_size), 0) FROM entry"
+                    ) { $0.int(0) } ?? -2,
                     pending: try connection.queryFirst("SELECT count(*) FROM pending_body") { $0.int(0) } ?? -1,
-                    stats: try connection.queryFirst("SELECT entry_count = (SELECT count(*) FROM entry) FROM stats") { $0.int(0) } ?? 0
+                    stats: try connection.queryFirst("SELECT entry_count = (SELECT count(*) FROM entry) FROM stats") {
+                        $0.int(0)
+                    } ?? 0
                 )
             }
             #expect(counts.chunks == counts.expected, "round \(round)")

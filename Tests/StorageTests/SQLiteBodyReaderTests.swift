@@ -1,8 +1,9 @@
 import CacheCore
 import Foundation
-@testable import Storage
-import Testing
 import TestSupport
+import Testing
+
+@testable import Storage
 
 /// Each kind of stored corruption is detected on read, deletes its entry and reports it; nothing crashes.
 @Suite struct SQLiteBodyReaderTests {
@@ -27,12 +28,18 @@ import TestSupport
     private func replace(_ harness: StorageTestHarness, _ entry: StoredEntry, chunk: Int, with bytes: [UInt8]) throws {
         try harness.sql(
             "UPDATE chunk SET data = ?, crc32 = ? WHERE id = ?",
-            [.blob(bytes), .integer(Int64(ZlibCRC32.update(0, bytes))), .integer(entry.bodyID << StorageSchema.chunkIDShift | Int64(chunk))])
+            [
+                .blob(bytes), .integer(Int64(ZlibCRC32.update(0, bytes))),
+                .integer(entry.bodyID << StorageSchema.chunkIDShift | Int64(chunk)),
+            ])
     }
 
     private func storedChunk(_ harness: StorageTestHarness, _ entry: StoredEntry, _ chunk: Int) throws -> [UInt8] {
         try harness.store.database.read {
-            try $0.queryFirst("SELECT data FROM chunk WHERE id = ?", [.integer(entry.bodyID << StorageSchema.chunkIDShift | Int64(chunk))]) { $0.blob(0) } ?? []
+            try $0.queryFirst(
+                "SELECT data FROM chunk WHERE id = ?",
+                [.integer(entry.bodyID << StorageSchema.chunkIDShift | Int64(chunk))]
+            ) { $0.blob(0) } ?? []
         }
     }
 
@@ -43,7 +50,9 @@ import TestSupport
         case .flippedByteInStoredChunk:
             var bytes = middle
             bytes[bytes.count / 2] ^= 0x40
-            try harness.sql("UPDATE chunk SET data = ? WHERE id = ?", [.blob(bytes), .integer(entry.bodyID << StorageSchema.chunkIDShift | 1)])
+            try harness.sql(
+                "UPDATE chunk SET data = ? WHERE id = ?",
+                [.blob(bytes), .integer(entry.bodyID << StorageSchema.chunkIDShift | 1)])
         case .flippedByteWithMatchingChunkCRC:
             var bytes = middle
             bytes[bytes.count / 3] ^= 0x01
@@ -65,7 +74,9 @@ import TestSupport
         case .middleChunkEndsTheStream:
             let early = try ChunkDeflater().deflateChunk(ArraySlice(repeating: 0x41, count: Self.chunk), isLast: true)
             try replace(harness, entry, chunk: 1, with: early + [0x00, 0x00, 0xFF, 0xFF])
-        case .missingChunk: try harness.sql("DELETE FROM chunk WHERE id = ?", [.integer(entry.bodyID << StorageSchema.chunkIDShift | 1)])
+        case .missingChunk:
+            try harness.sql(
+                "DELETE FROM chunk WHERE id = ?", [.integer(entry.bodyID << StorageSchema.chunkIDShift | 1)])
         }
     }
 
@@ -91,8 +102,10 @@ import TestSupport
     @Test(arguments: [true, false])
     func corruptChunkIsDetectedByARangeRead(compressible: Bool) throws {
         let harness = try StorageTestHarness()
-        let body = compressible
-            ? CacheCoreFixtures.compressibleBody(length: 3 * Self.chunk) : CacheCoreFixtures.randomBody(length: 3 * Self.chunk)
+        let body =
+            compressible
+            ? CacheCoreFixtures.compressibleBody(length: 3 * Self.chunk)
+            : CacheCoreFixtures.randomBody(length: 3 * Self.chunk)
         let stored = try harness.put(CacheCoreFixtures.makeEntry(), body)
         try replace(harness, stored, chunk: 1, with: Array(try storedChunk(harness, stored, 1).dropLast(1)))
         #expect(throws: CacheStoreError.self) { _ = try harness.read(stored, .range(Self.chunk + 1..<Self.chunk + 2)) }
@@ -101,7 +114,8 @@ import TestSupport
 
     @Test func truncatedIdentityChunkIsDetected() throws {
         let harness = try StorageTestHarness()
-        let stored = try harness.put(CacheCoreFixtures.makeEntry(), CacheCoreFixtures.randomBody(length: 2 * Self.chunk + 5))
+        let stored = try harness.put(
+            CacheCoreFixtures.makeEntry(), CacheCoreFixtures.randomBody(length: 2 * Self.chunk + 5))
         try #require(stored.codec == .identity)
         try replace(harness, stored, chunk: 0, with: Array(try storedChunk(harness, stored, 0).dropLast(1)))
         #expect(throws: CacheStoreError.self) { _ = try harness.read(stored) }

@@ -1,8 +1,9 @@
 import CacheCore
 import Foundation
-@testable import Storage
-import Testing
 import TestSupport
+import Testing
+
+@testable import Storage
 
 /// Round trips of bodies through the store: identity, gzip (checked by Python's zlib), and ranges.
 @Suite struct SQLiteBodyTests {
@@ -26,7 +27,11 @@ import TestSupport
         // Text this repetitive deflates far below 90%; random bytes never do.
         let expectCompressed = compressible && size > 64
         #expect(stored.codec == (expectCompressed ? .deflateChunked : .identity))
-        if stored.codec == .identity { #expect(stored.storedSize == size) } else { #expect(stored.storedSize < size / 2) }
+        if stored.codec == .identity {
+            #expect(stored.storedSize == size)
+        } else {
+            #expect(stored.storedSize < size / 2)
+        }
         let found = try #require(try harness.store.entry(for: stored.key))
         #expect(found == stored)
         #expect(try harness.read(found) == body)
@@ -68,11 +73,15 @@ import TestSupport
         let size = 3 * Self.chunk + 100
         let body = Self.body(size: size, compressible: compressible)
         let stored = try harness.put(CacheCoreFixtures.makeEntry(), body)
-        let edges = [0, 1, Self.chunk - 1, Self.chunk, Self.chunk + 1, 2 * Self.chunk, 3 * Self.chunk - 1,
-                     3 * Self.chunk, size - 1, size]
+        let edges = [
+            0, 1, Self.chunk - 1, Self.chunk, Self.chunk + 1, 2 * Self.chunk, 3 * Self.chunk - 1,
+            3 * Self.chunk, size - 1, size,
+        ]
         for lower in edges {
             for upper in edges where upper >= lower {
-                #expect(try harness.read(stored, .range(lower..<upper)) == Array(body[lower..<upper]), "\(lower)..<\(upper)")
+                #expect(
+                    try harness.read(stored, .range(lower..<upper)) == Array(body[lower..<upper]), "\(lower)..<\(upper)"
+                )
             }
         }
         #expect(throws: CacheStoreError.invalidRange(0..<size + 1, length: size)) {
@@ -94,7 +103,8 @@ import TestSupport
     @Test func alreadyCompressedTypesAndEncodedBodiesAreStoredAsTheyCame() throws {
         let harness = try StorageTestHarness()
         let text = Self.body(size: 10_000, compressible: true)
-        let jpeg = try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/a.jpg", contentType: "image/jpeg"), text)
+        let jpeg = try harness.put(
+            CacheCoreFixtures.makeEntry(url: "https://e.example/a.jpg", contentType: "image/jpeg"), text)
         #expect(jpeg.codec == .identity)
         let encoded = try harness.put(
             CacheCoreFixtures.makeEntry(url: "https://e.example/b", extraHeaders: [("Content-Encoding", "br")]), text)
@@ -109,7 +119,8 @@ import TestSupport
         let stored = try harness.put(CacheCoreFixtures.makeEntry(), body, pieceSize: 1)
         #expect(try harness.read(stored) == body)
         let big = Self.body(size: 7 * Self.chunk, compressible: false)
-        let second = try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/big"), big, pieceSize: 3 * Self.chunk + 5)
+        let second = try harness.put(
+            CacheCoreFixtures.makeEntry(url: "https://e.example/big"), big, pieceSize: 3 * Self.chunk + 5)
         #expect(try harness.read(second) == big)
         #expect(try harness.count("SELECT count(*) FROM chunk") == 3 + 7)
     }

@@ -1,7 +1,8 @@
 import CacheCore
-@testable import Storage
-import Testing
 import TestSupport
+import Testing
+
+@testable import Storage
 
 @Suite struct SQLiteCacheStoreFiltersTests {
     @Test func chainStartsEmptyAtVersionZero() throws {
@@ -11,7 +12,10 @@ import TestSupport
 
     @Test func savedChainSurvivesReopenInOrder() throws {
         let directory = StorageTestDirectory()
-        let filters = [FilterRecord(name: "z", json: "{\"a\":1}"), FilterRecord(name: "a", json: "{}"), FilterRecord(name: "m", json: "[]")]
+        let filters = [
+            FilterRecord(name: "z", json: "{\"a\":1}"), FilterRecord(name: "a", json: "{}"),
+            FilterRecord(name: "m", json: "[]"),
+        ]
         do {
             let store = try SQLiteCacheStore(path: directory.file())
             #expect(try store.saveFilterChain(filters, expectedVersion: nil).version == 1)
@@ -28,7 +32,8 @@ import TestSupport
             try harness.store.saveFilterChain([], expectedVersion: 0)
         }
         #expect(throws: CacheStoreError.duplicateFilterName("b")) {
-            try harness.store.saveFilterChain([FilterRecord(name: "b", json: "1"), FilterRecord(name: "b", json: "2")], expectedVersion: 1)
+            try harness.store.saveFilterChain(
+                [FilterRecord(name: "b", json: "1"), FilterRecord(name: "b", json: "2")], expectedVersion: 1)
         }
         #expect(try harness.store.loadFilterChain() == first)
     }

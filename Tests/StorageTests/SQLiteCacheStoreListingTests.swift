@@ -1,8 +1,9 @@
 import CacheCore
 import Foundation
-@testable import Storage
-import Testing
 import TestSupport
+import Testing
+
+@testable import Storage
 
 /// Listing and purges, checked against the in-memory store's answers on the same data set.
 @Suite struct SQLiteCacheStoreListingTests {
@@ -34,7 +35,8 @@ import TestSupport
 
     static let queries: [CacheEntryQuery] = [
         CacheEntryQuery(limit: 7), CacheEntryQuery(host: "b.example", limit: 3),
-        CacheEntryQuery(urlPrefix: "https://a.example/img/", limit: 2), CacheEntryQuery(contentType: "image/*", limit: 4),
+        CacheEntryQuery(urlPrefix: "https://a.example/img/", limit: 2),
+        CacheEntryQuery(contentType: "image/*", limit: 4),
         CacheEntryQuery(host: "c.example", contentType: "application/json"), CacheEntryQuery(host: "none.example"),
     ]
 
@@ -57,7 +59,9 @@ import TestSupport
         #expect(throws: CacheStoreError.invalidCursor("zzz")) { try harness.store.list(CacheEntryQuery(cursor: "zzz")) }
     }
 
-    @Test(arguments: [CachePurgeScope.all, .host("B.EXAMPLE"), .urlPrefix("https://a.example/img/"), .urlPrefix("https://nope/")])
+    @Test(arguments: [
+        CachePurgeScope.all, .host("B.EXAMPLE"), .urlPrefix("https://a.example/img/"), .urlPrefix("https://nope/"),
+    ])
     func purgeDeletesExactlyTheSelectedSet(scope: CachePurgeScope) throws {
         let harness = try StorageTestHarness()
         try fill(harness.store)

@@ -1,17 +1,21 @@
 import CacheCore
 import Foundation
 import HTTPCore
-@testable import Storage
-import Testing
+import Synchronization
 import TestSupport
+import Testing
+
+@testable import Storage
 
 @Suite struct SQLiteCacheStoreTests {
     @Test func everyMetadataFieldRoundTrips() throws {
         let harness = try StorageTestHarness()
         var entry = CacheCoreFixtures.makeEntry(
             url: "https://Img.example/a.png", status: 301, contentType: "image/png",
-            extraHeaders: [("Location", "https://img.example/b.png"), ("ETag", "\"x:y\""), ("Set-Thing", "a: b: c"),
-                           ("Set-Thing", "second")],
+            extraHeaders: [
+                ("Location", "https://img.example/b.png"), ("ETag", "\"x:y\""), ("Set-Thing", "a: b: c"),
+                ("Set-Thing", "second"),
+            ],
             varyNames: ["Accept-Encoding"], freshness: 123.5, staleAllowance: 60)
         entry.ageReceived = 7
         entry.imageFormat = "png"
@@ -26,7 +30,8 @@ import TestSupport
         #expect(found.varyNames == ["accept-encoding"])
         #expect(found.host == "img.example")
         #expect(found.created == CacheCoreFixtures.epoch)
-        #expect(try harness.store.varyNames(forPrimaryKey: CacheKey.make(canonicalURL: entry.url)) == ["accept-encoding"])
+        #expect(
+            try harness.store.varyNames(forPrimaryKey: CacheKey.make(canonicalURL: entry.url)) == ["accept-encoding"])
     }
 
     @Test func varyNamesAreClearedWhenTheURLStopsVarying() throws {
@@ -106,7 +111,10 @@ import TestSupport
         let maxSize = 60_000
         let clockTick = Mutex(0.0)
         let harness = try StorageTestHarness(maxSize: maxSize) {
-            CacheCoreFixtures.epoch.addingTimeInterval(clockTick.withLock { $0 += 1; return $0 })
+            CacheCoreFixtures.epoch.addingTimeInterval(
+                clockTick.withLock {
+                    $0 += 1; return $0
+                })
         }
         var keys = [CacheKey]()
         for index in 0..<100 {
@@ -150,5 +158,3 @@ import TestSupport
         #expect(try harness.store.stats() == CacheStoreStats(entryCount: 0, totalBytes: 0, maxSize: nil))
     }
 }
-
-import Synchronization

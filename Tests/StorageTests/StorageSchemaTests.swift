@@ -1,7 +1,8 @@
 import CacheCore
-@testable import Storage
-import Testing
 import TestSupport
+import Testing
+
+@testable import Storage
 
 @Suite struct StorageSchemaTests {
     @Test func newDatabaseIsMigratedFromVersionZero() throws {
@@ -23,13 +24,18 @@ import TestSupport
             let connection = try SQLiteConnection(path: directory.file(), readOnly: false)
             try StorageSchema.migrate(connection, to: 1)
             #expect(try connection.userVersion == 1)
-            let index = try connection.queryFirst("SELECT count(*) FROM sqlite_master WHERE name = 'entry_media'") { $0.int(0) }
+            let index = try connection.queryFirst("SELECT count(*) FROM sqlite_master WHERE name = 'entry_media'") {
+                $0.int(0)
+            }
             #expect(index == 0)
-            try connection.run("INSERT INTO filter_chain (id, version) VALUES (1, 5) ON CONFLICT(id) DO UPDATE SET version = 5")
+            try connection.run(
+                "INSERT INTO filter_chain (id, version) VALUES (1, 5) ON CONFLICT(id) DO UPDATE SET version = 5")
         }
         let store = try SQLiteCacheStore(path: directory.file())
         #expect(try store.loadFilterChain().version == 5)
-        let index = try store.database.read { try $0.queryFirst("SELECT count(*) FROM sqlite_master WHERE name = 'entry_media'") { $0.int(0) } }
+        let index = try store.database.read {
+            try $0.queryFirst("SELECT count(*) FROM sqlite_master WHERE name = 'entry_media'") { $0.int(0) }
+        }
         #expect(index == 1)
         #expect(try store.database.read { try $0.userVersion } == 2)
     }

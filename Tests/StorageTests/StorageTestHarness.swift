@@ -1,8 +1,9 @@
 import CacheCore
 import Foundation
-@testable import Storage
-import Testing
 import TestSupport
+import Testing
+
+@testable import Storage
 
 /// A store in a fresh temporary directory, with small chunks so that multi-chunk bodies stay small.
 final class StorageTestHarness {
@@ -10,7 +11,10 @@ final class StorageTestHarness {
     let directory = StorageTestDirectory()
     let store: SQLiteCacheStore
 
-    init(maxSize: Int? = nil, chunkSize: Int = StorageTestHarness.chunkSize, clock: @escaping @Sendable () -> Date = { CacheCoreFixtures.epoch }) throws {
+    init(
+        maxSize: Int? = nil, chunkSize: Int = StorageTestHarness.chunkSize,
+        clock: @escaping @Sendable () -> Date = { CacheCoreFixtures.epoch }
+    ) throws {
         store = try SQLiteCacheStore(
             configuration: .init(path: directory.file(), maxSize: maxSize, chunkSize: chunkSize, clock: clock))
     }

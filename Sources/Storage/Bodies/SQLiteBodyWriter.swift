@@ -83,7 +83,8 @@ final class SQLiteBodyWriter: CacheBodyWriter {
                         try connection.run("DELETE FROM entry WHERE key = ?", [.blob(entry.key.bytes)])
                         try SQLiteCacheStore.insert(stored, into: connection)
                         if stored.varyNames.isEmpty {
-                            try connection.run("DELETE FROM vary WHERE primary_key = ?", [.blob(stored.primaryKey.bytes)])
+                            try connection.run(
+                                "DELETE FROM vary WHERE primary_key = ?", [.blob(stored.primaryKey.bytes)])
                         } else {
                             try connection.run(
                                 "INSERT OR REPLACE INTO vary (primary_key, names) VALUES (?, ?)",
@@ -187,9 +188,13 @@ final class SQLiteBodyWriter: CacheBodyWriter {
         return connection.lastInsertRowID
     }
 
-    private static func insertChunk(_ bytes: [UInt8], body: Int64, sequence: Int64, connection: SQLiteConnection) throws {
+    private static func insertChunk(_ bytes: [UInt8], body: Int64, sequence: Int64, connection: SQLiteConnection) throws
+    {
         try connection.run(
             "INSERT INTO chunk (id, crc32, data) VALUES (?, ?, ?)",
-            [.integer(body << StorageSchema.chunkIDShift | sequence), .integer(Int64(ZlibCRC32.update(0, bytes))), .blob(bytes)])
+            [
+                .integer(body << StorageSchema.chunkIDShift | sequence), .integer(Int64(ZlibCRC32.update(0, bytes))),
+                .blob(bytes),
+            ])
     }
 }

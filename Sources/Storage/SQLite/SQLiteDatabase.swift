@@ -34,6 +34,7 @@ final class SQLiteDatabase: Sendable {
             PRAGMA synchronous = NORMAL;
             PRAGMA temp_store = MEMORY;
             PRAGMA foreign_keys = OFF;
+            PRAGMA cache_size = -16384;
             """)
         try prepare(connection)
         writer = Mutex(connection)
@@ -47,12 +48,21 @@ final class SQLiteDatabase: Sendable {
         try writer.withLock { connection throws -> T in try body(connection) }
     }
 
+    /// Opens a reader with a page cache large enough for the interior pages of the entry table and its
+    /// key index at a million entries, so a lookup reads about two leaf pages whatever the store's size
+    /// (https://sqlite.org/pragma.html#pragma_cache_size).
+    private func openReader() throws -> SQLiteConnection {
+        let reader = try SQLiteConnection(path: path, readOnly: true)
+        try reader.execute("PRAGMA cache_size = -8192")
+        return reader
+    }
+
     /// Runs `body` with a reader connection that no other thread uses meanwhile.
     /// - Parameter body: the work.
     /// - Returns: what `body` returns.
     /// - Throws: `SQLiteError` when no reader can be opened, or what `body` throws.
     func read<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        let reader = try idleReaders.withLock { $0.popLast() } ?? SQLiteConnection(path: path, readOnly: true)
+        let reader = try idleReaders.withLock { $0.popLast() } ?? openReader()
         defer {
             idleReaders.withLock { idle in
                 if idle.count < maxIdleReaders { idle.append(reader) }

@@ -41,16 +41,20 @@ final class SQLiteStatement {
             case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)
             case .real(let real): code = sqlite3_bind_double(handle, index, real)
             case .text(let text):
-                code = text.utf8.withContiguousStorageIfAvailable { buffer in
-                    buffer.withMemoryRebound(to: CChar.self) {
-                        csqlite_bind_text_transient(handle, index, $0.baseAddress, Int32($0.count))
-                    }
-                } ?? csqlite_bind_text_transient(handle, index, text, -1)
+                code =
+                    text.utf8.withContiguousStorageIfAvailable { buffer in
+                        buffer.withMemoryRebound(to: CChar.self) {
+                            csqlite_bind_text_transient(handle, index, $0.baseAddress, Int32($0.count))
+                        }
+                    } ?? csqlite_bind_text_transient(handle, index, text, -1)
             case .blob(let bytes):
                 // An empty buffer may have no base address, and a NULL pointer would bind SQL NULL.
-                code = bytes.isEmpty
+                code =
+                    bytes.isEmpty
                     ? sqlite3_bind_zeroblob(handle, index, 0)
-                    : bytes.withUnsafeBytes { csqlite_bind_blob_transient(handle, index, $0.baseAddress, Int32($0.count)) }
+                    : bytes.withUnsafeBytes {
+                        csqlite_bind_blob_transient(handle, index, $0.baseAddress, Int32($0.count))
+                    }
             }
             guard code == SQLITE_OK else { throw error(code) }
         }
@@ -89,7 +93,8 @@ final class SQLiteStatement {
     }
 
     private func error(_ code: Int32) -> SQLiteError {
-        SQLiteError(code: sqlite3_extended_errcode(database), message: String(cString: sqlite3_errmsg(database)), sql: sql)
+        SQLiteError(
+            code: sqlite3_extended_errcode(database), message: String(cString: sqlite3_errmsg(database)), sql: sql)
     }
 }
 
