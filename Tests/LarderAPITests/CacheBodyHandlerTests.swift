@@ -125,6 +125,17 @@ struct CacheBodyHandlerTests {
         }
     }
 
+    @Test func aCorruptFirstChunkIsFoundBeforeAnyByteIsSentAndAnswers404() async throws {
+        try await withHarness { harness in
+            let entry = try harness.put("https://a.example/corrupt-first", Self.noise)
+            try harness.damageChunk(of: entry, sequence: 0)
+            let response = try harness.request("GET", "/cache/\(entry.key.hex)")
+            #expect(response.status == 404)
+            #expect(response.header("Content-Type") == "application/problem+json")
+            #expect(try harness.store.entry(for: entry.key) == nil)
+        }
+    }
+
     @Test func theAbortHappensAfterSomeBytesWereSent() async throws {
         try await withHarness { harness in
             let entry = try harness.put("https://a.example/partial", Self.noise)
