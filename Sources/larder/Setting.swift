@@ -33,7 +33,7 @@ struct Setting: Sendable, Hashable {
         summary: "Log one line per request: true or false.")
     static let headerTimeout = Setting(
         flag: "header-timeout", environment: "LARDER_HEADER_TIMEOUT", defaultValue: "10",
-        summary: "Seconds for a request head from its first byte, and for each pause in its body (408 beyond")
+        summary: "Seconds for a request head from its first byte, and for each pause in its body (408 beyond).")
     static let idleTimeout = Setting(
         flag: "idle-timeout", environment: "LARDER_IDLE_TIMEOUT", defaultValue: "60",
         summary: "Seconds a keep-alive connection may wait for its next request.")
