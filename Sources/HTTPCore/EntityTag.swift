@@ -38,6 +38,19 @@ public struct EntityTag: Sendable, Hashable, CustomStringConvertible {
     /// The tag as sent in a field: `"xyz"` or `W/"xyz"`.
     public var description: String { (isWeak ? "W/\"" : "\"") + opaqueTag + "\"" }
 
+    /// Equal when weakness and opaque bytes are the same (not Unicode canonical equivalence, which
+    /// `String`'s own `==` uses: entity tags compare octet by octet).
+    public static func == (lhs: EntityTag, rhs: EntityTag) -> Bool {
+        lhs.isWeak == rhs.isWeak && lhs.opaqueTag.utf8.elementsEqual(rhs.opaqueTag.utf8)
+    }
+
+    /// Hashes the weakness and the opaque bytes, consistent with `==`.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(isWeak)
+        var tag = opaqueTag
+        tag.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
     /// Strong comparison (RFC 9110 §8.8.3.2): both strong and the opaque tags equal byte for byte.
     /// - Parameter other: The tag to compare with.
     /// - Returns: Whether they match strongly.

@@ -77,6 +77,10 @@ public enum HTTPParserResult: Sendable, Equatable {
 /// `chunked` is 501 (§6.1); an empty `Host` is 400; trailer fields are checked and then dropped
 /// (§7.1.2); the request target must be made of RFC 3986 characters with well-formed `%XX` escapes;
 /// field values keep obs-text bytes, decoded as UTF-8 with replacement characters where invalid.
+///
+/// A connection uses it like this: append what `read` returned, then call `next()` until it answers
+/// `.needMoreData` (answer each `.request` in order, send `100 Continue` on `.expectsContinue`), and on
+/// `.failure` send the error's status and close.
 public struct HTTPRequestParser: Sendable {
     /// Where in a message the parser is.
     enum State: Sendable, Equatable {

@@ -120,6 +120,17 @@ import Testing
         #expect(EntityTag.Condition(field: "If-Match", in: headers) == nil)
     }
 
+    @Test func tagsCompareByteForByteNotByUnicodeEquivalence() throws {
+        // "é" precomposed and as "e" plus a combining accent are equal Strings but different octets.
+        let composed = try #require(EntityTag(opaqueTag: "caf\u{E9}"))
+        let decomposed = try #require(EntityTag(opaqueTag: "cafe\u{301}"))
+        #expect(composed != decomposed)
+        #expect(!composed.matchesStrongly(decomposed))
+        #expect(!composed.matchesWeakly(decomposed))
+        #expect(Set([composed, decomposed]).count == 2)
+        #expect(EntityTag(opaqueTag: "caf\u{E9}") == composed)
+    }
+
     @Test func tagsAreBuiltOnlyFromValidOpaqueText() {
         #expect(EntityTag(opaqueTag: "abc", isWeak: true)?.description == "W/\"abc\"")
         #expect(EntityTag(opaqueTag: "a\"b") == nil)

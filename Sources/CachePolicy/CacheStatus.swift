@@ -1,0 +1,110 @@
+/// One member of the `Cache-Status` response field,
+/// [RFC 9211](https://www.rfc-editor.org/rfc/rfc9211): how this cache handled the request.
+///
+/// Serialised as a Structured Fields list member (RFC 8941): the cache name as a token, then
+/// `hit`, `fwd`, `fwd-status`, `ttl`, `stored`, `collapsed`, `key`, `detail` in that order, booleans
+/// as bare keys. Strings are sf-strings; characters outside printable ASCII become `?` so the field
+/// stays valid whatever a detail contains.
+public struct CacheStatus: Sendable, Equatable {
+    /// Why the request went forward (RFC 9211 §2.2).
+    public enum Forward: String, Sendable, Equatable {
+        /// The cache was configured not to handle it (a `bypass` filter, a non-cacheable method).
+        case bypass
+        /// The method is not cacheable.
+        case method
+        /// No stored response for the URL.
+        case uriMiss = "uri-miss"
+        /// Stored responses exist, but none matches the request's `Vary`'d fields.
+        case varyMiss = "vary-miss"
+        /// Not stored, reason unspecified.
+        case miss
+        /// The request's directives asked for it (`no-cache`, `max-age`…).
+        case request
+        /// The stored response was stale and needed validation.
+        case stale
+        /// Only part of the response was stored.
+        case partial
+    }
+
+    /// The cache's name, a token (`Larder`).
+    public var cacheName: String
+    /// Whether the answer came from storage without going forward.
+    public var hit: Bool
+    /// Why the request went forward, if it did.
+    public var forward: Forward?
+    /// The status the origin answered with, when the request went forward.
+    public var forwardStatus: Int?
+    /// Freshness left, in seconds; negative when served stale.
+    public var ttl: Int64?
+    /// Whether the response was stored as a result of this request.
+    public var stored: Bool
+    /// Whether the request was collapsed with another one (coalescing).
+    public var collapsed: Bool
+    /// The cache key, when it helps a reader.
+    public var key: String?
+    /// Free-form detail for people.
+    public var detail: String?
+
+    /// Creates a member; see the properties.
+    public init(
+        cacheName: String = "Larder",
+        hit: Bool = false,
+        forward: Forward? = nil,
+        forwardStatus: Int? = nil,
+        ttl: Int64? = nil,
+        stored: Bool = false,
+        collapsed: Bool = false,
+        key: String? = nil,
+        detail: String? = nil
+    ) {
+        self.cacheName = cacheName
+        self.hit = hit
+        self.forward = forward
+        self.forwardStatus = forwardStatus
+        self.ttl = ttl
+        self.stored = stored
+        self.collapsed = collapsed
+        self.key = key
+        self.detail = detail
+    }
+
+    /// The field value, e.g. `Larder; hit; ttl=120` or `Larder; fwd=uri-miss; stored`.
+    public var fieldValue: String {
+        var out = Self.token(cacheName)
+        if hit { out += "; hit" }
+        if let forward { out += "; fwd=" + forward.rawValue }
+        if let forwardStatus { out += "; fwd-status=\(forwardStatus)" }
+        if let ttl { out += "; ttl=\(ttl)" }
+        if stored { out += "; stored" }
+        if collapsed { out += "; collapsed" }
+        if let key { out += "; key=" + Self.sfString(key) }
+        if let detail { out += "; detail=" + Self.sfString(detail) }
+        return out
+    }
+
+    /// An sf-string: printable ASCII in quotes, `"` and `\` escaped, anything else replaced by `?`.
+    static func sfString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x22, 0x5C: out += "\\" + String(scalar)
+            case 0x20...0x7E: out.unicodeScalars.append(scalar)
+            default: out += "?"
+            }
+        }
+        return out + "\""
+    }
+
+    /// An sf-token for the cache name: it must start with a letter or `*`; an unusable name falls back
+    /// to an sf-string, which RFC 9211 also allows for the identifier.
+    static func token(_ name: String) -> String {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first,
+            (first >= 0x41 && first <= 0x5A) || (first >= 0x61 && first <= 0x7A) || first == 0x2A,
+            bytes.allSatisfy({ byte in
+                (0x21...0x7E).contains(byte) && !"\"(),;<=>?@[\\]{}".utf8.contains(byte)
+            })
+        else { return sfString(name) }
+        return name
+    }
+}

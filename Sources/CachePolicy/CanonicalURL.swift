@@ -1,0 +1,38 @@
+/// An absolute http(s) URL in canonical form: the text a cache key is computed from and the URL
+/// Larder fetches. Build one with ``URLCanonicalizer``.
+public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
+    /// `http` or `https`.
+    public let scheme: String
+    /// The host, lower-cased; an IPv6 address keeps its brackets.
+    public let host: String
+    /// The port when it is not the scheme's default, else `nil`.
+    public let port: Int?
+    /// The path, never empty, dot segments removed, percent-encoding normalised.
+    public let path: String
+    /// The query without `?`, percent-encoding normalised; `nil` when absent (or dropped).
+    public let query: String?
+
+    /// Creates a canonical URL from parts already in canonical form.
+    init(scheme: String, host: String, port: Int?, path: String, query: String?) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.path = path
+        self.query = query
+    }
+
+    /// The port connected to: the explicit one or the scheme's default.
+    public var effectivePort: Int { port ?? (scheme == "https" ? 443 : 80) }
+
+    /// `host[:port]`, as sent in `Host`.
+    public var authority: String { port.map { "\(host):\($0)" } ?? host }
+
+    /// The path and query, as sent on the request line.
+    public var requestTarget: String { query.map { path + "?" + $0 } ?? path }
+
+    /// The whole URL.
+    public var string: String { scheme + "://" + authority + requestTarget }
+
+    /// The whole URL.
+    public var description: String { string }
+}

@@ -1,0 +1,66 @@
+public import HTTPCore
+
+/// Which response header fields a shared cache keeps and forwards
+/// ([RFC 9111 §3.1](https://www.rfc-editor.org/rfc/rfc9111#section-3.1),
+/// [RFC 9110 §7.6.1](https://www.rfc-editor.org/rfc/rfc9110#section-7.6.1)).
+public enum HeaderFilter {
+    /// Hop-by-hop fields (RFC 9110 §7.6.1, plus the non-standard `Proxy-Connection` and `Keep-Alive`).
+    public static let hopByHopFields: Set<String> = [
+        "connection", "proxy-connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade",
+    ]
+
+    /// Fields specific to the proxy a cache talks through, never stored (RFC 9111 §3.1).
+    public static let proxyFields: Set<String> = [
+        "proxy-authenticate", "proxy-authentication-info", "proxy-authorization",
+    ]
+
+    /// Fields Larder sets on its own answers; an origin's (or an upstream cache's) copy is dropped so a
+    /// replay never repeats stale cache metadata. `Cache-Status` is Larder's to write on each answer.
+    public static let larderFields: Set<String> = ["x-cache", "x-cache-key", "cache-status"]
+
+    /// Whether a field is hop-by-hop, either by definition or because `Connection` names it.
+    ///
+    /// - Parameters:
+    ///   - name: The field name, any case.
+    ///   - connectionOptions: The lower-cased members of the message's `Connection` field.
+    /// - Returns: `true` when the field must not travel past this hop.
+    public static func isHopByHop(_ name: String, connectionOptions: Set<String> = []) -> Bool {
+        let lowered = name.lowercased()
+        return hopByHopFields.contains(lowered) || connectionOptions.contains(lowered)
+    }
+
+    /// The members of a message's `Connection` field, lower-cased.
+    ///
+    /// - Parameter headers: The message's header section.
+    /// - Returns: The named options.
+    public static func connectionOptions(in headers: HTTPHeaders) -> Set<String> {
+        Set(headers.listValues(for: "Connection").map { $0.lowercased() })
+    }
+
+    /// The response header section as it is stored: without hop-by-hop fields, fields named in
+    /// `Connection`, proxy fields and Larder's own (RFC 9111 §3.1). Order and repetition are kept.
+    ///
+    /// - Parameter headers: The response header section from the origin.
+    /// - Returns: The fields to store.
+    public static func storable(_ headers: HTTPHeaders) -> HTTPHeaders {
+        let options = connectionOptions(in: headers)
+        var kept: [(String, String)] = []
+        for field in headers where isStorable(field.name, connectionOptions: options) {
+            kept.append((field.name, field.value))
+        }
+        return HTTPHeaders(kept)
+    }
+
+    /// Whether one response field is kept in storage.
+    ///
+    /// - Parameters:
+    ///   - name: The field name, any case.
+    ///   - connectionOptions: The lower-cased members of the response's `Connection` field.
+    /// - Returns: `false` for hop-by-hop, `Connection`-named, proxy and Larder fields.
+    public static func isStorable(_ name: String, connectionOptions: Set<String> = []) -> Bool {
+        let lowered = name.lowercased()
+        return
+            !(hopByHopFields.contains(lowered) || connectionOptions.contains(lowered)
+            || proxyFields.contains(lowered) || larderFields.contains(lowered))
+    }
+}

@@ -1,0 +1,68 @@
+public import HTTPCore
+
+/// The storage rules of a shared cache, [RFC 9111 §3](https://www.rfc-editor.org/rfc/rfc9111#section-3).
+///
+/// Larder's own choices, where the RFC leaves room:
+/// - **206 is never stored**: Larder keeps whole representations and answers `Range` from them.
+/// - **`private` in any form refuses storage.** The RFC lets a shared cache store a `private="f"`
+///   response with field `f` removed; Larder does not take that option.
+/// - **`Set-Cookie` refuses storage**, whatever else the response says. RFC 9111 allows storing it,
+///   but a shared cache replaying one caller's cookie to every other caller leaks sessions; nginx
+///   `proxy_cache` and Varnish's default make the same choice. A later filter option may store such
+///   responses with the field stripped.
+/// - **`no-cache` responses are stored**; the serving rules revalidate them on every use.
+/// - **`HEAD` responses are stored** but only answer later `HEAD` requests (``ServePolicy``).
+/// - **`must-understand`**: Larder understands the statuses it stores (200, 203, 204, 300, 301,
+///   302, 303, 307, 308, 404, 405, 410, 414, 501); with the directive, those ignore `no-store`.
+public enum Storability {
+    /// Status codes Larder knows the caching semantics of, for `must-understand` (§5.2.2.3).
+    public static let understoodStatuses: Set<Int> = [
+        200, 203, 204, 300, 301, 302, 303, 307, 308, 404, 405, 410, 414, 501,
+    ]
+
+    /// Decides whether a response may be stored by a shared cache.
+    ///
+    /// - Parameters:
+    ///   - requestMethod: The method of the request the response answers.
+    ///   - requestHeaders: The request as sent to the origin (for `no-store` and `Authorization`).
+    ///   - status: The response status code.
+    ///   - responseHeaders: The response header section.
+    /// - Returns: `.store`, or `.doNotStore` with the first rule that refused.
+    public static func evaluate(
+        requestMethod: HTTPMethod,
+        requestHeaders: HTTPHeaders,
+        status: Int,
+        responseHeaders: HTTPHeaders
+    ) -> StorabilityDecision {
+        guard requestMethod == .get || requestMethod == .head else { return .doNotStore(.methodNotCacheable) }
+        guard (200...599).contains(status) else { return .doNotStore(.statusNotFinal) }
+        if status == 206 { return .doNotStore(.partialContent) }
+        if status == 304 { return .doNotStore(.notModified) }
+
+        let response = CacheControl(headers: responseHeaders)
+        let request = CacheControl(headers: requestHeaders)
+        if request.noStore { return .doNotStore(.requestNoStore) }
+        if response.mustUnderstand {
+            // §5.2.2.3: with must-understand, an understood status overrides no-store.
+            guard understoodStatuses.contains(status) else { return .doNotStore(.statusNotUnderstood) }
+        } else if response.noStore {
+            return .doNotStore(.responseNoStore)
+        }
+        if response.isPrivate { return .doNotStore(.privateResponse) }
+        if requestHeaders.contains("Authorization")
+            && !(response.isPublic || response.sMaxAge.isPresent || response.mustRevalidate)
+        {
+            return .doNotStore(.authorization)
+        }
+        if Vary.field(in: responseHeaders) == .any { return .doNotStore(.varyAny) }
+        if responseHeaders.contains("Set-Cookie") { return .doNotStore(.setCookie) }
+
+        let explicitlyCacheable =
+            response.isPublic || response.maxAge.isPresent || response.sMaxAge.isPresent
+            || responseHeaders.contains("Expires")
+        guard explicitlyCacheable || ResponseFacts.heuristicallyCacheableStatuses.contains(status) else {
+            return .doNotStore(.noFreshnessInformation)
+        }
+        return .store
+    }
+}

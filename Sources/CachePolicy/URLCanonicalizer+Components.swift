@@ -1,0 +1,180 @@
+internal import HTTPCore
+
+/// A borrowed view of a URL's UTF-8 bytes: slicing it costs no reference counting.
+typealias URLBytes = Slice<UnsafeBufferPointer<UInt8>>
+
+/// The authority, path and percent-encoding rules of ``URLCanonicalizer``
+/// ([RFC 3986 §3.2](https://www.rfc-editor.org/rfc/rfc3986#section-3.2), §5.2.4, §6.2.2).
+extension URLCanonicalizer {
+    /// Splits and checks `host[:port]`; user info is refused.
+    static func parseAuthority(_ authority: URLBytes, scheme: String) -> Result<
+        (host: String, port: Int?), URLRejection
+    > {
+        if authority.contains(UInt8(ascii: "@")) { return .failure(.userInfo) }
+        let hostEnd: Int
+        let host: String
+        if authority.first == UInt8(ascii: "[") {
+            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else {
+                return .failure(.invalidHost(String(decoding: authority, as: UTF8.self)))
+            }
+            let literal = authority[(authority.startIndex + 1)..<close]
+            guard isIPv6Literal(literal) else {
+                return .failure(.invalidHost(String(decoding: authority[...close], as: UTF8.self)))
+            }
+            host = "[" + asciiLowercasedString(literal) + "]"
+            hostEnd = close + 1
+            guard hostEnd == authority.endIndex || authority[hostEnd] == UInt8(ascii: ":") else {
+                return .failure(.invalidHost(String(decoding: authority, as: UTF8.self)))
+            }
+        } else {
+            hostEnd = authority.firstIndex(of: UInt8(ascii: ":")) ?? authority.endIndex
+            let name = authority[authority.startIndex..<hostEnd]
+            guard !name.isEmpty else { return .failure(.emptyHost) }
+            if name.contains(where: { $0 >= 0x80 }) { return .failure(.nonASCIIHost) }
+            guard isRegisteredName(name) else { return .failure(.invalidHost(String(decoding: name, as: UTF8.self))) }
+            host = asciiLowercasedString(name)
+        }
+        guard hostEnd < authority.endIndex else { return .success((host, nil)) }
+        let portText = authority[(hostEnd + 1)...]
+        // RFC 3986 §6.2.3: an empty port is the default port.
+        guard !portText.isEmpty else { return .success((host, nil)) }
+        let portString = String(decoding: portText, as: UTF8.self)
+        guard portText.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return .failure(.badPort(portString)) }
+        var port = 0
+        for digit in portText {
+            port = port * 10 + Int(digit - 0x30)
+            guard port <= 65_535 else { return .failure(.badPort(portString)) }
+        }
+        guard port >= 1 else { return .failure(.badPort(portString)) }
+        let defaultPort = scheme == "https" ? 443 : 80
+        return .success((host, port == defaultPort ? nil : port))
+    }
+
+    /// A DNS name or dotted IPv4: letters, digits, `-`, `_`, dots between non-empty labels of at
+    /// most 63 bytes, one trailing dot allowed, 253 bytes at most without it. `%`-escapes are refused.
+    private static func isRegisteredName(_ name: URLBytes) -> Bool {
+        let trimmed = name.last == UInt8(ascii: ".") ? name.dropLast() : name
+        guard !trimmed.isEmpty, trimmed.count <= 253 else { return false }
+        let labels = trimmed.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return labels.allSatisfy { label in
+            !label.isEmpty && label.count <= 63
+                && label.allSatisfy { byte in
+                    (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
+                        || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                }
+        }
+    }
+
+    /// The inside of `[…]`: hex digits, colons and dots (an embedded IPv4), at least two colons.
+    /// Zone identifiers (`%25…`) and IPvFuture (`v1.…`) are refused. The SSRF guard checks the
+    /// address actually connected to; this only keeps the text sane.
+    private static func isIPv6Literal(_ literal: URLBytes) -> Bool {
+        guard literal.count >= 2, literal.count <= 45 else { return false }
+        let colons = literal.filter { $0 == UInt8(ascii: ":") }.count
+        return colons >= 2 && colons <= 7
+            && literal.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) || (byte >= 0x41 && byte <= 0x46)
+                    || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
+            }
+    }
+
+    /// Normalises percent-encoding (RFC 3986 §6.2.2.1–2): escapes of unreserved characters are
+    /// decoded, other escapes get upper-case hex, and bytes that may not appear raw are escaped.
+    static func normalizingPercentEncoding(_ bytes: URLBytes) -> [UInt8] {
+        // Most paths and queries need no change: one scan, one copy.
+        if !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 >= 0x80 || mustBeEscaped($0) }) {
+            return Array(bytes)
+        }
+        // Escaping at most triples the length.
+        return [UInt8](unsafeUninitializedCapacity: bytes.count * 3) { out, written in
+            var index = bytes.startIndex
+            func put(_ byte: UInt8) {
+                out[written] = byte
+                written += 1
+            }
+            func putEscape(_ byte: UInt8) {
+                put(UInt8(ascii: "%"))
+                put(hexDigit(byte >> 4))
+                put(hexDigit(byte & 0x0F))
+            }
+            while index < bytes.endIndex {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
+                    let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                {
+                    let decoded = high << 4 | low
+                    if isUnreserved(decoded) { put(decoded) } else { putEscape(decoded) }
+                    index += 3
+                    continue
+                }
+                if byte >= 0x80 || mustBeEscaped(byte) { putEscape(byte) } else { put(byte) }
+                index += 1
+            }
+        }
+    }
+
+    /// `remove_dot_segments` of RFC 3986 §5.2.4 for a path that is empty or starts with `/`, on bytes:
+    /// each segment is copied to the output or, for `..`, removes the last one copied.
+    static func removingDotSegments(_ path: [UInt8]) -> [UInt8] {
+        guard path.first == UInt8(ascii: "/") else { return path }
+        var output: [UInt8] = []
+        output.reserveCapacity(path.count)
+        var segmentStart = 1
+        while segmentStart <= path.count {
+            let segmentEnd = path[segmentStart...].firstIndex(of: UInt8(ascii: "/")) ?? path.count
+            let segment = path[segmentStart..<segmentEnd]
+            let isLast = segmentEnd == path.count
+            if segment.elementsEqual([UInt8(ascii: ".")]) {
+                if isLast { output.append(UInt8(ascii: "/")) }
+            } else if segment.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) {
+                // Drop the last output segment with its leading slash.
+                if let slash = output.lastIndex(of: UInt8(ascii: "/")) { output.removeSubrange(slash...) }
+                if isLast { output.append(UInt8(ascii: "/")) }
+            } else {
+                output.append(UInt8(ascii: "/"))
+                output.append(contentsOf: segment)
+            }
+            segmentStart = segmentEnd + 1
+        }
+        return output.isEmpty ? [UInt8(ascii: "/")] : output
+    }
+
+    /// Token bytes (already checked to be ASCII) as a String with letters lower-cased.
+    static func asciiLowercasedString(_ bytes: URLBytes) -> String {
+        String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (offset, byte) in bytes.enumerated() { buffer[offset] = byte.asciiLowercased }
+            return bytes.count
+        }
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
+    }
+
+    /// `unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"` (RFC 3986 §2.3).
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: "~")
+    }
+
+    /// Printable ASCII that RFC 3986 does not allow raw anywhere in a path or query.
+    private static func mustBeEscaped(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"),
+            UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

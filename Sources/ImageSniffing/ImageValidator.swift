@@ -1,0 +1,77 @@
+/// Validates image payloads from their bytes: the format, the structure end to end, and the size.
+///
+/// The validator reads headers and walks chunks, segments, blocks, IFDs and boxes; it never decodes
+/// pixels, runs in time linear in the input and allocates nothing proportional to the sizes a file
+/// claims (every length is compared with the bytes present before it is used). It answers what
+/// Larder needs to decide whether a response is worth storing: a complete image of a known format
+/// within the limits, or a stable reason code.
+///
+/// ```swift
+/// let validator = ImageValidator(limits: .default, allowSVG: false)
+/// switch validator.validate(body) {
+/// case .valid(let info): store(body, as: info.format.mimeType)
+/// case .invalid(let rejection): bypass(reason: rejection.reason.rawValue)
+/// }
+/// ```
+public struct ImageValidator: Sendable {
+    /// The size limits applied to every image (and every icon in an ICO or CUR file).
+    public var limits: ImageValidationLimits
+    /// Whether SVG text is accepted; when `false` it is refused with `svg-not-allowed`.
+    public var allowSVG: Bool
+
+    /// Creates a validator.
+    /// - Parameters:
+    ///   - limits: The size limits; `.default` unless a setting says otherwise.
+    ///   - allowSVG: Whether SVG payloads are valid (a filter has to allow them explicitly).
+    public init(limits: ImageValidationLimits = .default, allowSVG: Bool = false) {
+        self.limits = limits
+        self.allowSVG = allowSVG
+    }
+
+    /// Validates a whole payload.
+    /// - Parameter bytes: The complete body, borrowed for the duration of the call.
+    /// - Returns: `.valid` with the format and dimensions, or `.invalid` with the reason.
+    public func validate(_ bytes: UnsafeRawBufferPointer) -> ImageVerdict {
+        do throws(ImageRejection) {
+            return .valid(try validateOrThrow(bytes))
+        } catch {
+            return .invalid(error)
+        }
+    }
+
+    /// Validates a whole payload held in any collection of bytes (`[UInt8]`, `ArraySlice`, ...).
+    /// - Parameter bytes: The complete body; copied once only if it is not contiguous.
+    /// - Returns: `.valid` with the format and dimensions, or `.invalid` with the reason.
+    public func validate(_ bytes: some Collection<UInt8>) -> ImageVerdict {
+        if let verdict = bytes.withContiguousStorageIfAvailable({ validate(UnsafeRawBufferPointer($0)) }) {
+            return verdict
+        }
+        return Array(bytes).withUnsafeBytes { validate($0) }
+    }
+
+    /// Validates a whole payload, throwing the rejection instead of returning it.
+    /// - Parameter bytes: The complete body.
+    /// - Returns: The format and dimensions.
+    /// - Throws: `ImageRejection` when the payload is refused.
+    public func validateOrThrow(_ bytes: UnsafeRawBufferPointer) throws(ImageRejection) -> ImageInfo {
+        guard let format = Self.sniff(bytes) else {
+            throw ImageRejection(
+                format: nil, reason: .unknownFormat, detail: "the first bytes match no supported image format")
+        }
+        switch format {
+        case .png: return try PNGValidator.validate(bytes, limits: limits)
+        case .jpeg: return try JPEGValidator.validate(bytes, limits: limits)
+        case .gif: return try GIFValidator.validate(bytes, limits: limits)
+        case .bmp: return try BMPValidator.validate(bytes, limits: limits)
+        case .tiff: return try TIFFValidator.validate(bytes, limits: limits)
+        case .ico, .cur: return try ICOValidator.validate(bytes, format: format, limits: limits)
+        case .webp: return try WebPValidator.validate(bytes, limits: limits)
+        case .avif, .heic: return try HEIFValidator.validate(bytes, format: format, limits: limits)
+        case .svg:
+            guard allowSVG else {
+                throw ImageRejection(format: .svg, reason: .svgNotAllowed, detail: "SVG is refused unless allowed")
+            }
+            return try SVGValidator.validate(bytes)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import CCurl
+
+/// Owns one libcurl easy handle (https://curl.se/libcurl/c/libcurl-easy.html); cleaned up in `deinit`.
+///
+/// Used only on the driver thread of `CurlDriver`.
+final class CurlEasy {
+    /// The raw handle; valid for the life of this object.
+    let handle: UnsafeMutableRawPointer
+
+    /// Creates a handle, or returns `nil` when libcurl cannot allocate one.
+    init?() {
+        _ = CurlGlobal.initialized
+        guard let handle = curl_easy_init() else { return nil }
+        self.handle = handle
+    }
+
+    deinit { curl_easy_cleanup(handle) }
+
+    /// Sets a `long` option.
+    func set(_ option: CURLoption, _ value: Int) -> CURLcode { ccurl_easy_setopt_long(handle, option, value) }
+
+    /// Sets a string option; libcurl copies the string.
+    func set(_ option: CURLoption, _ value: String) -> CURLcode { ccurl_easy_setopt_string(handle, option, value) }
+
+    /// Sets a pointer option.
+    func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) -> CURLcode {
+        ccurl_easy_setopt_pointer(handle, option, value)
+    }
+
+    /// Reads a `long` info field, 0 when unavailable.
+    func info(long field: CURLINFO) -> Int {
+        var value = 0
+        return ccurl_easy_getinfo_long(handle, field, &value) == CURLE_OK ? value : 0
+    }
+
+    /// Reads a `curl_off_t` info field, 0 when unavailable.
+    func info(offset field: CURLINFO) -> Int64 {
+        var value: curl_off_t = 0
+        return ccurl_easy_getinfo_off(handle, field, &value) == CURLE_OK ? Int64(value) : 0
+    }
+
+    /// Reads a string info field, "" when unavailable.
+    func info(string field: CURLINFO) -> String {
+        var value: UnsafeMutableRawPointer?
+        guard ccurl_easy_getinfo_pointer(handle, field, &value) == CURLE_OK, let value else { return "" }
+        return String(cString: value.assumingMemoryBound(to: CChar.self))
+    }
+}
+
+/// libcurl's process-wide initialization, run once before the first handle
+/// (https://curl.se/libcurl/c/curl_global_init.html).
+enum CurlGlobal {
+    /// Swift runs a global's initializer once, thread-safely.
+    static let initialized: CURLcode = ccurl_global_init_default()
+}

@@ -1,0 +1,213 @@
+import CCurl
+import Glibc
+import HTTPCore
+import Synchronization
+
+/// The driver-side state of one fetch: its easy handle, header list, parser, counters and failure.
+///
+/// Created on the submitting thread, handed to the driver through its locked inbox, and from then on
+/// touched only on the driver thread (libcurl callbacks run there too, inside `curl_multi_perform`).
+final class CurlTransfer: @unchecked Sendable {
+    let fetch: OriginFetch
+    let delegate: any OriginFetchDelegate
+    let limits: OriginLimits
+    /// The validated URL and header lines, or the validation failure to report.
+    let prepared: Result<(url: OriginURL, headerLines: [String]), OriginError>
+
+    private(set) var easy: CurlEasy?
+    private var headerList: CurlHeaderList?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    private var parser = ResponseHeadParser()
+    private var head: OriginResponseHead?
+    private var bodyBytes = 0
+    /// A failure decided in a callback; it wins over libcurl's generic code.
+    private var abortReason: OriginError?
+    /// The last address the socket hook refused.
+    private var refusal: (address: String, reason: AddressRefusal)?
+    private let policy: AddressPolicy
+    private let ownEndpoints: [IPEndpoint]
+    private let trustedCertificatesPath: String?
+    private(set) var isFinished = false
+
+    init(fetch: OriginFetch, delegate: any OriginFetchDelegate, configuration: OriginClient.Configuration) {
+        self.fetch = fetch
+        self.delegate = delegate
+        limits = fetch.request.limits ?? configuration.limits
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        policy = configuration.addressPolicy
+        ownEndpoints = configuration.ownEndpoints
+        trustedCertificatesPath = configuration.trustedCertificatesPath
+        prepared = Result { () throws(OriginError) in
+            let url = try OriginURL(validating: fetch.request.url, maximumLength: configuration.maxURLLength)
+            let headers = try OriginHeaderForwarding.forwardedRequestHeaders(
+                fetch.request.headers, viaName: configuration.viaName)
+            return (url, Self.curlHeaderLines(headers))
+        }
+    }
+
+    deinit {
+        // The easy handle points at the header list and the error buffer: clean it up first.
+        easy = nil
+        headerList = nil
+        errorBuffer.deallocate()
+    }
+
+    /// Header lines as libcurl wants them: `Name;` sends an empty value, `Accept:` suppresses curl's
+    /// default `Accept: */*` when the caller sent none.
+    static func curlHeaderLines(_ headers: HTTPHeaders) -> [String] {
+        var lines = headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
+        if !headers.contains("Accept") { lines.append("Accept:") }
+        return lines
+    }
+
+    /// Creates and configures the easy handle. Returns the failure to report if that is impossible.
+    func makeEasyHandle() -> OriginError? {
+        guard case .success(let prepared) = prepared else { return nil }
+        guard let easy = CurlEasy() else { return .protocolError(detail: "curl_easy_init failed") }
+        let list = CurlHeaderList(lines: prepared.headerLines)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        var codes: [CURLcode] = [
+            easy.set(CURLOPT_URL, prepared.url.string),
+            easy.set(CURLOPT_NOSIGNAL, 1),
+            easy.set(CURLOPT_PROTOCOLS_STR, "http,https"),
+            easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https"),
+            easy.set(CURLOPT_FOLLOWLOCATION, 0),
+            // An empty proxy disables proxies, http_proxy and friends from the environment included.
+            easy.set(CURLOPT_PROXY, ""),
+            easy.set(CURLOPT_NOPROXY, "*"),
+            easy.set(CURLOPT_HTTP_CONTENT_DECODING, 0),
+            easy.set(CURLOPT_SSL_VERIFYPEER, 1),
+            easy.set(CURLOPT_SSL_VERIFYHOST, 2),
+            // No CURLOPT_PIPEWAIT: with it a new fetch waits on a busy connection to the same host
+            // (hoping to multiplex), so one silent origin request held every later one hostage.
+            easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS),
+            easy.set(CURLOPT_CONNECTTIMEOUT_MS, limits.connectTimeout.curlMilliseconds),
+            easy.set(CURLOPT_TIMEOUT_MS, limits.totalTimeout.curlMilliseconds),
+            easy.set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(list.list)),
+            easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer)),
+            ccurl_easy_setopt_data_callback(easy.handle, CURLOPT_WRITEFUNCTION, curlWriteCallback),
+            easy.set(CURLOPT_WRITEDATA, pointer: me),
+            ccurl_easy_setopt_data_callback(easy.handle, CURLOPT_HEADERFUNCTION, curlHeaderCallback),
+            easy.set(CURLOPT_HEADERDATA, pointer: me),
+            ccurl_easy_setopt_opensocket_callback(easy.handle, curlOpenSocketCallback),
+            easy.set(CURLOPT_OPENSOCKETDATA, pointer: me),
+        ]
+        if let trustedCertificatesPath { codes.append(easy.set(CURLOPT_CAINFO, trustedCertificatesPath)) }
+        codes.append(fetch.request.method == .head ? easy.set(CURLOPT_NOBODY, 1) : easy.set(CURLOPT_HTTPGET, 1))
+        if let failed = codes.first(where: { $0 != CURLE_OK }) {
+            return .protocolError(detail: "curl_easy_setopt: \(String(cString: curl_easy_strerror(failed)))")
+        }
+        self.easy = easy
+        headerList = list
+        return nil
+    }
+
+    // MARK: libcurl callbacks (driver thread)
+
+    func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Int {
+        if fetch.state.withLock({ $0.cancelRequested }) { return 0 }
+        let outcome = parser.consume(line)
+        if parser.headerBytes > limits.maxHeaderBytes {
+            abortReason = .headersTooLarge(limit: limits.maxHeaderBytes)
+            return 0
+        }
+        switch outcome {
+        case .needMore:
+            return line.count
+        case .malformed(let detail):
+            abortReason = .protocolError(detail: detail)
+            return 0
+        case .head(let head):
+            let expected = expectedBodyLength(head)
+            if let expected, expected > limits.maxBodyBytes {
+                abortReason = .bodyTooLarge(limit: limits.maxBodyBytes)
+                return 0
+            }
+            self.head = head
+            fetch.state.withLock {
+                $0.progress.status = head.status
+                $0.progress.bytesExpected = expected
+            }
+            delegate.fetch(fetch, didReceiveHead: head)
+            return line.count
+        }
+    }
+
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let (paused, cancelled) = fetch.state.withLock { ($0.pauseRequested, $0.cancelRequested) }
+        if cancelled { return 0 }
+        if paused {
+            fetch.state.withLock { $0.progress.phase = .paused }
+            return Int(ccurl_writefunc_pause())
+        }
+        guard head != nil else {
+            abortReason = .protocolError(detail: "body before the response head")
+            return 0
+        }
+        if bodyBytes + bytes.count > limits.maxBodyBytes {
+            abortReason = .bodyTooLarge(limit: limits.maxBodyBytes)
+            return 0
+        }
+        bodyBytes += bytes.count
+        fetch.state.withLock { $0.progress.bytesReceived = bodyBytes }
+        delegate.fetch(fetch, didReceive: Array(bytes))
+        return bytes.count
+    }
+
+    func openSocket(family: Int32, socketType: Int32, protocolNumber: Int32, address: IPAddress?, port: UInt16)
+        -> curl_socket_t
+    {
+        guard let address else {
+            refusal = ("family \(family)", .unsupportedFamily(family))
+            return ccurl_socket_bad()
+        }
+        let endpointText = IPEndpoint(address: address, port: port).description
+        if ownEndpoints.contains(where: { $0.matches(address, port: port) }) {
+            refusal = (endpointText, .ownAddress(endpointText))
+            return ccurl_socket_bad()
+        }
+        if case .refused(let reason) = policy.verdict(for: address) {
+            refusal = (address.description, reason)
+            return ccurl_socket_bad()
+        }
+        return socket(family, socketType | Int32(SOCK_CLOEXEC.rawValue), protocolNumber)
+    }
+
+    // MARK: Completion (driver thread)
+
+    /// Reports the result to the delegate once, and marks the fetch finished.
+    func finish(_ result: Result<OriginFetchMetrics, OriginError>) {
+        guard !isFinished else { return }
+        isFinished = true
+        fetch.state.withLock { $0.progress.phase = .finished }
+        delegate.fetch(fetch, didFinish: result)
+    }
+
+    /// The outcome of a transfer libcurl reported done with `code`.
+    func outcome(for code: CURLcode) -> Result<OriginFetchMetrics, OriginError> {
+        if fetch.state.withLock({ $0.cancelRequested }) { return .failure(.cancelled) }
+        if let abortReason { return .failure(abortReason) }
+        if code == CURLE_OK, let head, let easy {
+            let micro = { (field: CURLINFO) in Duration.microseconds(easy.info(offset: field)) }
+            return .success(
+                OriginFetchMetrics(
+                    status: head.status, bodyBytes: bodyBytes, headerBytes: parser.headerBytes,
+                    reusedConnection: easy.info(long: CURLINFO_NUM_CONNECTS) == 0,
+                    remoteAddress: easy.info(string: CURLINFO_PRIMARY_IP),
+                    remotePort: easy.info(long: CURLINFO_PRIMARY_PORT),
+                    connectTime: micro(CURLINFO_CONNECT_TIME_T), totalTime: micro(CURLINFO_TOTAL_TIME_T)))
+        }
+        return .failure(Self.mapError(code, detail: curlDetail(code), refusal: refusal))
+    }
+
+    private func curlDetail(_ code: CURLcode) -> String {
+        let message = String(cString: errorBuffer)
+        return message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
+    }
+
+    private func expectedBodyLength(_ head: OriginResponseHead) -> Int? {
+        if fetch.request.method == .head || HTTPStatus(code: head.status).forbidsContent { return nil }
+        guard let text = head.headers["Content-Length"] else { return nil }
+        return Int(text)
+    }
+}

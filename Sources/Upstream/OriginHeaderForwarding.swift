@@ -1,0 +1,86 @@
+public import HTTPCore
+
+/// Which request headers reach the origin, and the loop guard on `Via` (RFC 9110 §7.6).
+///
+/// Pure functions, so the rules are unit-tested without sockets.
+public enum OriginHeaderForwarding {
+    /// Hop-by-hop fields (RFC 9110 §7.6.1), lower case, never forwarded in either direction.
+    public static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+        "proxy-authorization", "proxy-authenticate",
+    ]
+
+    /// Request fields Larder sets itself or that describe a body Larder does not send.
+    static let replacedOnRequest: Set<String> = ["host", "content-length", "expect", "via"]
+
+    /// The end-to-end fields of a message: without hop-by-hop fields and those named in `Connection`.
+    /// - Parameter headers: the fields as received (request or response).
+    /// - Returns: the fields that may be passed on, in order.
+    public static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
+        let named = Set(headers.listValues(for: "Connection").map { $0.lowercased() })
+        var kept = HTTPHeaders()
+        for field in headers {
+            let name = field.name.lowercased()
+            if hopByHop.contains(name) || named.contains(name) { continue }
+            kept.add(name: field.name, value: field.value)
+        }
+        return kept
+    }
+
+    /// The fields sent to the origin for a caller's request.
+    ///
+    /// End-to-end fields in order, minus `Host` (it comes from the URL), `Content-Length` and `Expect`
+    /// (no body is sent); then one `Via` with the caller's `Via` values and `1.1 <viaName>` appended.
+    /// - Parameters:
+    ///   - headers: the caller's request fields.
+    ///   - viaName: Larder's pseudonym in `Via`.
+    /// - Returns: the fields to send.
+    /// - Throws: `OriginError.invalidRequestHeader` when a name is not a token or a value holds CR, LF,
+    ///   NUL or another control character than tab (RFC 9110 §5.5) — such a request never reaches the origin.
+    public static func forwardedRequestHeaders(_ headers: HTTPHeaders, viaName: String) throws(OriginError)
+        -> HTTPHeaders
+    {
+        for field in headers {
+            guard !field.name.isEmpty, field.name.utf8.allSatisfy(\.isHTTPTokenByte) else {
+                throw .invalidRequestHeader(name: field.name, reason: "name is not a token")
+            }
+            if field.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+                throw .invalidRequestHeader(name: field.name, reason: "value contains CR, LF, NUL or a control byte")
+            }
+        }
+        var forwarded = HTTPHeaders()
+        for field in endToEnd(headers) where !replacedOnRequest.contains(field.name.lowercased()) {
+            forwarded.add(name: field.name, value: field.value)
+        }
+        let via = (headers.values(for: "Via").filter { !$0.isEmpty } + ["1.1 \(viaName)"]).joined(separator: ", ")
+        forwarded.add(name: "Via", value: via)
+        return forwarded
+    }
+
+    /// Whether a request already passed through this Larder (its pseudonym is in `Via`), i.e. fetching
+    /// it would loop (the API answers 508).
+    /// - Parameters:
+    ///   - requestHeaders: the caller's request fields.
+    ///   - viaName: Larder's pseudonym.
+    /// - Returns: `true` when one `Via` entry's received-by equals `viaName` (ASCII case-insensitive).
+    public static func isLoop(requestHeaders: HTTPHeaders, viaName: String) -> Bool {
+        requestHeaders.listValues(for: "Via").contains { entry in
+            // via-entry = received-protocol RWS received-by [ RWS comment ]
+            let words = entry.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            return words.count >= 2 && String(words[1]).equalsIgnoringASCIICase(viaName)
+        }
+    }
+}
+
+extension UInt8 {
+    /// tchar of RFC 9110 §5.6.2.
+    fileprivate var isHTTPTokenByte: Bool {
+        switch self {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            Array("!#$%&'*+-.^_`|~".utf8).contains(self)
+        }
+    }
+}

@@ -1,0 +1,22 @@
+public import HTTPCore
+
+/// The status line and fields of the final (non-1xx) response, as the origin sent them.
+public struct OriginResponseHead: Sendable, Equatable {
+    /// The status code.
+    public var status: Int
+    /// The reason phrase, possibly empty (HTTP/2 has none).
+    public var reasonPhrase: String
+    /// The fields in order, hop-by-hop ones included (the API drops them with
+    /// `OriginHeaderForwarding.endToEnd`).
+    public var headers: HTTPHeaders
+    /// The protocol version of the response.
+    public var version: HTTPVersion
+
+    /// Creates a head.
+    public init(status: Int, reasonPhrase: String = "", headers: HTTPHeaders, version: HTTPVersion) {
+        self.status = status
+        self.reasonPhrase = reasonPhrase
+        self.headers = headers
+        self.version = version
+    }
+}

@@ -1,0 +1,153 @@
+import CachePolicy
+import Testing
+
+/// RFC 3986 §6 normalisation and Larder's refusals.
+@Suite struct URLCanonicalizerTests {
+    @Test(arguments: [
+        ("http://example.com", "http://example.com/"),  // §6.2.3: empty path is /
+        ("HTTP://Example.COM/Path", "http://example.com/Path"),  // scheme and host case, path case kept
+        ("https://example.com:443/", "https://example.com/"),  // default ports removed
+        ("http://example.com:80/a", "http://example.com/a"),
+        ("http://example.com:0080/a", "http://example.com/a"),
+        ("http://example.com:/a", "http://example.com/a"),  // §6.2.3: empty port is the default
+        ("https://example.com:80/", "https://example.com:80/"),  // not the default for https
+        ("http://example.com:8080", "http://example.com:8080/"),
+        ("http://example.com/a/./b/../c", "http://example.com/a/c"),  // §5.2.4
+        ("http://example.com/a/b/c/./../../g", "http://example.com/a/g"),
+        ("http://example.com/../../x", "http://example.com/x"),
+        ("http://example.com/a/..", "http://example.com/"),
+        ("http://example.com/a/b/..", "http://example.com/a/"),
+        ("http://example.com/a/.", "http://example.com/a/"),
+        ("http://example.com/a//b", "http://example.com/a//b"),  // empty segments are significant
+        ("http://example.com/%2e%2E/x", "http://example.com/x"),  // escaped dots are decoded, then removed
+        ("http://example.com/a%2Fb", "http://example.com/a%2Fb"),  // an escaped slash stays escaped
+        ("http://example.com/%7euser/%41%62", "http://example.com/~user/Ab"),  // §6.2.2.2 unreserved decoded
+        ("http://example.com/%3a%3F%c3%a9", "http://example.com/%3A%3F%C3%A9"),  // §6.2.2.1 hex upper-cased
+        ("http://example.com/100%", "http://example.com/100%"),  // a stray % is kept as sent
+        ("http://example.com/%zz", "http://example.com/%zz"),
+        ("http://example.com/café", "http://example.com/caf%C3%A9"),  // raw UTF-8 is escaped
+        ("http://example.com/a|b{c}\"<>^`\\", "http://example.com/a%7Cb%7Bc%7D%22%3C%3E%5E%60%5C"),
+        ("http://example.com/p?b=2&a=1", "http://example.com/p?b=2&a=1"),  // query order kept
+        ("http://example.com/p?q=%7e%2f+x", "http://example.com/p?q=~%2F+x"),
+        ("http://example.com/p?", "http://example.com/p?"),  // §6.2.3: an empty query is kept
+        ("http://example.com/p?a=1#frag", "http://example.com/p?a=1"),  // fragment dropped
+        ("http://example.com#frag", "http://example.com/"),
+        ("http://example.com?x=1", "http://example.com/?x=1"),
+        ("http://example.com/a?x=../..", "http://example.com/a?x=../.."),  // dots in the query untouched
+        ("http://192.168.0.1:8080/", "http://192.168.0.1:8080/"),  // addresses are the SSRF guard's job
+        ("http://[2001:DB8::1]:443/", "http://[2001:db8::1]:443/"),
+        ("https://[::1]:443/x", "https://[::1]/x"),
+        ("http://[::ffff:127.0.0.1]/", "http://[::ffff:127.0.0.1]/"),
+        ("http://my_host.example.com./", "http://my_host.example.com./"),  // trailing dot kept
+        ("http://xn--caf-dma.example/", "http://xn--caf-dma.example/"),  // A-labels are ASCII
+    ])
+    func urlsAreCanonicalised(input: String, expected: String) throws {
+        #expect(try URLCanonicalizer().canonicalize(input).get().string == expected)
+    }
+
+    static let tooLong = "http://example.com/" + String(repeating: "a", count: 8192)
+
+    @Test(
+        arguments: [
+            ("", URLRejection.notAbsolute),
+            ("example.com/path", .notAbsolute),
+            ("/relative/path", .notAbsolute),
+            ("http:/example.com/", .notAbsolute),
+            ("http:example.com", .notAbsolute),
+            ("1http://example.com/", .notAbsolute),
+            ("ftp://example.com/", .unsupportedScheme("ftp")),
+            ("file:///etc/passwd", .unsupportedScheme("file")),
+            ("javascript://alert(1)", .unsupportedScheme("javascript")),
+            ("gopher://127.0.0.1:25/", .unsupportedScheme("gopher")),
+            ("http://user:pass@example.com/", .userInfo),
+            ("http://@example.com/", .userInfo),
+            ("http://good.com@evil.com/", .userInfo),
+            ("http://evil.com\\@good.com/", .userInfo),
+            ("http:///path", .emptyHost),
+            ("http://:80/", .emptyHost),
+            ("http://?x", .emptyHost),
+            ("http://café.example/", .nonASCIIHost),
+            ("http://exa mple.com/", .forbiddenCharacter(offset: 10)),
+            ("http://example.com/a b", .forbiddenCharacter(offset: 20)),
+            ("http://example.com/\r\nX-Injected: 1", .forbiddenCharacter(offset: 19)),
+            ("http://example.com/\u{0}", .forbiddenCharacter(offset: 19)),
+            ("http://example.com/\u{7F}", .forbiddenCharacter(offset: 19)),
+            ("\thttp://example.com/", .forbiddenCharacter(offset: 0)),
+            ("http://exa%6Dple.com/", .invalidHost("exa%6Dple.com")),
+            ("http://example..com/", .invalidHost("example..com")),
+            ("http://.example.com/", .invalidHost(".example.com")),
+            ("http://exa<mple.com/", .invalidHost("exa<mple.com")),
+            (
+                "http://" + String(repeating: "a", count: 64) + ".com/",
+                .invalidHost(String(repeating: "a", count: 64) + ".com")
+            ),
+            ("http://[::1/", .invalidHost("[::1")),  // the authority ends at the first /
+            ("http://[fe80::1%25eth0]/", .invalidHost("[fe80::1%25eth0]")),
+            ("http://[v1.fe]/", .invalidHost("[v1.fe]")),
+            ("http://[::1]x/", .invalidHost("[::1]x")),
+            ("http://[1.2.3.4]/", .invalidHost("[1.2.3.4]")),
+            ("http://example.com:0/", .badPort("0")),
+            ("http://example.com:65536/", .badPort("65536")),
+            ("http://example.com:99999999999999999999/", .badPort("99999999999999999999")),
+            ("http://example.com:-1/", .badPort("-1")),
+            ("http://example.com:8o/", .badPort("8o")),
+            ("http://example.com:80:80/", .badPort("80:80")),
+            (tooLong, .tooLong(bytes: 8211)),
+        ] as [(String, URLRejection)])
+    func hostileAndBrokenURLsAreRejected(input: String, expected: URLRejection) {
+        let result = URLCanonicalizer().canonicalize(input)
+        #expect(throws: expected) { try result.get() }
+    }
+
+    @Test func anURLAtTheLimitIsAccepted() {
+        let url = "http://example.com/" + String(repeating: "a", count: 8192 - 19)
+        #expect((try? URLCanonicalizer().canonicalize(url).get())?.string == url)
+    }
+
+    @Test(
+        arguments: [
+            (URLCanonicalizer.Options(ignoreQuery: true), "http://e.test/p?a=1&b=2#f", "http://e.test/p"),
+            (
+                URLCanonicalizer.Options(dropParams: [GlobPattern("utm_*"), GlobPattern("fbclid")]),
+                "http://e.test/p?utm_source=x&id=7&fbclid=abc&utm_medium=y&z", "http://e.test/p?id=7&z"
+            ),
+            (
+                URLCanonicalizer.Options(dropParams: [GlobPattern("utm_*")]), "http://e.test/p?utm_a=1&utm_b=2",
+                "http://e.test/p"
+            ),
+            (
+                URLCanonicalizer.Options(dropParams: [GlobPattern("utm_*")]), "http://e.test/p?utm%5Fa=1&b=2",
+                "http://e.test/p?b=2"
+            ),
+            (
+                URLCanonicalizer.Options(dropParams: [GlobPattern("a")]), "http://e.test/p?b=1&a&a=2",
+                "http://e.test/p?b=1"
+            ),
+            (URLCanonicalizer.Options(dropParams: [GlobPattern("x")]), "http://e.test/p", "http://e.test/p"),
+        ] as [(URLCanonicalizer.Options, String, String)])
+    func filterOptionsShapeTheQuery(options: URLCanonicalizer.Options, input: String, expected: String) throws {
+        #expect(try URLCanonicalizer(options: options).canonicalize(input).get().string == expected)
+    }
+
+    @Test func partsAreExposedForTheFetcher() throws {
+        let url = try URLCanonicalizer().canonicalize("HTTPS://Img.Example.com:8443/a/../b.png?x=1#top").get()
+        #expect(url.scheme == "https")
+        #expect(url.host == "img.example.com")
+        #expect(url.port == 8443)
+        #expect(url.effectivePort == 8443)
+        #expect(url.authority == "img.example.com:8443")
+        #expect(url.path == "/b.png")
+        #expect(url.query == "x=1")
+        #expect(url.requestTarget == "/b.png?x=1")
+        let plain = try URLCanonicalizer().canonicalize("http://e.test").get()
+        #expect(plain.effectivePort == 80)
+        #expect(plain.authority == "e.test")
+    }
+
+    @Test func canonicalisingTwiceChangesNothing() throws {
+        for input in ["http://E.test/a/./b/%7e%41?q=%2f#x", "https://[::1]:443/%zz/..", "http://e.test/café?é=1"] {
+            let once = try URLCanonicalizer().canonicalize(input).get().string
+            #expect(try URLCanonicalizer().canonicalize(once).get().string == once)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Testing
+import Upstream
+
+struct OriginURLTests {
+    @Test(arguments: [
+        ("http://example.com", "http://example.com/"),
+        ("HTTPS://Example.COM:8443/a?b#frag", "https://example.com:8443/a?b"),
+        ("http://[2001:db8::1]:8080/x", "http://[2001:db8::1]:8080/x"),
+        ("http://2130706433/", "http://2130706433/"),
+        ("http://0x7f.1/", "http://0x7f.1/"),
+        ("http://example.com/\u{FC}", "http://example.com/%C3%BC"),
+        ("http://example.com:/", "http://example.com/"),
+        ("http://example.com?q=1", "http://example.com/?q=1"),
+        ("http://a_b.example.com/x/../y", "http://a_b.example.com/x/../y"),
+        ("http://example.com:65535/", "http://example.com:65535/"),
+    ])
+    func acceptedURLsAreNormalized(text: String, normalized: String) throws {
+        #expect(try OriginURL(validating: text).string == normalized)
+    }
+
+    @Test func partsAreExposed() throws {
+        let url = try OriginURL(validating: "https://[::1]/a")
+        #expect(url.scheme == "https")
+        #expect(url.host == "::1")
+        #expect(url.port == nil)
+        #expect(url.effectivePort == 443)
+    }
+
+    @Test(arguments: [
+        "ftp://example.com/", "file:///etc/passwd", "gopher://example.com/", "//example.com/", "example.com",
+        "http://user:pw@example.com/", "http://@example.com/", "http:///path", "http://:80/", "http://example.com:0/",
+        "http://example.com:65536/", "http://example.com:99999999/", "http://example.com:8o/", "http://exa mple.com/",
+        "http://example.com/a b", "http://example.com/\r\nX: y", "http://example.com/\t", "http://example.com/\0",
+        "http://[::1/", "http://[zz::1]/", "http://[fe80::1%25eth0]/", "http://ex%61mple.com/",
+        "http://ex\u{E4}mple.com/", "javascript:alert(1)", "", "http://[::1]x/", "http://example.com:-1/",
+        "dict://127.0.0.1:6379/", "http://example.com\u{7F}/",
+    ])
+    func refusedURLsThrowInvalidURL(text: String) {
+        #expect {
+            try OriginURL(validating: text)
+        } throws: { error in
+            guard case .invalidURL = error as? OriginError else { return false }
+            return true
+        }
+    }
+
+    @Test func overlongURLIsRefused() {
+        let long = "http://example.com/" + String(repeating: "a", count: 100)
+        #expect(throws: OriginError.invalidURL(reason: "longer than 64 bytes")) {
+            try OriginURL(validating: long, maximumLength: 64)
+        }
+        #expect((try? OriginURL(validating: long, maximumLength: 200)) != nil)
+    }
+
+    @Test func invalidURLMapsTo400() {
+        #expect(OriginError.invalidURL(reason: "x").httpStatus == 400)
+    }
+}

@@ -1,0 +1,68 @@
+import HTTPCore
+import Testing
+
+@testable import Upstream
+
+struct ResponseHeadParserTests {
+    private func feed(_ lines: [String]) -> [ResponseHeadParser.Outcome] {
+        var parser = ResponseHeadParser()
+        return lines.map { line in Array(line.utf8).withUnsafeBytes { parser.consume($0) } }
+    }
+
+    @Test func finalHeadKeepsFieldOrderAndVersion() {
+        let outcomes = feed(["HTTP/1.1 200 OK\r\n", "B: 1\r\n", "A: 2\r\n", "B: 3\r\n", "\r\n"])
+        let head = OriginResponseHead(
+            status: 200, reasonPhrase: "OK", headers: HTTPHeaders([("B", "1"), ("A", "2"), ("B", "3")]),
+            version: .http1_1)
+        #expect(outcomes.last == .head(head))
+    }
+
+    @Test func interimResponsesAreSkipped() {
+        let outcomes = feed([
+            "HTTP/1.1 100 Continue\r\n", "\r\n", "HTTP/1.1 103 Early Hints\r\n", "Link: </a>\r\n", "\r\n",
+            "HTTP/1.1 204 No Content\r\n", "\r\n",
+        ])
+        #expect(outcomes.filter { $0 != .needMore }.count == 1)
+        guard case .head(let head) = outcomes.last else {
+            Issue.record("no head")
+            return
+        }
+        #expect(head.status == 204)
+        #expect(head.headers.isEmpty)
+    }
+
+    @Test func http2StatusLineHasVersionTwoAndNoReason() {
+        guard case .head(let head) = feed(["HTTP/2 304 \r\n", "etag: \"x\"\r\n", "\r\n"]).last else {
+            Issue.record("no head")
+            return
+        }
+        #expect(head.version == HTTPVersion(major: 2, minor: 0))
+        #expect(head.status == 304)
+        #expect(head.headers["ETag"] == "\"x\"")
+    }
+
+    @Test func obsFoldIsJoinedWithASpace() {
+        guard case .head(let head) = feed(["HTTP/1.1 200 OK\r\n", "X: a\r\n", "  b\r\n", "\r\n"]).last else {
+            Issue.record("no head")
+            return
+        }
+        #expect(head.headers["X"] == "a b")
+    }
+
+    @Test func trailersAfterTheHeadAreIgnored() {
+        var parser = ResponseHeadParser()
+        for line in ["HTTP/1.1 200 OK\r\n", "\r\n", "X-Trailer: 1\r\n", "\r\n"] {
+            _ = Array(line.utf8).withUnsafeBytes { parser.consume($0) }
+        }
+        #expect(parser.isComplete)
+        #expect(parser.headerBytes == 17 + 2 + 14 + 2)
+    }
+
+    @Test(arguments: [
+        ["HTTP/1.1 2000 OK\r\n"], ["X: y\r\n"], ["HTTP/1.1 200 OK\r\n", "no colon\r\n"], ["\r\n"],
+        ["HTTP/1.1 abc\r\n"],
+    ])
+    func malformedHeadsAreReported(lines: [String]) {
+        #expect(feed(lines).contains { if case .malformed = $0 { true } else { false } })
+    }
+}
