@@ -48,7 +48,9 @@ extension LarderWiring {
     static func openCacheStore(settings: Settings, logger: Logger) throws -> SQLiteCacheStore {
         let store = try SQLiteCacheStore(path: settings.databasePath, maxSize: settings.maxSize)
         let stats = try store.stats()
-        logger.info(
+        // Debug, not info: the first info line of `serve` is "listening on", which scripts and the
+        // server's process tests wait for.
+        logger.debug(
             "cache store open",
             metadata: [
                 "path": "\(settings.databasePath)", "entries": "\(stats.entryCount)", "bytes": "\(stats.totalBytes)",
@@ -67,7 +69,7 @@ extension LarderWiring {
         on router: inout Router, store: any CacheStore, settings: Settings, logger: Logger
     ) {
         let access = AdminAccess(token: settings.adminToken)
-        logger.info("admin API \(access.requiresToken ? "requires the bearer token" : "answers loopback clients only")")
+        logger.debug("admin API \(access.requiresToken ? "requires the bearer token" : "answers loopback clients only")")
         let api = CacheAPI(
             store: store, executor: StorageExecutor(),
             onBodyFailure: { key, error in

@@ -61,7 +61,7 @@ import Testing
         }
         let log = URL(fileURLWithPath: directory.file("larder.log"))
         let (process, port) = try await Self.start(
-            ["--db", directory.file(), "--max-size", "64M"], environment: ["LARDER_ADMIN_TOKEN": "t0ken-42"], log: log)
+            ["--db", directory.file(), "--max-size", "64M", "--log-level", "debug"], environment: ["LARDER_ADMIN_TOKEN": "t0ken-42"], log: log)
         defer { if process.isRunning { process.terminate() } }
         let boundPort = try #require(port, "larder did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
 
