@@ -1,6 +1,6 @@
+import CacheCore
 public import HTTPCore
 public import HTTPServer
-import CacheCore
 
 /// `GET|HEAD /cache/<key>`: the stored body with its stored headers, 200 whatever status was stored,
 /// streamed from the store (`CacheBodySource`), with `Range` and gzip as `CacheBodyPlan` decides.

@@ -3,8 +3,8 @@ import Foundation
 import HTTPCore
 import HTTPServer
 import LarderAPI
-import Testing
 import TestSupport
+import Testing
 
 struct StorageExecutorTests {
     @Test func workRunsOnTheExecutorAndNotOnTheCaller() async throws {
@@ -37,7 +37,8 @@ struct StorageExecutorTests {
         }
         #expect(try ask("GET", "/cache").status == 200)
         #expect(try ask("GET", "/cache/\(entry.key.hex)").body == body)
-        #expect(try ask("GET", "/cache/\(entry.key.hex)", "Range: bytes=1000-3999\r\n").body == Array(body[1000..<4000]))
+        #expect(
+            try ask("GET", "/cache/\(entry.key.hex)", "Range: bytes=1000-3999\r\n").body == Array(body[1000..<4000]))
         #expect(try ask("HEAD", "/cache/\(entry.key.hex)").status == 200)
         #expect(try ask("GET", "/cache/\(entry.key.hex)/meta").status == 200)
         #expect(try ask("DELETE", "/cache/\(entry.key.hex)").status == 204)
