@@ -18,6 +18,11 @@ import Testing
         return nil
     }
 
+    /// A database path in the temporary directory, unique to the caller.
+    static func scratchDatabase() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("larder-\(UUID().uuidString).db").path
+    }
+
     @Test func sigtermDrainsARequestInFlightAndExitsZero() async throws {
         guard let binary = Self.binary else {
             Issue.record("the larder binary is not built next to the tests: run `swift build --build-tests` first")
@@ -29,6 +34,7 @@ import Testing
         let process = Process()
         process.executableURL = binary
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--shutdown-grace", "5"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["LARDER_DB": Self.scratchDatabase()]) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: logURL)
         try process.run()
         defer { if process.isRunning { process.terminate() } }
@@ -77,7 +83,9 @@ import Testing
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // `serve` opens its database: keep it out of the package directory unless a test names one.
+        let base = ProcessInfo.processInfo.environment.merging(["LARDER_DB": Self.scratchDatabase()]) { $1 }
+        process.environment = base.merging(environment) { $1 }
         let handle = try FileHandle(forWritingTo: logURL)
         process.standardOutput = handle
         process.standardError = handle
