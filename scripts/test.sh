@@ -12,5 +12,8 @@ swift format lint --strict --recursive Package.swift Sources Tests
 echo "== build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors
 
+echo "== README settings table"
+scripts/check-readme.sh
+
 echo "== tests"
 swift test --skip-build

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Keeps README.md true: the settings table between its markers must be exactly what the built
+# `larder settings --markdown` prints (the same table that feeds --help and the environment overlay).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+larder=$(swift build --show-bin-path)/larder
+expected=$("$larder" settings --markdown)
+actual=$(sed -n '/<!-- settings:begin -->/,/<!-- settings:end -->/p' README.md | sed '1d;$d')
+if [[ "$expected" != "$actual" ]]; then
+    echo "README.md's settings table is out of date; replace it with \`larder settings --markdown\`:" >&2
+    diff <(echo "$actual") <(echo "$expected") >&2 || true
+    exit 1
+fi
+echo "README settings table matches larder settings --markdown"
