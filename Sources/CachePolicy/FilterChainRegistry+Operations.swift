@@ -7,7 +7,8 @@ extension FilterChainRegistry {
     /// - Returns: The new chain.
     /// - Throws: See ``update(precondition:_:)``.
     @discardableResult
-    public func replaceAll(with filters: [FilterDefinition], precondition: ((Int) -> Bool)? = nil) throws -> FilterChain {
+    public func replaceAll(with filters: [FilterDefinition], precondition: ((Int) -> Bool)? = nil) throws -> FilterChain
+    {
         try update(precondition: precondition) { $0 = filters }
     }
 

@@ -100,13 +100,17 @@ extension FilterDefinition {
         definition.minTtl = try reader.integer("minTtl", in: 0...maximumSeconds)
         definition.maxTtl = try reader.integer("maxTtl", in: 0...maximumSeconds)
         if let minTtl = definition.minTtl, let maxTtl = definition.maxTtl, minTtl > maxTtl {
-            throw FilterDefinitionError(path: reader.path("maxTtl"), message: "must not be less than minTtl (\(minTtl))")
+            throw FilterDefinitionError(
+                path: reader.path("maxTtl"), message: "must not be less than minTtl (\(minTtl))")
         }
         definition.staleIfError = try reader.integer("staleIfError", in: 0...maximumSeconds)
         definition.staleWhileRevalidate = try reader.integer("staleWhileRevalidate", in: 0...maximumSeconds)
         definition.ignoreQuery = try reader.bool("ignoreQuery") ?? false
-        definition.dropParams = try reader.strings("dropParams", lowercased: false) { text, path throws(FilterDefinitionError) in
-            guard text.utf8.count <= 128 else { throw FilterDefinitionError(path: path, message: "is longer than 128 bytes") }
+        definition.dropParams = try reader.strings("dropParams", lowercased: false) {
+            text, path throws(FilterDefinitionError) in
+            guard text.utf8.count <= 128 else {
+                throw FilterDefinitionError(path: path, message: "is longer than 128 bytes")
+            }
         }
         definition.ignoreNoStore = try reader.bool("ignoreNoStore") ?? false
         try reader.finish()
@@ -121,7 +125,9 @@ extension FilterDefinition {
     /// - Throws: `FilterDefinitionError` saying what is wrong.
     public static func validateName(_ name: String, path: String = "name") throws(FilterDefinitionError) {
         guard !name.isEmpty else { throw FilterDefinitionError(path: path, message: "must not be empty") }
-        guard name.utf8.count <= 64 else { throw FilterDefinitionError(path: path, message: "is longer than 64 characters") }
+        guard name.utf8.count <= 64 else {
+            throw FilterDefinitionError(path: path, message: "is longer than 64 characters")
+        }
         let allowed = name.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
@@ -131,7 +137,8 @@ extension FilterDefinition {
             }
         }
         guard allowed else {
-            throw FilterDefinitionError(path: path, message: "may hold only A-Z a-z 0-9 . _ - (got \(name.jsonQuotedPrefix))")
+            throw FilterDefinitionError(
+                path: path, message: "may hold only A-Z a-z 0-9 . _ - (got \(name.jsonQuotedPrefix))")
         }
         guard !reservedNames.contains(name) else {
             throw FilterDefinitionError(path: path, message: "\(name.jsonQuoted) is reserved")
@@ -150,17 +157,23 @@ extension FilterDefinition {
             guard text.utf8.count <= 255, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") })
             else { throw FilterDefinitionError(path: path, message: "must be an ASCII host glob of at most 255 bytes") }
         }
-        match.extensions = try reader.strings("extensions", lowercased: true) { text, path throws(FilterDefinitionError) in
-            let valid = text.utf8.count <= 16 && text.utf8.allSatisfy { byte in
-                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-            }
+        match.extensions = try reader.strings("extensions", lowercased: true) {
+            text, path throws(FilterDefinitionError) in
+            let valid =
+                text.utf8.count <= 16
+                && text.utf8.allSatisfy { byte in
+                    (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                        || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                }
             guard valid else {
-                throw FilterDefinitionError(path: path, message: "must be letters and digits without the dot, at most 16")
+                throw FilterDefinitionError(
+                    path: path, message: "must be letters and digits without the dot, at most 16")
             }
         }
         if let prefix = try reader.string("pathPrefix") {
             guard prefix.hasPrefix("/"), prefix.utf8.count <= 2048 else {
-                throw FilterDefinitionError(path: reader.path("pathPrefix"), message: "must start with \"/\" (at most 2048 bytes)")
+                throw FilterDefinitionError(
+                    path: reader.path("pathPrefix"), message: "must start with \"/\" (at most 2048 bytes)")
             }
             match.pathPrefix = prefix
         }
@@ -189,9 +202,11 @@ extension FilterDefinition {
             guard !conditions.contains(where: { $0.name.lowercased() == member.name.lowercased() }) else {
                 throw FilterDefinitionError(path: fieldPath, message: "names the same field as another member")
             }
-            guard case .object(let comparisons) = member.value, comparisons.count == 1, let only = comparisons.first else {
+            guard case .object(let comparisons) = member.value, comparisons.count == 1, let only = comparisons.first
+            else {
                 throw FilterDefinitionError(
-                    path: fieldPath, message: "must be an object with exactly one of \"contains\", \"equals\", \"prefix\"")
+                    path: fieldPath,
+                    message: "must be an object with exactly one of \"contains\", \"equals\", \"prefix\"")
             }
             let comparisonPath = fieldPath + "." + only.name
             guard let comparison = HeaderComparison(rawValue: only.name) else {
@@ -199,7 +214,8 @@ extension FilterDefinition {
                     path: comparisonPath, message: "is not a field; expected \"contains\", \"equals\" or \"prefix\"")
             }
             guard case .string(let text) = only.value else {
-                throw FilterDefinitionError(path: comparisonPath, message: "must be a string, not \(only.value.typeName)")
+                throw FilterDefinitionError(
+                    path: comparisonPath, message: "must be a string, not \(only.value.typeName)")
             }
             guard text.utf8.count <= 1024 else {
                 throw FilterDefinitionError(path: comparisonPath, message: "is longer than 1024 bytes")
@@ -216,14 +232,16 @@ extension FilterDefinition {
             parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy(isTokenByte) }
             && (parts[0] != "*" || parts[1] == "*")
         guard valid else {
-            throw FilterDefinitionError(path: path, message: "must be a media range such as \"image/*\" or \"text/html\"")
+            throw FilterDefinitionError(
+                path: path, message: "must be a media range such as \"image/*\" or \"text/html\"")
         }
     }
 
     /// `tchar` of RFC 9110 §5.6.2.
     static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             true
         default:
             Array("!#$%&'*+-.^_`|~".utf8).contains(byte)

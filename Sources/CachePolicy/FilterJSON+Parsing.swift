@@ -32,7 +32,9 @@ extension FilterJSON {
         }
 
         mutating func value(depth: Int) throws(FilterDefinitionError) -> FilterJSON {
-            guard depth < FilterJSON.maximumDepth else { throw failure("nested deeper than \(FilterJSON.maximumDepth)") }
+            guard depth < FilterJSON.maximumDepth else {
+                throw failure("nested deeper than \(FilterJSON.maximumDepth)")
+            }
             guard index < bytes.count else { throw failure("unexpected end") }
             switch bytes[index] {
             case UInt8(ascii: "{"): return try object(depth: depth)
@@ -63,7 +65,9 @@ extension FilterJSON {
             }
             while true {
                 skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name") }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                    throw failure("expected a member name")
+                }
                 let name = try string()
                 guard !members.contains(where: { $0.name == name }) else {
                     throw failure("duplicate member name \(name.jsonQuotedPrefix)")
@@ -143,7 +147,9 @@ extension FilterJSON {
                 switch byte {
                 case UInt8(ascii: "\""):
                     index += 1
-                    guard let text = String(validating: out, as: UTF8.self) else { throw failure("string is not UTF-8") }
+                    guard let text = String(validating: out, as: UTF8.self) else {
+                        throw failure("string is not UTF-8")
+                    }
                     return text
                 case UInt8(ascii: "\\"):
                     index += 1
@@ -171,7 +177,8 @@ extension FilterJSON {
             case UInt8(ascii: "u"):
                 var scalar = try hex4()
                 if (0xD800..<0xDC00).contains(scalar) {
-                    guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                    guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
+                        bytes[index + 1] == UInt8(ascii: "u")
                     else { throw failure("lone surrogate") }
                     index += 2
                     let low = try hex4()

@@ -25,7 +25,9 @@ struct FilterMatcher: Sendable {
         hosts = definition.match.hosts.map { GlobPattern($0, ignoresASCIICase: true) }
         extensions = definition.match.extensions.map { Array($0.lowercased().utf8) }
         pathPrefix = definition.match.pathPrefix.map { Array($0.utf8) }
-        headers = definition.match.headers.map { HeaderTest(name: $0.name, comparison: $0.comparison, value: Array($0.value.utf8)) }
+        headers = definition.match.headers.map {
+            HeaderTest(name: $0.name, comparison: $0.comparison, value: Array($0.value.utf8))
+        }
     }
 
     /// The first condition that does not hold, in the order `disabled`, scheme, host, extension, path
@@ -74,7 +76,9 @@ struct FilterMatcher: Sendable {
         let first = needle[0]
         var start = 0
         while start <= haystack.count - needle.count {
-            if haystack[start] == first && haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+            if haystack[start] == first && haystack[start..<(start + needle.count)].elementsEqual(needle) {
+                return true
+            }
             start += 1
         }
         return false

@@ -8,7 +8,8 @@ struct FilterObjectReader {
     /// - Throws: `FilterDefinitionError` when `value` is not an object.
     init(_ value: FilterJSON, path: String) throws(FilterDefinitionError) {
         guard case .object(let members) = value else {
-            throw FilterDefinitionError(path: path.isEmpty ? "$" : path, message: "must be an object, not \(value.typeName)")
+            throw FilterDefinitionError(
+                path: path.isEmpty ? "$" : path, message: "must be an object, not \(value.typeName)")
         }
         self.members = members
         self.base = path
@@ -46,10 +47,12 @@ struct FilterObjectReader {
             throw FilterDefinitionError(path: path(name), message: "must be an integer, not \(value.typeName)")
         }
         guard let number = Int64(text) else {
-            throw FilterDefinitionError(path: path(name), message: "must be a whole number in \(range.lowerBound)...\(range.upperBound)")
+            throw FilterDefinitionError(
+                path: path(name), message: "must be a whole number in \(range.lowerBound)...\(range.upperBound)")
         }
         guard range.contains(number) else {
-            throw FilterDefinitionError(path: path(name), message: "must be in \(range.lowerBound)...\(range.upperBound)")
+            throw FilterDefinitionError(
+                path: path(name), message: "must be in \(range.lowerBound)...\(range.upperBound)")
         }
         return number
     }
@@ -67,7 +70,8 @@ struct FilterObjectReader {
             throw FilterDefinitionError(path: path(name), message: "must not be empty (leave it out to match any)")
         }
         guard items.count <= FilterDefinition.maximumListCount else {
-            throw FilterDefinitionError(path: path(name), message: "has more than \(FilterDefinition.maximumListCount) items")
+            throw FilterDefinitionError(
+                path: path(name), message: "has more than \(FilterDefinition.maximumListCount) items")
         }
         var texts: [String] = []
         for (index, item) in items.enumerated() {

@@ -27,7 +27,8 @@ extension FiltersAPI {
     /// - Returns: The body.
     /// - Throws: 415 unless `Content-Type` is `application/json` or a `+json` type; 400 for an empty body.
     static func jsonBody(of request: HTTPRequest) throws(FiltersFailure) -> [UInt8] {
-        let mediaType = (request.headers["Content-Type"] ?? "")
+        let mediaType =
+            (request.headers["Content-Type"] ?? "")
             .split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first
             .map { Substring($0).trimmingHTTPWhitespace().lowercased() } ?? ""
         guard mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))

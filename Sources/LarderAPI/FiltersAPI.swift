@@ -1,5 +1,5 @@
-public import CachePolicy
 import CacheCore
+public import CachePolicy
 import HTTPCore
 public import HTTPServer
 public import Upstream

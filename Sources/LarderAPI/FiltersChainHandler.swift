@@ -51,7 +51,8 @@ struct FiltersChainHandler: HTTPResponder {
         let registry = api.registry
         api.respondChanging(writer) {
             let chain = try registry.add(filter, before: before, precondition: precondition)
-            return FiltersAPI.json(chain.json, version: chain.version, status: .created, location: "/filters/\(filter.name)")
+            return FiltersAPI.json(
+                chain.json, version: chain.version, status: .created, location: "/filters/\(filter.name)")
         }
     }
 

@@ -70,7 +70,11 @@ struct FiltersExplainHandler: HTTPResponder {
         object.add("freshness", FilterChain.freshnessRule(of: decision))
         var store = JSONObjectWriter()
         store.add("contentTypes", json: JSONObjectWriter.array(decision.contentTypes))
-        if let maxBytes = decision.maxBytes { store.add("maxBytes", maxBytes) } else { store.add("maxBytes", nil as String?) }
+        if let maxBytes = decision.maxBytes {
+            store.add("maxBytes", maxBytes)
+        } else {
+            store.add("maxBytes", nil as String?)
+        }
         store.add("validateImage", decision.validateImage)
         store.add("allowSVG", decision.allowSVG)
         store.add("ignoreNoStore", decision.ignoreNoStore)

@@ -8,7 +8,8 @@ import Upstream
 extension Setting {
     static let defaultPolicy = Setting(
         flag: "default-policy", environment: "LARDER_DEFAULT_POLICY", defaultValue: "http",
-        summary: "What happens to requests no filter owns: http (RFC 9111 shared-cache rules) or bypass (never stored).")
+        summary: "What happens to requests no filter owns: http (RFC 9111 shared-cache rules) or bypass (never stored)."
+    )
 }
 
 extension LarderWiring {

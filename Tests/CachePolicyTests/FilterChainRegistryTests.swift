@@ -47,7 +47,9 @@ struct FilterChainRegistryTests {
         let store = InMemoryCacheStore()
         let registry = try FilterChainRegistry(store: store)
         #expect(throws: FilterChainError.duplicateName("images")) { try registry.add(.images) }
-        #expect(throws: FilterChainError.beforeNotFound("nope")) { try registry.add(FilterDefinition(name: "n"), before: "nope") }
+        #expect(throws: FilterChainError.beforeNotFound("nope")) {
+            try registry.add(FilterDefinition(name: "n"), before: "nope")
+        }
         #expect(throws: FilterChainError.notFound("nope")) { try registry.remove(named: "nope") }
         #expect(throws: FilterChainError.preconditionFailed(currentVersion: 1)) {
             try registry.removeAll(precondition: { $0 == 0 })
@@ -73,7 +75,8 @@ struct FilterChainRegistryTests {
 
     @Test func aStoredFilterThatNoLongerDecodesStopsTheLoad() throws {
         let store = InMemoryCacheStore()
-        _ = try store.saveFilterChain([FilterRecord(name: "bad", json: #"{"name":"bad","ttl":"x"}"#)], expectedVersion: 0)
+        _ = try store.saveFilterChain(
+            [FilterRecord(name: "bad", json: #"{"name":"bad","ttl":"x"}"#)], expectedVersion: 0)
         #expect(throws: FilterChainError.self) { try FilterChainRegistry(store: store) }
     }
 }

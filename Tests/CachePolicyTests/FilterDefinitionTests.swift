@@ -1,5 +1,6 @@
-@testable import CachePolicy
 import Testing
+
+@testable import CachePolicy
 
 struct FilterDefinitionTests {
     private static func decode(_ json: String) throws(FilterDefinitionError) -> FilterDefinition {
@@ -48,7 +49,9 @@ struct FilterDefinitionTests {
         #expect(decision.action == .bypass)
         #expect(decision.maxBytes == 1_048_576)
         #expect(decision.validateImage && decision.allowSVG && decision.ignoreNoStore)
-        #expect(decision.overrides == PolicyOverrides(ttl: 60, minTtl: 10, maxTtl: 3600, staleIfError: 300, staleWhileRevalidate: 30))
+        #expect(
+            decision.overrides
+                == PolicyOverrides(ttl: 60, minTtl: 10, maxTtl: 3600, staleIfError: 300, staleWhileRevalidate: 30))
         #expect(decision.canonicalization.ignoreQuery)
         #expect(decision.canonicalization.dropParams.map(\.pattern) == ["utm_*", "fbclid"])
     }
@@ -71,48 +74,52 @@ struct FilterDefinitionTests {
         #expect(try FilterDefinition.decodeList(json: Array(#"{"filters":[]}"#.utf8)).isEmpty)
     }
 
-    @Test(arguments: [
-        (#"{"match":{}}"#, "name"),
-        (#"{"name":""}"#, "name"),
-        (#"{"name":"has space"}"#, "name"),
-        (#"{"name":"explain"}"#, "name"),
-        ("{\"name\":\"" + String(repeating: "a", count: 65) + "\"}", "name"),
-        (#"{"name":7}"#, "name"),
-        (#"{"name":"a","colour":"red"}"#, "colour"),
-        (#"{"name":"a","enabled":"yes"}"#, "enabled"),
-        (#"{"name":"a","enabled":1}"#, "enabled"),
-        (#"{"name":"a","action":"store"}"#, "action"),
-        (#"{"name":"a","match":[]}"#, "match"),
-        (#"{"name":"a","match":{"scheme":["http"]}}"#, "match.scheme"),
-        (#"{"name":"a","match":{"schemes":["ftp"]}}"#, "match.schemes[0]"),
-        (#"{"name":"a","match":{"schemes":"http"}}"#, "match.schemes"),
-        (#"{"name":"a","match":{"schemes":[]}}"#, "match.schemes"),
-        (#"{"name":"a","match":{"hosts":["a.example",3]}}"#, "match.hosts[1]"),
-        (#"{"name":"a","match":{"hosts":["a/b"]}}"#, "match.hosts[0]"),
-        (#"{"name":"a","match":{"extensions":[".jpg"]}}"#, "match.extensions[0]"),
-        (#"{"name":"a","match":{"pathPrefix":"img"}}"#, "match.pathPrefix"),
-        (#"{"name":"a","match":{"headers":{"User-Agent":{"contains":5}}}}"#, "match.headers.User-Agent.contains"),
-        (#"{"name":"a","match":{"headers":{"User-Agent":{"like":"x"}}}}"#, "match.headers.User-Agent.like"),
-        (#"{"name":"a","match":{"headers":{"User-Agent":{"contains":"x","equals":"y"}}}}"#, "match.headers.User-Agent"),
-        (#"{"name":"a","match":{"headers":{"Bad Name":{"contains":"x"}}}}"#, "match.headers.Bad Name"),
-        (#"{"name":"a","match":{"headers":"x"}}"#, "match.headers"),
-        (#"{"name":"a","contentTypes":["image"]}"#, "contentTypes[0]"),
-        (#"{"name":"a","contentTypes":["*/png"]}"#, "contentTypes[0]"),
-        (#"{"name":"a","maxBytes":0}"#, "maxBytes"),
-        (#"{"name":"a","maxBytes":1.5}"#, "maxBytes"),
-        (#"{"name":"a","maxBytes":"10"}"#, "maxBytes"),
-        (#"{"name":"a","validate":"png"}"#, "validate"),
-        (#"{"name":"a","ttl":-1}"#, "ttl"),
-        (#"{"name":"a","ttl":1e3}"#, "ttl"),
-        (#"{"name":"a","ttl":99999999999}"#, "ttl"),
-        (#"{"name":"a","minTtl":100,"maxTtl":10}"#, "maxTtl"),
-        (#"{"name":"a","staleIfError":true}"#, "staleIfError"),
-        (#"{"name":"a","dropParams":[""]}"#, "dropParams[0]"),
-        (#"{"name":"a","ignoreNoStore":"true"}"#, "ignoreNoStore"),
-        (#"[]"#, "$"),
-        (#"{"name":"a",}"#, "$"),
-        (#"{"name":"a","name":"b"}"#, "$"),
-    ] as [(String, String)])
+    @Test(
+        arguments: [
+            (#"{"match":{}}"#, "name"),
+            (#"{"name":""}"#, "name"),
+            (#"{"name":"has space"}"#, "name"),
+            (#"{"name":"explain"}"#, "name"),
+            ("{\"name\":\"" + String(repeating: "a", count: 65) + "\"}", "name"),
+            (#"{"name":7}"#, "name"),
+            (#"{"name":"a","colour":"red"}"#, "colour"),
+            (#"{"name":"a","enabled":"yes"}"#, "enabled"),
+            (#"{"name":"a","enabled":1}"#, "enabled"),
+            (#"{"name":"a","action":"store"}"#, "action"),
+            (#"{"name":"a","match":[]}"#, "match"),
+            (#"{"name":"a","match":{"scheme":["http"]}}"#, "match.scheme"),
+            (#"{"name":"a","match":{"schemes":["ftp"]}}"#, "match.schemes[0]"),
+            (#"{"name":"a","match":{"schemes":"http"}}"#, "match.schemes"),
+            (#"{"name":"a","match":{"schemes":[]}}"#, "match.schemes"),
+            (#"{"name":"a","match":{"hosts":["a.example",3]}}"#, "match.hosts[1]"),
+            (#"{"name":"a","match":{"hosts":["a/b"]}}"#, "match.hosts[0]"),
+            (#"{"name":"a","match":{"extensions":[".jpg"]}}"#, "match.extensions[0]"),
+            (#"{"name":"a","match":{"pathPrefix":"img"}}"#, "match.pathPrefix"),
+            (#"{"name":"a","match":{"headers":{"User-Agent":{"contains":5}}}}"#, "match.headers.User-Agent.contains"),
+            (#"{"name":"a","match":{"headers":{"User-Agent":{"like":"x"}}}}"#, "match.headers.User-Agent.like"),
+            (
+                #"{"name":"a","match":{"headers":{"User-Agent":{"contains":"x","equals":"y"}}}}"#,
+                "match.headers.User-Agent"
+            ),
+            (#"{"name":"a","match":{"headers":{"Bad Name":{"contains":"x"}}}}"#, "match.headers.Bad Name"),
+            (#"{"name":"a","match":{"headers":"x"}}"#, "match.headers"),
+            (#"{"name":"a","contentTypes":["image"]}"#, "contentTypes[0]"),
+            (#"{"name":"a","contentTypes":["*/png"]}"#, "contentTypes[0]"),
+            (#"{"name":"a","maxBytes":0}"#, "maxBytes"),
+            (#"{"name":"a","maxBytes":1.5}"#, "maxBytes"),
+            (#"{"name":"a","maxBytes":"10"}"#, "maxBytes"),
+            (#"{"name":"a","validate":"png"}"#, "validate"),
+            (#"{"name":"a","ttl":-1}"#, "ttl"),
+            (#"{"name":"a","ttl":1e3}"#, "ttl"),
+            (#"{"name":"a","ttl":99999999999}"#, "ttl"),
+            (#"{"name":"a","minTtl":100,"maxTtl":10}"#, "maxTtl"),
+            (#"{"name":"a","staleIfError":true}"#, "staleIfError"),
+            (#"{"name":"a","dropParams":[""]}"#, "dropParams[0]"),
+            (#"{"name":"a","ignoreNoStore":"true"}"#, "ignoreNoStore"),
+            (#"[]"#, "$"),
+            (#"{"name":"a",}"#, "$"),
+            (#"{"name":"a","name":"b"}"#, "$"),
+        ] as [(String, String)])
     func badFilterJSONIsRefusedNamingTheFieldPath(_ json: String, _ path: String) {
         #expect(throws: FilterDefinitionError.self) { try Self.decode(json) }
         do {
@@ -122,17 +129,20 @@ struct FilterDefinitionTests {
         }
     }
 
-    @Test(arguments: [
-        (#"{"filters":[{"name":"a"},{"name":"b","match":{"headers":{"User-Agent":{"contains":1}}}}]}"#,
-         "filters[1].match.headers.User-Agent.contains"),
-        (#"{"filters":[{"name":"a"},{"name":"a"}]}"#, "filters[1].name"),
-        (#"{"filters":{}}"#, "filters"),
-        (#"{"version":1}"#, "filters"),
-        (#"{"version":"1","filters":[]}"#, "version"),
-        (#"{"filters":[],"extra":1}"#, "extra"),
-        (#"[{"name":"a"},{"name":"b","ttl":"x"}]"#, "filters[1].ttl"),
-        (#""filters""#, "$"),
-    ] as [(String, String)])
+    @Test(
+        arguments: [
+            (
+                #"{"filters":[{"name":"a"},{"name":"b","match":{"headers":{"User-Agent":{"contains":1}}}}]}"#,
+                "filters[1].match.headers.User-Agent.contains"
+            ),
+            (#"{"filters":[{"name":"a"},{"name":"a"}]}"#, "filters[1].name"),
+            (#"{"filters":{}}"#, "filters"),
+            (#"{"version":1}"#, "filters"),
+            (#"{"version":"1","filters":[]}"#, "version"),
+            (#"{"filters":[],"extra":1}"#, "extra"),
+            (#"[{"name":"a"},{"name":"b","ttl":"x"}]"#, "filters[1].ttl"),
+            (#""filters""#, "$"),
+        ] as [(String, String)])
     func badChainJSONIsRefusedNamingTheFieldPath(_ json: String, _ path: String) {
         do {
             _ = try FilterDefinition.decodeList(json: Array(json.utf8))

@@ -1,5 +1,6 @@
-@testable import CachePolicy
 import Testing
+
+@testable import CachePolicy
 
 struct FilterJSONTests {
     @Test func valuesParseWithOrderAndExactNumberText() throws {

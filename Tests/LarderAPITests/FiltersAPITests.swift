@@ -1,15 +1,16 @@
 import CacheCore
 import CachePolicy
-import LarderAPI
-import Storage
 import Foundation
 import HTTPCore
-import Testing
+import LarderAPI
+import Storage
 import TestSupport
+import Testing
 
 struct FiltersAPITests {
     static let png = try! URLCanonicalizer().canonicalize("https://a.example/x.png").get()
-    static let webkit = #"{"name":"webkit-images","match":{"schemes":["http","https"],"extensions":["jpg","jpeg","png","gif","tif","bmp","ico"],"headers":{"User-Agent":{"contains":"AppleWebKit"}}},"validate":"image","ttl":604800}"#
+    static let webkit =
+        #"{"name":"webkit-images","match":{"schemes":["http","https"],"extensions":["jpg","jpeg","png","gif","tif","bmp","ico"],"headers":{"User-Agent":{"contains":"AppleWebKit"}}},"validate":"image","ttl":604800}"#
 
     @Test func aNewDatabaseListsTheDefaultChainWithItsETag() async throws {
         try await withFiltersHarness { harness, _ in
@@ -26,7 +27,8 @@ struct FiltersAPITests {
 
     @Test func putReplacesTheWholeChainAndTheNextDecisionUsesIt() async throws {
         try await withFiltersHarness { harness, _ in
-            let response = try harness.request("PUT", "/filters", body: #"{"filters":[\#(Self.webkit),{"name":"rest","action":"bypass"}]}"#)
+            let response = try harness.request(
+                "PUT", "/filters", body: #"{"filters":[\#(Self.webkit),{"name":"rest","action":"bypass"}]}"#)
             #expect(response.status == 200)
             #expect(response.header("ETag") == "\"2\"")
             #expect(try FiltersAPIHarness.names(response) == ["webkit-images", "rest"])
@@ -40,19 +42,24 @@ struct FiltersAPITests {
         }
     }
 
-    @Test(arguments: [
-        ("PUT", "/filters", #"{"filters":[{"name":"ok"},{"name":"bad","ttl":"x"}]}"#, "filters[1].ttl"),
-        ("PUT", "/filters", #"{"filters":[{"name":"a"},{"name":"a"}]}"#, "filters[1].name"),
-        ("PUT", "/filters", #"{"filters":[{"name":"a","match":{"headers":{"User-Agent":{"contains":1}}}}]}"#,
-         "filters[0].match.headers.User-Agent.contains"),
-        ("POST", "/filters", #"{"name":"a","colour":"red"}"#, "colour"),
-        ("POST", "/filters", #"{"name":"a","enabled":"yes"}"#, "enabled"),
-        ("POST", "/filters", #"{"name":"a""#, "$"),
-        ("POST", "/filters", "", "$"),
-        ("PUT", "/filters/images", #"{"name":"other"}"#, "name"),
-        ("PUT", "/filters/bad%20name", #"{}"#, "name"),
-    ] as [(String, String, String, String)])
-    func badBodiesAre400NamingTheFieldAndChangeNothing(_ method: String, _ path: String, _ body: String, _ field: String)
+    @Test(
+        arguments: [
+            ("PUT", "/filters", #"{"filters":[{"name":"ok"},{"name":"bad","ttl":"x"}]}"#, "filters[1].ttl"),
+            ("PUT", "/filters", #"{"filters":[{"name":"a"},{"name":"a"}]}"#, "filters[1].name"),
+            (
+                "PUT", "/filters", #"{"filters":[{"name":"a","match":{"headers":{"User-Agent":{"contains":1}}}}]}"#,
+                "filters[0].match.headers.User-Agent.contains"
+            ),
+            ("POST", "/filters", #"{"name":"a","colour":"red"}"#, "colour"),
+            ("POST", "/filters", #"{"name":"a","enabled":"yes"}"#, "enabled"),
+            ("POST", "/filters", #"{"name":"a""#, "$"),
+            ("POST", "/filters", "", "$"),
+            ("PUT", "/filters/images", #"{"name":"other"}"#, "name"),
+            ("PUT", "/filters/bad%20name", #"{}"#, "name"),
+        ] as [(String, String, String, String)])
+    func badBodiesAre400NamingTheFieldAndChangeNothing(
+        _ method: String, _ path: String, _ body: String, _ field: String
+    )
         async throws
     {
         try await withFiltersHarness { harness, _ in
@@ -67,7 +74,9 @@ struct FiltersAPITests {
         }
     }
 
-    @Test(arguments: [("POST", "text/plain"), ("PUT", "application/x-www-form-urlencoded"), ("PUT", nil)] as [(String, String?)])
+    @Test(
+        arguments: [("POST", "text/plain"), ("PUT", "application/x-www-form-urlencoded"), ("PUT", nil)]
+            as [(String, String?)])
     func aBodyThatIsNotJSONIs415(_ method: String, _ contentType: String?) async throws {
         try await withFiltersHarness { harness, _ in
             let response = try harness.request(method, "/filters", body: #"{"name":"a"}"#, contentType: contentType)
@@ -83,7 +92,8 @@ struct FiltersAPITests {
             #expect(appended.header("Location") == "/filters/last")
             #expect(appended.header("ETag") == "\"2\"")
             #expect(try FiltersAPIHarness.names(appended) == ["images", "last"])
-            let inserted = try harness.request("POST", "/filters?before=images", body: #"{"name":"first","action":"deny"}"#)
+            let inserted = try harness.request(
+                "POST", "/filters?before=images", body: #"{"name":"first","action":"deny"}"#)
             #expect(inserted.status == 201)
             #expect(try FiltersAPIHarness.names(inserted) == ["first", "images", "last"])
             let duplicate = try harness.request("POST", "/filters", body: #"{"name":"images"}"#)
@@ -103,7 +113,8 @@ struct FiltersAPITests {
             #expect(read.header("ETag") == "\"1\"")
             #expect(try harness.request("GET", "/filters/nope").status == 404)
 
-            let replaced = try harness.request("PUT", "/filters/images", body: #"{"match":{"extensions":["png"]},"ttl":60}"#)
+            let replaced = try harness.request(
+                "PUT", "/filters/images", body: #"{"match":{"extensions":["png"]},"ttl":60}"#)
             #expect(replaced.status == 200)
             #expect(replaced.header("ETag") == "\"2\"")
             #expect(try FiltersAPIHarness.json(replaced)["ttl"] as? Int == 60)
@@ -132,15 +143,20 @@ struct FiltersAPITests {
 
     @Test func ifMatchGuardsEveryChange() async throws {
         try await withFiltersHarness { harness, _ in
-            let stale = try harness.request("POST", "/filters", body: #"{"name":"a"}"#, headers: [("If-Match", "\"0\"")])
+            let stale = try harness.request(
+                "POST", "/filters", body: #"{"name":"a"}"#, headers: [("If-Match", "\"0\"")])
             #expect(stale.status == 412)
             #expect(stale.header("ETag") == "\"1\"")
             #expect(try harness.request("DELETE", "/filters", headers: [("If-Match", "\"7\", \"8\"")]).status == 412)
-            #expect(try harness.request("PUT", "/filters/images", body: "{}", headers: [("If-Match", "W/\"1\"")]).status == 412)
+            #expect(
+                try harness.request("PUT", "/filters/images", body: "{}", headers: [("If-Match", "W/\"1\"")]).status
+                    == 412)
             #expect(try harness.request("DELETE", "/filters", headers: [("If-Match", "1")]).status == 400)
             #expect(harness.registry.chain.version == 1)
 
-            #expect(try harness.request("POST", "/filters", body: #"{"name":"a"}"#, headers: [("If-Match", "\"0\", \"1\"")]).status == 201)
+            #expect(
+                try harness.request("POST", "/filters", body: #"{"name":"a"}"#, headers: [("If-Match", "\"0\", \"1\"")])
+                    .status == 201)
             #expect(try harness.request("DELETE", "/filters/a", headers: [("If-Match", "*")]).status == 200)
             #expect(try harness.request("DELETE", "/filters/images", headers: [("If-Match", "\"2\"")]).status == 412)
             #expect(try harness.request("DELETE", "/filters/images", headers: [("If-Match", "\"3\"")]).status == 200)

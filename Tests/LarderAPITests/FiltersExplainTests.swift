@@ -1,11 +1,12 @@
-import CachePolicy
 import CacheCore
+import CachePolicy
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 struct FiltersExplainTests {
-    static let webkit = #"{"name":"webkit-images","match":{"schemes":["http","https"],"extensions":["jpg","png"],"headers":{"User-Agent":{"contains":"AppleWebKit"}}},"validate":"image","ttl":604800,"dropParams":["utm_*"]}"#
+    static let webkit =
+        #"{"name":"webkit-images","match":{"schemes":["http","https"],"extensions":["jpg","png"],"headers":{"User-Agent":{"contains":"AppleWebKit"}}},"validate":"image","ttl":604800,"dropParams":["utm_*"]}"#
 
     private static func explain(_ harness: FiltersAPIHarness, _ url: String, headers: [(String, String)] = [])
         throws -> (status: Int, json: [String: Any])
@@ -17,7 +18,8 @@ struct FiltersExplainTests {
 
     @Test func aMatchingURLNamesTheOwnerTheKeyAndTheRules() async throws {
         try await withFiltersHarness { harness, _ in
-            _ = try harness.request("PUT", "/filters", body: #"[{"name":"off","enabled":false},\#(Self.webkit),{"name":"rest"}]"#)
+            _ = try harness.request(
+                "PUT", "/filters", body: #"[{"name":"off","enabled":false},\#(Self.webkit),{"name":"rest"}]"#)
             let (status, json) = try Self.explain(
                 harness, "HTTPS://A.example:443/p/../cat.PNG?utm_source=x&id=3#frag",
                 headers: [("User-Agent", "Mozilla/5.0 AppleWebKit/605.1.15")])
@@ -40,7 +42,8 @@ struct FiltersExplainTests {
     @Test func aURLNoFilterOwnsShowsEachFailedConditionAndTheDefaultPolicy() async throws {
         try await withFiltersHarness { harness, _ in
             _ = try harness.request("PUT", "/filters", body: "[\(Self.webkit)]")
-            let (status, json) = try Self.explain(harness, "http://127.0.0.1:8080/cat.png", headers: [("User-Agent", "curl/8")])
+            let (status, json) = try Self.explain(
+                harness, "http://127.0.0.1:8080/cat.png", headers: [("User-Agent", "curl/8")])
             #expect(status == 200)
             #expect(json["owner"] is NSNull)
             #expect(json["defaultPolicy"] as? String == "http")
@@ -54,7 +57,9 @@ struct FiltersExplainTests {
         }
     }
 
-    @Test(arguments: ["", "?url=", "?url=ftp%3A%2F%2Fa.example%2F", "?url=not-a-url", "?url=https%3A%2F%2Fa.example%2F&x=1"])
+    @Test(arguments: [
+        "", "?url=", "?url=ftp%3A%2F%2Fa.example%2F", "?url=not-a-url", "?url=https%3A%2F%2Fa.example%2F&x=1",
+    ])
     func aBadURLIs400(_ query: String) async throws {
         try await withFiltersHarness { harness, _ in
             let response = try harness.request("GET", "/filters/explain" + query)

@@ -28,14 +28,19 @@ import Testing
         let (first, firstPort) = try await ServeCacheWiringTests.start(
             ["--db", directory.file()], environment: ["LARDER_DEFAULT_POLICY": "bypass"], log: log)
         defer { if first.isRunning { first.terminate() } }
-        let port = try #require(firstPort, "larder did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        let port = try #require(
+            firstPort, "larder did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
         let seeded = try Self.send(port, "GET", "/filters")
         #expect(seeded.status == 200)
         #expect(seeded.header("ETag") == "\"1\"")
         #expect(seeded.text.contains(#""name":"images""#))
         let explained = try Self.send(port, "GET", "/filters/explain?url=http%3A%2F%2F127.0.0.1%2Findex.html")
         #expect(explained.text.contains(#""defaultPolicy":"bypass""#))
-        #expect(try Self.send(port, "POST", "/filters?before=images", body: #"{"name":"pages","match":{"pathPrefix":"/pages/"},"action":"bypass"}"#).status == 201)
+        #expect(
+            try Self.send(
+                port, "POST", "/filters?before=images",
+                body: #"{"name":"pages","match":{"pathPrefix":"/pages/"},"action":"bypass"}"#
+            ).status == 201)
         Self.stop(first)
 
         let secondLog = URL(fileURLWithPath: directory.file("larder2.log"))
