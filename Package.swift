@@ -53,6 +53,10 @@ let package = Package(
         .executableTarget(
             name: "StorageBenchmark", dependencies: ["Storage", "CacheCore", "TestSupport"],
             path: "Benchmarks/storage", exclude: ["README.md", "run.sh"]),
+        // The filter chain's per-request decision, timed; not part of the product.
+        .executableTarget(
+            name: "FilterBenchmark", dependencies: ["CachePolicy", "HTTPCore"], path: "Benchmarks/filters",
+            exclude: ["README.md"]),
 
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPCore", "TestSupport"]),

@@ -56,6 +56,11 @@ struct FilterChainTests {
                 "owns"
             ),
             (#"{"name":"f","match":{"hosts":["cdn?.example.com"]}}"#, "https://cdn77.example.com/x", [], "host"),
+            (#"{"name":"f","match":{"hosts":["A.Example"]}}"#, "https://a.example/x", [], "owns"),
+            (#"{"name":"f","match":{"hosts":["a.example"]}}"#, "https://b.a.example/x", [], "host"),
+            (#"{"name":"f","match":{"hosts":["*"]}}"#, "https://anything.example/x", [], "owns"),
+            (#"{"name":"f","match":{"hosts":["img*.example.*"]}}"#, "https://img2.example.org/x", [], "owns"),
+            (#"{"name":"f","match":{"hosts":["img*.example.*"]}}"#, "https://cdn.example.org/x", [], "host"),
             (#"{"name":"f","match":{"extensions":["JPEG"]}}"#, "https://a.example/x.jPeG", [], "owns"),
             (#"{"name":"f","match":{"pathPrefix":"/img/"}}"#, "https://a.example/img/x", [], "owns"),
             (#"{"name":"f","match":{"pathPrefix":"/img/"}}"#, "https://a.example/IMG/x", [], "pathPrefix"),
