@@ -28,7 +28,8 @@ extension LarderWiring {
     ) throws -> FilterChainRegistry {
         let registry = try FilterChainRegistry(store: store, defaultPolicy: settings.defaultPolicy)
         let chain = registry.chain
-        logger.info(
+        // Debug, as the store's line: the first info line of `serve` is "listening on".
+        logger.debug(
             "filter chain loaded",
             metadata: [
                 "version": "\(chain.version)", "filters": "\(chain.filters.map(\.name))",
