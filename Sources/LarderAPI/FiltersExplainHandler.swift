@@ -10,9 +10,9 @@ import HTTPServer
 /// The answer: `url`, `canonicalURL` (with the owning filter's canonicalization), `key` (the primary
 /// cache key; a response with `Vary` adds the caller's headers), `version`, `filters` (each with its
 /// `verdict`: `owns`, the failed condition, or `not reached`), `owner`, `action`, `defaultPolicy` when no
-/// filter owns it, `freshness`, the response-side rules under `store`, and `addresses` (each resolved
-/// address with the address policy's verdict). Resolution blocks, so the answer is built on the
-/// storage executor.
+/// filter owns it, `freshness` (in words), `overrides` (the filter's seconds, `null` when unset), the
+/// response-side rules under `store`, and `addresses` (each resolved address with the address policy's
+/// verdict). Resolution blocks, so the answer is built on the storage executor.
 struct FiltersExplainHandler: HTTPResponder {
     let api: FiltersAPI
 
@@ -68,6 +68,17 @@ struct FiltersExplainHandler: HTTPResponder {
         object.add("action", decision.action.rawValue)
         if explanation.owner == nil { object.add("defaultPolicy", chain.defaultPolicy.rawValue) }
         object.add("freshness", FilterChain.freshnessRule(of: decision))
+        var overrides = JSONObjectWriter()
+        let seconds: [(String, Int64?)] = [
+            ("ttl", decision.overrides.ttl), ("minTtl", decision.overrides.minTtl),
+            ("maxTtl", decision.overrides.maxTtl),
+            ("staleIfError", decision.overrides.staleIfError),
+            ("staleWhileRevalidate", decision.overrides.staleWhileRevalidate),
+        ]
+        for (name, value) in seconds {
+            if let value { overrides.add(name, Int(value)) } else { overrides.add(name, nil as String?) }
+        }
+        object.add("overrides", json: overrides.text)
         var store = JSONObjectWriter()
         store.add("contentTypes", json: JSONObjectWriter.array(decision.contentTypes))
         if let maxBytes = decision.maxBytes {

@@ -33,6 +33,9 @@ struct FiltersExplainTests {
             #expect(verdicts == ["disabled", "owns", "not reached"])
             #expect((json["freshness"] as? String)?.hasPrefix("ttl 604800 s overrides") == true)
             #expect((json["store"] as? [String: Any])?["validateImage"] as? Bool == true)
+            let overrides = json["overrides"] as? [String: Any]
+            #expect(overrides?["ttl"] as? Int == 604_800)
+            #expect(overrides?["maxTtl"] is NSNull)
             let addresses = json["addresses"] as? [[String: String]]
             #expect(addresses?.first?["address"] == "93.184.216.34")
             #expect(addresses?.first?["verdict"]?.hasPrefix("allowed") == true)
