@@ -11,12 +11,15 @@ public import Upstream
 /// | --- | --- |
 /// | `GET /filters` | `{"version":N,"filters":[...]}` with `ETag: "N"` (304 on a matching `If-None-Match`) |
 /// | `PUT /filters` | replace the whole chain atomically; 200 with the new chain |
-/// | `POST /filters[?before=<name>]` | add one filter at the end or before `<name>`; 201 with the new chain, 409 on a duplicate name, 404 when `before` names nothing |
+/// | `POST /filters[?before=<name>]` | add one at the end or before `<name>`: 201 with the chain; 409, 404 |
 /// | `DELETE /filters` | remove every filter; 200 with the (empty) chain |
 /// | `GET /filters/<name>` | the filter, with the chain's `ETag` |
-/// | `PUT /filters/<name>` | replace it in place (200), or create it at the end of the chain when there is none (201); the body's `name`, if given, must be `<name>` |
+/// | `PUT /filters/<name>` | replace it in place (200), or create it at the end of the chain (201) |
 /// | `DELETE /filters/<name>` | remove it; 200 with the new chain |
-/// | `GET /filters/explain?url=U` | the dry run: canonical URL and key, each filter's verdict, action, freshness rule, address verdicts |
+/// | `GET /filters/explain?url=U` | the dry run (see `FiltersExplainHandler`) |
+///
+/// `POST` answers 409 on a duplicate name and 404 when `before` names nothing. A `PUT /filters/<name>`
+/// body may leave `name` out; when given, it must be `<name>` (renaming is delete and add).
 ///
 /// Every change accepts `If-Match` (the `ETag` of `GET /filters`; a stale one is 412, a malformed one
 /// 400), bumps the version, is saved before it becomes visible, and answers with the new `ETag`.
