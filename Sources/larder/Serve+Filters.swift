@@ -19,12 +19,15 @@ extension LarderWiring {
     ///   - router: the router.
     ///   - store: the cache store holding the chain.
     ///   - settings: the resolved settings.
+    ///   - addressPolicy: the fetch path's address policy (its allow-networks), so that explain judges
+    ///     addresses exactly as fetches do.
     ///   - logger: the process logger.
     /// - Returns: the live chain, which `/fetch` decides with.
     /// - Throws: when the stored chain cannot be loaded.
     @discardableResult
     static func mountFiltersAPI(
-        on router: inout Router, store: any CacheStore, settings: Settings, logger: Logger
+        on router: inout Router, store: any CacheStore, settings: Settings,
+        addressPolicy: AddressPolicy = AddressPolicy(), logger: Logger
     ) throws -> FilterChainRegistry {
         let registry = try FilterChainRegistry(store: store, defaultPolicy: settings.defaultPolicy)
         let chain = registry.chain
@@ -35,10 +38,11 @@ extension LarderWiring {
                 "version": "\(chain.version)", "filters": "\(chain.filters.map(\.name))",
                 "defaultPolicy": "\(settings.defaultPolicy.rawValue)",
             ])
-        // The fetch path's allow-networks belong here once that setting exists, so explain judges
-        // addresses exactly as fetches do.
-        FiltersAPI(registry: registry, executor: StorageExecutor(width: 2, label: "larder.filters"))
-            .mount(on: &router, access: AdminAccess(token: settings.adminToken))
+        FiltersAPI(
+            registry: registry, executor: StorageExecutor(width: 2, label: "larder.filters"),
+            addressPolicy: addressPolicy
+        )
+        .mount(on: &router, access: AdminAccess(token: settings.adminToken))
         return registry
     }
 }
