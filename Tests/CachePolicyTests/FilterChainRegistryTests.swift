@@ -1,5 +1,6 @@
 import CacheCore
 import CachePolicy
+import Dispatch
 import HTTPCore
 import Testing
 
@@ -71,6 +72,21 @@ struct FilterChainRegistryTests {
             try registry.add(FilterDefinition(name: "n"))
         }
         #expect(registry.chain.filters == [.images])
+    }
+
+    @Test func concurrentChangesAreSerialisedAndNoneIsLost() throws {
+        let registry = try FilterChainRegistry(store: InMemoryCacheStore())
+        DispatchQueue.concurrentPerform(iterations: 40) { index in
+            if index % 4 == 0 {
+                // Readers decide while writers change the chain.
+                for _ in 0..<200 { _ = registry.decide(url: Self.png, headers: HTTPHeaders()) }
+            } else {
+                _ = try? registry.add(FilterDefinition(name: "f\(index)", match: .init(hosts: ["h\(index).example"])))
+            }
+        }
+        #expect(registry.chain.filters.count == 1 + 30)
+        #expect(registry.chain.version == 1 + 30)
+        #expect(Set(registry.chain.filters.map(\.name)).count == 31)
     }
 
     @Test func aStoredFilterThatNoLongerDecodesStopsTheLoad() throws {
