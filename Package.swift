@@ -53,18 +53,24 @@ let package = Package(
         .executableTarget(
             name: "StorageBenchmark", dependencies: ["Storage", "CacheCore", "TestSupport"],
             path: "Benchmarks/storage", exclude: ["README.md", "run.sh"]),
+        // The filter chain's per-request decision, timed; not part of the product.
+        .executableTarget(
+            name: "FilterBenchmark", dependencies: ["CachePolicy", "HTTPCore"], path: "Benchmarks/filters",
+            exclude: ["README.md"]),
 
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPCore", "TestSupport"]),
         .testTarget(name: "ImageSniffingTests", dependencies: ["ImageSniffing", "TestSupport"]),
         .testTarget(name: "CacheCoreTests", dependencies: ["CacheCore", "TestSupport"]),
-        .testTarget(name: "CachePolicyTests", dependencies: ["CachePolicy", "HTTPCore"]),
+        .testTarget(name: "CachePolicyTests", dependencies: ["CachePolicy", "HTTPCore", "CacheCore"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CacheCore", "TestSupport"]),
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPCore", "TestSupport"]),
         .testTarget(name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore"]),
         .testTarget(
             name: "LarderAPITests",
-            dependencies: ["LarderAPI", "HTTPServer", "HTTPCore", "CacheCore", "Storage", "TestSupport"]),
+            dependencies: [
+                "LarderAPI", "HTTPServer", "HTTPCore", "CacheCore", "Storage", "TestSupport", "CachePolicy", "Upstream",
+            ]),
     ]
 )
 

@@ -37,6 +37,8 @@ struct ServeCommand: ParsableCommand {
     var shutdownGrace: String?
     @Option(name: .customLong("max-size"), help: ArgumentHelp(Setting.maxSize.help)) var maxSize: String?
     @Option(name: .customLong("admin-token"), help: ArgumentHelp(Setting.adminToken.help)) var adminToken: String?
+    @Option(name: .customLong("default-policy"), help: ArgumentHelp(Setting.defaultPolicy.help))
+    var defaultPolicy: String?
 
     /// The flags given, by setting.
     private var givenFlags: [Setting: String] {
@@ -47,6 +49,7 @@ struct ServeCommand: ParsableCommand {
             (.maxRequestLine, maxRequestLine), (.maxHeaderBytes, maxHeaderBytes), (.maxHeaderCount, maxHeaderCount),
             (.maxBodyBytes, maxBodyBytes), (.maxPipelined, maxPipelined), (.eventLoops, eventLoops),
             (.shutdownGrace, shutdownGrace), (.maxSize, maxSize), (.adminToken, adminToken),
+            (.defaultPolicy, defaultPolicy),
         ]
         return Dictionary(uniqueKeysWithValues: pairs.compactMap { setting, value in value.map { (setting, $0) } })
     }

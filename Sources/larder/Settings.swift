@@ -1,4 +1,5 @@
 import ArgumentParser
+import CachePolicy
 import Glibc
 import HTTPCore
 import HTTPServer
@@ -17,6 +18,7 @@ struct Settings: Sendable {
     var shutdownGrace: Double
     var maxSize: Int?
     var adminToken: String?
+    var defaultPolicy: FilterDefaultPolicy
 
     /// Resolves every setting.
     /// - Parameters:
@@ -48,6 +50,7 @@ struct Settings: Sendable {
         shutdownGrace = try resolver.seconds(.shutdownGrace)
         maxSize = try Settings.parseSize(resolver.raw(.maxSize).text, origin: resolver.raw(.maxSize).origin)
         adminToken = resolver.string(.adminToken).isEmpty ? nil : resolver.string(.adminToken)
+        defaultPolicy = try resolver.choice(.defaultPolicy)
     }
 
     static func processEnvironment(_ name: String) -> String? {

@@ -1,0 +1,55 @@
+public import HTTPCore
+
+/// The ordered filters and their version: the first enabled filter whose request conditions all hold
+/// owns a request; when none does, the default policy decides (DESIGN.md, "Filters").
+///
+/// A value: the registry swaps whole chains, so a request decided against one chain never sees half
+/// of another. Deciding walks precompiled matchers and allocates nothing.
+public struct FilterChain: FilterDecider {
+    /// The version of the persisted chain this one was built from (bumped on every change).
+    public let version: Int
+    /// The filters, in order.
+    public var filters: [FilterDefinition] { matchers.map(\.definition) }
+    /// What happens to requests no filter owns.
+    public let defaultPolicy: FilterDefaultPolicy
+    let matchers: [FilterMatcher]
+
+    /// The chain a new database starts with: just ``FilterDefinition/images``.
+    public static let defaultFilters: [FilterDefinition] = [.images]
+
+    /// Builds a chain.
+    ///
+    /// - Parameters:
+    ///   - filters: The filters in order; names are expected to be unique (decoding and the registry check).
+    ///   - version: The chain's version.
+    ///   - defaultPolicy: What happens to requests no filter owns.
+    public init(filters: [FilterDefinition], version: Int = 0, defaultPolicy: FilterDefaultPolicy = .http) {
+        self.version = version
+        self.defaultPolicy = defaultPolicy
+        self.matchers = filters.map(FilterMatcher.init)
+    }
+
+    /// The decision of the first filter that owns the request, or the default policy's.
+    ///
+    /// - Parameters:
+    ///   - url: The target URL, canonicalized with default options.
+    ///   - headers: The caller's request headers.
+    /// - Returns: The decision.
+    public func decide(url: CanonicalURL, headers: HTTPHeaders) -> FilterDecision {
+        for matcher in matchers where matcher.firstFailure(url: url, headers: headers) == nil {
+            return matcher.decision
+        }
+        return defaultPolicy.decision
+    }
+
+    /// The filter with this name.
+    ///
+    /// - Parameter name: The name.
+    /// - Returns: The definition, or `nil`.
+    public func filter(named name: String) -> FilterDefinition? {
+        matchers.first { $0.definition.name == name }?.definition
+    }
+
+    /// The chain as `GET /filters` answers it: `{"version":N,"filters":[...]}`.
+    public var json: String { FilterDefinition.chainJSON(filters, version: version) }
+}

@@ -1,0 +1,82 @@
+import CacheCore
+public import CachePolicy
+import HTTPCore
+public import HTTPServer
+public import Upstream
+
+/// The `/filters` admin API (DESIGN.md, "HTTP API"; issue 5): list, replace, add, change, remove and
+/// explain the filter chain at run time.
+///
+/// | route | answer |
+/// | --- | --- |
+/// | `GET /filters` | `{"version":N,"filters":[...]}` with `ETag: "N"` (304 on a matching `If-None-Match`) |
+/// | `PUT /filters` | replace the whole chain atomically; 200 with the new chain |
+/// | `POST /filters[?before=<name>]` | add one at the end or before `<name>`: 201 with the chain; 409, 404 |
+/// | `DELETE /filters` | remove every filter; 200 with the (empty) chain |
+/// | `GET /filters/<name>` | the filter, with the chain's `ETag` |
+/// | `PUT /filters/<name>` | replace it in place (200), or create it at the end of the chain (201) |
+/// | `DELETE /filters/<name>` | remove it; 200 with the new chain |
+/// | `GET /filters/explain?url=U` | the dry run (see `FiltersExplainHandler`) |
+///
+/// `POST` answers 409 on a duplicate name and 404 when `before` names nothing. A `PUT /filters/<name>`
+/// body may leave `name` out; when given, it must be `<name>` (renaming is delete and add).
+///
+/// Every change accepts `If-Match` (the `ETag` of `GET /filters`; a stale one is 412, a malformed one
+/// 400), bumps the version, is saved before it becomes visible, and answers with the new `ETag`.
+/// Bodies must be `application/json` (else 415); bad JSON, unknown fields and wrong types are 400
+/// problem+json with a `path` member naming the field. Every route sits behind `AdminGuard`; saves and
+/// address resolution run on the `StorageExecutor`, never on a connection queue.
+public struct FiltersAPI: Sendable {
+    /// The live chain.
+    public let registry: FilterChainRegistry
+    /// Where blocking work runs.
+    public let executor: StorageExecutor
+    /// Resolves a host and judges each address (blocking), for explain.
+    public let addressVerdicts: @Sendable (String) -> [(address: IPAddress, verdict: AddressVerdict)]
+
+    /// Creates the API.
+    ///
+    /// - Parameters:
+    ///   - registry: The live chain.
+    ///   - executor: Runs saves and resolution.
+    ///   - addressPolicy: The fetch path's address policy (with its allow-networks), for explain.
+    ///   - addressVerdicts: Replaces resolution through `addressPolicy` (tests that must not use DNS).
+    public init(
+        registry: FilterChainRegistry, executor: StorageExecutor, addressPolicy: AddressPolicy = AddressPolicy(),
+        addressVerdicts: (@Sendable (String) -> [(address: IPAddress, verdict: AddressVerdict)])? = nil
+    ) {
+        self.registry = registry
+        self.executor = executor
+        self.addressVerdicts = addressVerdicts ?? { addressPolicy.verdicts(resolving: $0) }
+    }
+
+    /// Adds the routes to a router, each behind the admin guard. `/filters/explain` is added before
+    /// `/filters/<name>`, which is why `explain` is a reserved filter name.
+    ///
+    /// - Parameters:
+    ///   - router: The router.
+    ///   - access: Who may use them.
+    public func mount(on router: inout Router, access: AdminAccess) {
+        let chain = FiltersChainHandler(api: self)
+        let item = FiltersItemHandler(api: self)
+        router.addAdmin(.get, "/filters/explain", access: access, FiltersExplainHandler(api: self))
+        for method in [HTTPMethod.get, .put, .post, .delete] {
+            router.addAdmin(method, "/filters", access: access, chain)
+        }
+        for method in [HTTPMethod.get, .put, .delete] {
+            router.addAdmin(method, "/filters/:name", access: access, item)
+        }
+    }
+
+    /// The chain's entity tag: its version, quoted (`"7"`).
+    static func entityTag(_ version: Int) -> String { "\"\(version)\"" }
+
+    /// A JSON answer with the chain's `ETag` and `Cache-Control: no-store`.
+    static func json(_ text: String, version: Int, status: HTTPStatus = .ok, location: String? = nil) -> HTTPResponse {
+        var headers = HTTPHeaders([
+            ("Content-Type", "application/json"), ("Cache-Control", "no-store"), ("ETag", entityTag(version)),
+        ])
+        if let location { headers.add(name: "Location", value: location) }
+        return HTTPResponse(status: status, headers: headers, body: .bytes(Array(text.utf8)))
+    }
+}

@@ -1,0 +1,50 @@
+import CachePolicy
+import HTTPCore
+import HTTPServer
+
+/// `GET`, `PUT` and `DELETE /filters/<name>`: one filter (see `FiltersAPI`). `PUT` to a name the chain
+/// does not hold creates the filter at the end of the chain (201), so a deployment script can declare
+/// a filter without first asking whether it exists.
+struct FiltersItemHandler: HTTPResponder {
+    let api: FiltersAPI
+
+    func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
+        let name = context.parameters["name"] ?? ""
+        do {
+            _ = try CacheAPI.query(of: request, allowed: [])
+            switch request.method {
+            case .get, .head:
+                let chain = api.registry.chain
+                guard let filter = chain.filter(named: name) else { throw FilterChainError.notFound(name) }
+                writer.send(FiltersAPI.json(filter.canonicalJSON, version: chain.version))
+            case .put:
+                try put(name, request, writer: writer)
+            default:
+                let precondition = try FiltersAPI.precondition(of: request)
+                let registry = api.registry
+                api.respondChanging(writer) {
+                    let chain = try registry.remove(named: name, precondition: precondition)
+                    return FiltersAPI.json(chain.json, version: chain.version)
+                }
+            }
+        } catch {
+            writer.send(FiltersAPI.errorResponse(error))
+        }
+    }
+
+    private func put(_ name: String, _ request: HTTPRequest, writer: HTTPResponseWriter) throws {
+        try FilterDefinition.validateName(name, path: "name")
+        let precondition = try FiltersAPI.precondition(of: request)
+        let filter = try FilterDefinition.decode(json: FiltersAPI.jsonBody(of: request), defaultName: name)
+        guard filter.name == name else {
+            throw FilterDefinitionError(path: "name", message: "must be \(name.jsonQuoted), the name in the path")
+        }
+        let registry = api.registry
+        api.respondChanging(writer) {
+            let (chain, created) = try registry.put(filter, precondition: precondition)
+            return FiltersAPI.json(
+                filter.canonicalJSON, version: chain.version, status: created ? .created : .ok,
+                location: created ? "/filters/\(name)" : nil)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import CacheCore
+import CachePolicy
+import HTTPServer
+import LarderAPI
+import Logging
+import Upstream
+
+extension Setting {
+    static let defaultPolicy = Setting(
+        flag: "default-policy", environment: "LARDER_DEFAULT_POLICY", defaultValue: "http",
+        summary: "What happens to requests no filter owns: http (RFC 9111 shared-cache rules) or bypass (never stored)."
+    )
+}
+
+extension LarderWiring {
+    /// Loads the filter chain from the store (a new database gets the default `images` chain) and mounts
+    /// `/filters` behind the admin guard.
+    /// - Parameters:
+    ///   - router: the router.
+    ///   - store: the cache store holding the chain.
+    ///   - settings: the resolved settings.
+    ///   - addressPolicy: the fetch path's address policy (its allow-networks), so that explain judges
+    ///     addresses exactly as fetches do.
+    ///   - logger: the process logger.
+    /// - Returns: the live chain, which `/fetch` decides with.
+    /// - Throws: when the stored chain cannot be loaded.
+    @discardableResult
+    static func mountFiltersAPI(
+        on router: inout Router, store: any CacheStore, settings: Settings,
+        addressPolicy: AddressPolicy = AddressPolicy(), logger: Logger
+    ) throws -> FilterChainRegistry {
+        let registry = try FilterChainRegistry(store: store, defaultPolicy: settings.defaultPolicy)
+        let chain = registry.chain
+        // Debug, as the store's line: the first info line of `serve` is "listening on".
+        logger.debug(
+            "filter chain loaded",
+            metadata: [
+                "version": "\(chain.version)", "filters": "\(chain.filters.map(\.name))",
+                "defaultPolicy": "\(settings.defaultPolicy.rawValue)",
+            ])
+        FiltersAPI(
+            registry: registry, executor: StorageExecutor(width: 2, label: "larder.filters"),
+            addressPolicy: addressPolicy
+        )
+        .mount(on: &router, access: AdminAccess(token: settings.adminToken))
+        return registry
+    }
+}
