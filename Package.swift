@@ -48,6 +48,11 @@ let package = Package(
 
         // Test doubles and factories shared by the test targets.
         .target(name: "TestSupport", dependencies: ["HTTPCore", "CacheCore"]),
+        // Storage's crash-test child and benchmark; not part of the product.
+        .executableTarget(name: "StorageCrashWriter", dependencies: ["Storage", "CacheCore", "TestSupport"]),
+        .executableTarget(
+            name: "StorageBenchmark", dependencies: ["Storage", "CacheCore", "TestSupport"],
+            path: "Benchmarks/storage", exclude: ["README.md", "run.sh"]),
 
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPCore", "TestSupport"]),

@@ -1,0 +1,103 @@
+import Foundation
+
+/// Which entries a listing shows, and which page.
+public struct CacheEntryQuery: Sendable, Equatable {
+    /// Only entries of this host (compared without case).
+    public var host: String?
+    /// Only entries whose canonical URL starts with this.
+    public var urlPrefix: String?
+    /// Only entries of this media type: exact (`text/html`) or a whole top-level type (`image/*`).
+    public var contentType: String?
+    /// At most this many entries per page.
+    public var limit: Int
+    /// The `nextCursor` of the previous page, `nil` for the first.
+    public var cursor: String?
+
+    /// Creates a query.
+    /// - Parameters:
+    ///   - host: host filter.
+    ///   - urlPrefix: URL prefix filter.
+    ///   - contentType: media type filter.
+    ///   - limit: page size (at least 1).
+    ///   - cursor: where the previous page ended.
+    public init(
+        host: String? = nil, urlPrefix: String? = nil, contentType: String? = nil, limit: Int = 100,
+        cursor: String? = nil
+    ) {
+        self.host = host
+        self.urlPrefix = urlPrefix
+        self.contentType = contentType
+        self.limit = max(1, limit)
+        self.cursor = cursor
+    }
+
+    /// Whether an entry passes the filters (not the cursor).
+    /// - Parameter entry: the candidate.
+    /// - Returns: `true` when every given filter holds.
+    public func matches(_ entry: StoredEntry) -> Bool {
+        if let host, entry.host != host.lowercased() { return false }
+        if let urlPrefix, !entry.url.hasPrefix(urlPrefix) { return false }
+        if let contentType, !Self.mediaType(entry.mediaType, matches: contentType) { return false }
+        return true
+    }
+
+    /// Whether a media type passes a `type` filter.
+    /// - Parameters:
+    ///   - mediaType: the entry's media type, lower-cased, without parameters.
+    ///   - filter: `type/subtype` or `type/*`.
+    /// - Returns: the verdict.
+    public static func mediaType(_ mediaType: String?, matches filter: String) -> Bool {
+        guard let mediaType else { return false }
+        let filter = filter.lowercased()
+        if filter.hasSuffix("/*") { return mediaType.hasPrefix(String(filter.dropLast())) }
+        return mediaType == filter
+    }
+
+    /// The host of an absolute URL, lower-cased, without user info or port.
+    /// - Parameter url: `scheme://[user@]host[:port][/...]`.
+    /// - Returns: the host, or "" when the URL has none.
+    public static func host(of url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return "" }
+        var authority = url[schemeEnd.upperBound...]
+        if let end = authority.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) {
+            authority = authority[..<end]
+        }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("[") {
+            if let close = authority.firstIndex(of: "]") { return String(authority[...close]).lowercased() }
+            return authority.lowercased()
+        }
+        if let colon = authority.firstIndex(of: ":") { authority = authority[..<colon] }
+        return authority.lowercased()
+    }
+
+    /// The position a cursor encodes.
+    /// - Parameter cursor: a `nextCursor` value.
+    /// - Returns: the store's sequence number the next page starts below.
+    /// - Throws: `CacheStoreError.invalidCursor` for anything else.
+    public static func position(of cursor: String) throws -> Int64 {
+        guard cursor.hasPrefix("c"), let value = Int64(cursor.dropFirst()), value > 0 else {
+            throw CacheStoreError.invalidCursor(cursor)
+        }
+        return value
+    }
+
+    /// The cursor that continues below a store sequence number.
+    /// - Parameter position: the sequence number of the last entry of a page.
+    /// - Returns: an opaque cursor.
+    public static func cursor(after position: Int64) -> String { "c\(position)" }
+}
+
+/// One page of a listing.
+public struct CacheEntryPage: Sendable, Equatable {
+    /// Entries, newest first.
+    public var entries: [StoredEntry]
+    /// The cursor of the next page, `nil` on the last.
+    public var nextCursor: String?
+
+    /// Creates a page.
+    public init(entries: [StoredEntry], nextCursor: String?) {
+        self.entries = entries
+        self.nextCursor = nextCursor
+    }
+}

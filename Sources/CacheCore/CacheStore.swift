@@ -1,0 +1,189 @@
+public import Foundation
+public import HTTPCore
+
+/// Where cached responses live: metadata, bodies, usage, capacity and the persisted filter chain.
+///
+/// Implementations are synchronous and thread-safe. They block on disk, so callers run them off the
+/// connection queues. Every method throws `CacheStoreError` only.
+public protocol CacheStore: AnyObject, Sendable {
+    /// Looks an entry up by key.
+    /// - Parameter key: the primary or secondary key.
+    /// - Returns: the metadata, or `nil` on a miss.
+    /// - Throws: `CacheStoreError` when the store cannot be read.
+    func entry(for key: CacheKey) throws -> StoredEntry?
+
+    /// The request header names the responses stored for a URL vary on (RFC 9111 §4.1).
+    /// - Parameter primaryKey: `CacheKey.make(canonicalURL:)` of the URL.
+    /// - Returns: the lower-cased names, or `nil` when no varying response is stored for the URL.
+    /// - Throws: `CacheStoreError` when the store cannot be read.
+    func varyNames(forPrimaryKey primaryKey: CacheKey) throws -> [String]?
+
+    /// Opens a reader over the body of an entry returned by `entry(for:)` or `list(_:)`.
+    /// - Parameters:
+    ///   - entry: the metadata; the reader reads exactly that version of the body.
+    ///   - form: identity, gzip (only for `.deflateChunked` entries) or a byte range of the identity body.
+    /// - Returns: a reader that produces the bytes chunk by chunk.
+    /// - Throws: `.notFound` when the entry was replaced or deleted since, `.formUnavailable`,
+    ///   `.invalidRange`, or a storage error.
+    func openBody(of entry: StoredEntry, form: CacheBodyForm) throws -> any CacheBodyReader
+
+    /// Starts storing a response body as it arrives; nothing is visible until `commit`.
+    /// - Parameter hints: what decides whether compression is worth trying.
+    /// - Returns: the writer.
+    /// - Throws: `CacheStoreError` when the store cannot be written.
+    func beginWrite(hints: CacheBodyHints) throws -> any CacheBodyWriter
+
+    /// Replaces the metadata of an entry after a 304 revalidation (RFC 9111 §4.3.4): headers, dates,
+    /// freshness, stale allowance. Body fields, usage and the key are left as stored.
+    /// - Parameter entry: the entry as looked up, with the new metadata.
+    /// - Returns: `false` when the entry is gone or was replaced by another body meanwhile.
+    /// - Throws: `CacheStoreError` when the store cannot be written.
+    @discardableResult
+    func updateMetadata(_ entry: StoredEntry) throws -> Bool
+
+    /// Counts one hit. Cheap: hits are gathered in memory and written in batches.
+    /// - Parameters:
+    ///   - key: the entry served.
+    ///   - now: the clock's time.
+    func recordHit(_ key: CacheKey, at now: Date)
+
+    /// Deletes one entry.
+    /// - Parameter key: its key.
+    /// - Returns: whether there was one.
+    /// - Throws: `CacheStoreError` when the store cannot be written.
+    @discardableResult
+    func delete(_ key: CacheKey) throws -> Bool
+
+    /// Deletes the entries a purge selects.
+    /// - Parameter scope: all, one host or one URL prefix.
+    /// - Returns: how many entries went.
+    /// - Throws: `CacheStoreError` when the store cannot be written.
+    @discardableResult
+    func purge(_ scope: CachePurgeScope) throws -> Int
+
+    /// Lists entries newest first, one page at a time.
+    /// - Parameter query: filters, page size and the cursor of the previous page.
+    /// - Returns: the page and the cursor of the next one.
+    /// - Throws: `.invalidCursor` for a cursor this store did not produce, or a storage error.
+    func list(_ query: CacheEntryQuery) throws -> CacheEntryPage
+
+    /// Entry count and bytes, in O(1).
+    /// - Returns: the figures.
+    /// - Throws: `CacheStoreError` when the store cannot be read.
+    func stats() throws -> CacheStoreStats
+
+    /// Deletes entries past expiry plus stale allowance, writes pending hits and clears abandoned
+    /// writes. Called from a background timer.
+    /// - Parameter now: the clock's time.
+    /// - Returns: how many entries were swept.
+    /// - Throws: `CacheStoreError` when the store cannot be written.
+    @discardableResult
+    func sweep(now: Date) throws -> Int
+
+    /// The persisted filter chain: its version and its filters in order, as opaque JSON.
+    /// - Returns: version 0 and no filters when none was ever saved.
+    /// - Throws: `CacheStoreError` when the store cannot be read.
+    func loadFilterChain() throws -> FilterChainRecord
+
+    /// Replaces the whole filter chain in one transaction and bumps its version.
+    /// - Parameters:
+    ///   - filters: the new chain in order; names must be unique.
+    ///   - expectedVersion: when given, the save happens only if the stored version still is this one.
+    /// - Returns: the chain as saved, with its new version.
+    /// - Throws: `.versionConflict` when `expectedVersion` is stale, `.duplicateFilterName`, or a
+    ///   storage error; nothing changes then.
+    @discardableResult
+    func saveFilterChain(_ filters: [FilterRecord], expectedVersion: Int?) throws -> FilterChainRecord
+}
+
+/// The form in which a body is read.
+public enum CacheBodyForm: Sendable, Equatable {
+    /// The body as received.
+    case identity
+    /// A gzip member (RFC 1952) built from the stored deflate chunks without inflating them.
+    case gzip
+    /// The identity bytes `range.lowerBound..<range.upperBound`; only the chunks covering it are read.
+    case range(Range<Int>)
+}
+
+/// What a writer is told up front to decide whether to try compression.
+public struct CacheBodyHints: Sendable, Equatable {
+    /// The response's `Content-Type`.
+    public var contentType: String?
+    /// The response's `Content-Encoding`; a body that already has one is stored as it came.
+    public var contentEncoding: String?
+
+    /// Creates hints.
+    /// - Parameters:
+    ///   - contentType: the response's `Content-Type`.
+    ///   - contentEncoding: the response's `Content-Encoding`.
+    public init(contentType: String? = nil, contentEncoding: String? = nil) {
+        self.contentType = contentType
+        self.contentEncoding = contentEncoding
+    }
+
+    /// Reads the hints off response headers.
+    /// - Parameter headers: the response headers.
+    public init(headers: HTTPHeaders) {
+        self.init(contentType: headers["Content-Type"], contentEncoding: headers["Content-Encoding"])
+    }
+}
+
+/// A pull reader over one stored body. Thread-safe; call `next` from one consumer at a time.
+public protocol CacheBodyReader: AnyObject, Sendable {
+    /// How many bytes the reader produces in all (the gzip member's size for `.gzip`).
+    var length: Int { get }
+
+    /// The next piece of the body, never empty, or `nil` at the end.
+    /// - Returns: bytes, at most one chunk's worth.
+    /// - Throws: `.corruptEntryDeleted` when a chunk fails its checks (the entry is already gone;
+    ///   bytes handed out before must be discarded, e.g. by aborting the connection), `.notFound`
+    ///   when the entry was deleted while being read, or a storage error.
+    func next() throws -> [UInt8]?
+}
+
+/// A streaming writer of one body. Thread-safe; bytes are appended in order by one producer.
+public protocol CacheBodyWriter: AnyObject, Sendable {
+    /// Appends the next bytes of the body. Memory stays bounded by about one chunk.
+    /// - Parameter bytes: the bytes, in arrival order.
+    /// - Throws: `.writerClosed` after `commit` or `abandon`, or a storage error (the write is then
+    ///   abandoned).
+    func append(_ bytes: [UInt8]) throws
+
+    /// Finishes the body and makes the entry visible atomically, replacing any entry of the same key.
+    /// - Parameter entry: the metadata; the store fills sizes, codec, CRC, chunk size and dates.
+    /// - Returns: the entry as stored.
+    /// - Throws: `.writerClosed` or a storage error; nothing becomes visible then.
+    @discardableResult
+    func commit(_ entry: StoredEntry) throws -> StoredEntry
+
+    /// Drops the body written so far. Also done when a writer is released without commit.
+    func abandon()
+}
+
+/// What a purge deletes.
+public enum CachePurgeScope: Sendable, Equatable {
+    /// Every entry.
+    case all
+    /// Entries whose URL's host is this (compared without case).
+    case host(String)
+    /// Entries whose canonical URL starts with this.
+    case urlPrefix(String)
+}
+
+/// Entry count and size, kept up to date with every change.
+public struct CacheStoreStats: Sendable, Equatable {
+    /// Number of entries.
+    public var entryCount: Int
+    /// Bytes counted against the size bound: stored bodies plus per-entry overhead.
+    public var totalBytes: Int
+    /// The size bound, `nil` when unbounded.
+    public var maxSize: Int?
+
+    /// Creates the figures.
+    public init(entryCount: Int, totalBytes: Int, maxSize: Int?) {
+        self.entryCount = entryCount
+        self.totalBytes = totalBytes
+        self.maxSize = maxSize
+    }
+}

@@ -1,0 +1,200 @@
+import CacheCore
+import Foundation
+import Synchronization
+
+/// Streams one body into the store: full chunks are written as they fill, under a pending body id
+/// that no entry points at, so a crash or an abandon leaves nothing visible; `commit` writes the last
+/// chunk and the entry row in one transaction.
+///
+/// At most one chunk plus the latest appended bytes is held in memory. The codec is decided on the
+/// first chunk: deflate is tried unless the hints rule it out, and kept when it takes at most
+/// `compressionThreshold` of the input (then every later chunk is deflated too, since each chunk
+/// must belong to the one stream).
+final class SQLiteBodyWriter: CacheBodyWriter {
+    private struct State {
+        var buffer: [UInt8] = []
+        var codec: BodyCodec?
+        var deflater: ChunkDeflater?
+        var bodyID: Int64?
+        var nextSequence: Int64 = 0
+        var crc: UInt32 = 0
+        var originalSize = 0
+        var storedSize = 0
+        var closed = false
+    }
+
+    private let store: SQLiteCacheStore
+    private let hints: CacheBodyHints
+    private let chunkSize: Int
+    private let state = Mutex(State())
+
+    init(store: SQLiteCacheStore, hints: CacheBodyHints) {
+        self.store = store
+        self.hints = hints
+        self.chunkSize = store.configuration.chunkSize
+    }
+
+    deinit { abandon() }
+
+    func append(_ bytes: [UInt8]) throws {
+        try state.withLock { state in
+            guard !state.closed else { throw CacheStoreError.writerClosed }
+            do {
+                state.buffer.append(contentsOf: bytes)
+                state.originalSize += bytes.count
+                state.crc = ZlibCRC32.update(state.crc, bytes)
+                // Flush only while more than a chunk is buffered: the last chunk must be finished, not
+                // flushed, and only commit knows which one is last.
+                var start = 0
+                while state.buffer.count - start > chunkSize {
+                    try writeChunk(state.buffer[start..<start + chunkSize], isLast: false, state: &state)
+                    start += chunkSize
+                }
+                if start > 0 { state.buffer.removeFirst(start) }
+            } catch {
+                discard(&state)
+                throw SQLiteCacheStore.storeError(error, operation: "write body")
+            }
+        }
+    }
+
+    func commit(_ entry: StoredEntry) throws -> StoredEntry {
+        try state.withLock { state in
+            guard !state.closed else { throw CacheStoreError.writerClosed }
+            do {
+                let last = state.buffer.isEmpty ? nil : try encode(state.buffer[...], isLast: true, state: &state)
+                state.buffer = []
+                let lastSequence = state.nextSequence - 1
+                let facts = StoredBodyFacts(
+                    originalSize: state.originalSize, storedSize: state.storedSize, codec: state.codec ?? .identity,
+                    crc32: state.crc, chunkSize: chunkSize)
+                let existingBody = state.bodyID
+                let now = store.configuration.clock()
+                var stored = entry
+                let bodyID = try store.database.write { connection -> Int64 in
+                    var bodyID: Int64 = 0
+                    try connection.inTransaction {
+                        bodyID = try existingBody ?? Self.allocateBody(connection, now: now)
+                        if let last {
+                            try Self.insertChunk(last, body: bodyID, sequence: lastSequence, connection: connection)
+                        }
+                        try connection.run("DELETE FROM pending_body WHERE id = ?", [.integer(bodyID)])
+                        stored.setStoredBody(facts, bodyID: bodyID, now: now)
+                        try connection.run("DELETE FROM entry WHERE key = ?", [.blob(entry.key.bytes)])
+                        try SQLiteCacheStore.insert(stored, into: connection)
+                        if stored.varyNames.isEmpty {
+                            try connection.run(
+                                "DELETE FROM vary WHERE primary_key = ?", [.blob(stored.primaryKey.bytes)])
+                        } else {
+                            try connection.run(
+                                "INSERT OR REPLACE INTO vary (primary_key, names) VALUES (?, ?)",
+                                [.blob(stored.primaryKey.bytes), .text(SQLiteCacheStore.encodeNames(stored.varyNames))])
+                        }
+                        return .commit
+                    }
+                    try store.evictIfNeeded(connection)
+                    return bodyID
+                }
+                stored.setStoredBody(facts, bodyID: bodyID, now: now)
+                store.pendingHits.withLock { _ = $0.removeValue(forKey: entry.key) }
+                store.liveBodies.withLock { _ = $0.remove(bodyID) }
+                state.bodyID = nil
+                state.closed = true
+                state.deflater = nil
+                return stored
+            } catch {
+                discard(&state)
+                throw SQLiteCacheStore.storeError(error, operation: "commit body")
+            }
+        }
+    }
+
+    func abandon() {
+        state.withLock { discard(&$0) }
+    }
+
+    /// Closes the writer and deletes whatever it wrote.
+    private func discard(_ state: inout State) {
+        guard !state.closed else { return }
+        state.closed = true
+        state.buffer = []
+        state.deflater = nil
+        guard let body = state.bodyID else { return }
+        state.bodyID = nil
+        // If this fails, the pending row stays and the next sweep or start-up removes it.
+        try? store.database.write { connection in
+            try connection.inTransaction {
+                try SQLiteCacheStore.deleteBody(body, pending: true, connection: connection)
+                return .commit
+            }
+        }
+        store.liveBodies.withLock { _ = $0.remove(body) }
+    }
+
+    /// Encodes and writes a chunk that is not the last.
+    private func writeChunk(_ piece: ArraySlice<UInt8>, isLast: Bool, state: inout State) throws {
+        let stored = try encode(piece, isLast: isLast, state: &state)
+        let sequence = state.nextSequence - 1
+        let existingBody = state.bodyID
+        let now = store.configuration.clock()
+        let bodyID = try store.database.write { connection -> Int64 in
+            var bodyID: Int64 = 0
+            try connection.inTransaction {
+                bodyID = try existingBody ?? Self.allocateBody(connection, now: now)
+                try Self.insertChunk(stored, body: bodyID, sequence: sequence, connection: connection)
+                return .commit
+            }
+            return bodyID
+        }
+        if existingBody == nil {
+            state.bodyID = bodyID
+            store.liveBodies.withLock { _ = $0.insert(bodyID) }
+        }
+    }
+
+    /// Compresses (or not) one chunk, deciding the codec on the first.
+    private func encode(_ piece: ArraySlice<UInt8>, isLast: Bool, state: inout State) throws -> [UInt8] {
+        guard state.nextSequence < StorageSchema.maxChunksPerBody else {
+            throw ChunkCodecError(reason: "body exceeds \(StorageSchema.maxChunksPerBody) chunks")
+        }
+        state.nextSequence += 1
+        let output: [UInt8]
+        switch state.codec {
+        case .deflateChunked?:
+            output = try state.deflater!.deflateChunk(piece, isLast: isLast)
+        case .identity?:
+            output = Array(piece)
+        case nil:
+            if hints.allowsCompression {
+                let deflater = try ChunkDeflater(level: store.configuration.deflateLevel)
+                let deflated = try deflater.deflateChunk(piece, isLast: isLast)
+                if Double(deflated.count) <= store.configuration.compressionThreshold * Double(piece.count) {
+                    state.codec = .deflateChunked
+                    state.deflater = deflater
+                    output = deflated
+                    break
+                }
+            }
+            state.codec = .identity
+            output = Array(piece)
+        }
+        state.storedSize += output.count
+        return output
+    }
+
+    private static func allocateBody(_ connection: SQLiteConnection, now: Date) throws -> Int64 {
+        // AUTOINCREMENT: a body id is never reused, so a reader holding an old id never sees new bytes.
+        try connection.run("INSERT INTO pending_body (started) VALUES (?)", [.real(now.timeIntervalSince1970)])
+        return connection.lastInsertRowID
+    }
+
+    private static func insertChunk(_ bytes: [UInt8], body: Int64, sequence: Int64, connection: SQLiteConnection) throws
+    {
+        try connection.run(
+            "INSERT INTO chunk (id, crc32, data) VALUES (?, ?, ?)",
+            [
+                .integer(body << StorageSchema.chunkIDShift | sequence), .integer(Int64(ZlibCRC32.update(0, bytes))),
+                .blob(bytes),
+            ])
+    }
+}

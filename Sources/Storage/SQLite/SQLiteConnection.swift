@@ -1,0 +1,142 @@
+import CSQLite
+
+/// One connection to a database file (https://sqlite.org/c3ref/sqlite3.html) with its statement cache.
+///
+/// Not thread-safe by itself: `SQLiteDatabase` hands each connection to one thread at a time, under
+/// its `Mutex` (the writer) or by taking it out of the reader pool, which is what makes the
+/// `@unchecked Sendable` sound.
+final class SQLiteConnection: @unchecked Sendable {
+    private let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+    /// The file path, for errors.
+    let path: String
+
+    /// Opens a connection.
+    /// - Parameters:
+    ///   - path: the database file.
+    ///   - readOnly: open read-only (readers of a WAL database).
+    ///   - busyTimeout: milliseconds to wait on a lock (https://sqlite.org/c3ref/busy_timeout.html).
+    /// - Throws: `SQLiteError` when the file cannot be opened.
+    init(path: String, readOnly: Bool, busyTimeout: Int32 = 5_000) throws {
+        var database: OpaquePointer?
+        // NOMUTEX: each connection is used by one thread at a time (see the type's comment).
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &database, flags, nil)
+        guard code == SQLITE_OK, let database else {
+            let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(database)
+            throw SQLiteError(code: code, message: "\(message) opening \(path)")
+        }
+        handle = database
+        self.path = path
+        sqlite3_extended_result_codes(database, 1)
+        sqlite3_busy_timeout(database, busyTimeout)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs SQL text of one or more statements with no parameters (https://sqlite.org/c3ref/exec.html).
+    /// - Parameter sql: the statements.
+    /// - Throws: `SQLiteError` on failure.
+    func execute(_ sql: String) throws {
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard code == SQLITE_OK else {
+            throw SQLiteError(
+                code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        }
+    }
+
+    /// The cached prepared statement for `sql`, reset and with bindings cleared.
+    /// - Parameter sql: one statement.
+    /// - Returns: the statement.
+    /// - Throws: `SQLiteError` when it does not prepare.
+    func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try SQLiteStatement(database: handle, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs a statement that returns no rows.
+    /// - Parameters:
+    ///   - sql: the statement.
+    ///   - values: its parameters.
+    /// - Returns: the rows changed (https://sqlite.org/c3ref/changes.html).
+    /// - Throws: `SQLiteError` on failure.
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLiteValue] = []) throws -> Int {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        while try statement.step() {}
+        return Int(sqlite3_changes64(handle))
+    }
+
+    /// Runs a query and maps each row.
+    /// - Parameters:
+    ///   - sql: the query.
+    ///   - values: its parameters.
+    ///   - row: reads one row from the statement positioned on it.
+    /// - Returns: the mapped rows.
+    /// - Throws: `SQLiteError` or what `row` throws.
+    func query<T>(_ sql: String, _ values: [SQLiteValue] = [], row: (SQLiteStatement) throws -> T) throws -> [T] {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        var rows: [T] = []
+        while try statement.step() { rows.append(try row(statement)) }
+        return rows
+    }
+
+    /// Runs a query and maps its first row.
+    func queryFirst<T>(_ sql: String, _ values: [SQLiteValue] = [], row: (SQLiteStatement) throws -> T) throws -> T? {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        return try statement.step() ? row(statement) : nil
+    }
+
+    /// The rowid of the last insert (https://sqlite.org/c3ref/last_insert_rowid.html).
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// `PRAGMA user_version` (https://sqlite.org/pragma.html#pragma_user_version).
+    var userVersion: Int {
+        get throws { try queryFirst("PRAGMA user_version") { $0.int(0) } ?? 0 }
+    }
+
+    /// How a transaction body ends.
+    enum TransactionCompletion {
+        case commit
+        case rollback
+    }
+
+    /// Runs `body` in a transaction: `BEGIN IMMEDIATE` takes the write lock up front so that the
+    /// transaction never fails half-way on a lock upgrade (https://sqlite.org/lang_transaction.html).
+    /// A thrown error rolls back and is rethrown.
+    /// - Parameter body: the work; returns `.commit` or `.rollback`.
+    /// - Throws: `SQLiteError` or what `body` throws.
+    func inTransaction(_ body: () throws -> TransactionCompletion) throws {
+        try execute("BEGIN IMMEDIATE")
+        let completion: TransactionCompletion
+        do {
+            completion = try body()
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+        switch completion {
+        case .commit:
+            do { try execute("COMMIT") } catch {
+                try? execute("ROLLBACK")
+                throw error
+            }
+        case .rollback: try execute("ROLLBACK")
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Synchronization
+
+/// One database file opened as one writer connection and a pool of reader connections.
+///
+/// In WAL mode readers see the last committed snapshot and never wait behind the writer
+/// (https://sqlite.org/wal.html). A read takes an idle reader or opens one, so reads never queue
+/// behind each other either; at most `maxIdleReaders` are kept between reads.
+final class SQLiteDatabase: Sendable {
+    /// The file.
+    let path: String
+    private let writer: Mutex<SQLiteConnection>
+    private let idleReaders = Mutex<[SQLiteConnection]>([])
+    private let maxIdleReaders: Int
+
+    /// Opens the writer, sets WAL and the pragmas, and runs `prepare` on it before any reader exists.
+    /// - Parameters:
+    ///   - path: the file, created when missing.
+    ///   - maxIdleReaders: readers kept open between reads.
+    ///   - prepare: schema set-up and migrations, run on the writer.
+    /// - Throws: `SQLiteError` or what `prepare` throws.
+    init(path: String, maxIdleReaders: Int = 4, prepare: (SQLiteConnection) throws -> Void) throws {
+        self.path = path
+        self.maxIdleReaders = maxIdleReaders
+        let connection = try SQLiteConnection(path: path, readOnly: false)
+        // WAL: readers and the writer do not block each other (https://sqlite.org/wal.html).
+        // synchronous=NORMAL: in WAL mode a commit does not fsync; the WAL is synced at checkpoints. The
+        // database stays consistent after a process crash (kill -9 loses nothing committed, since the OS
+        // has the pages) and after power loss (the last transactions may roll back, never half-apply)
+        // (https://sqlite.org/pragma.html#pragma_synchronous). Losing the last seconds of a cache is
+        // acceptable; an fsync per stored chunk is not.
+        try connection.execute(
+            """
+            PRAGMA journal_mode = WAL;
+            PRAGMA synchronous = NORMAL;
+            PRAGMA temp_store = MEMORY;
+            PRAGMA foreign_keys = OFF;
+            PRAGMA cache_size = -16384;
+            """)
+        try prepare(connection)
+        writer = Mutex(connection)
+    }
+
+    /// Runs `body` with the writer, one caller at a time.
+    /// - Parameter body: the work.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws.
+    func write<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try writer.withLock { connection throws -> T in try body(connection) }
+    }
+
+    /// Opens a reader with a page cache large enough for the interior pages of the entry table and its
+    /// key index at a million entries, so a lookup reads about two leaf pages whatever the store's size
+    /// (https://sqlite.org/pragma.html#pragma_cache_size).
+    private func openReader() throws -> SQLiteConnection {
+        let reader = try SQLiteConnection(path: path, readOnly: true)
+        try reader.execute("PRAGMA cache_size = -8192")
+        return reader
+    }
+
+    /// Runs `body` with a reader connection that no other thread uses meanwhile.
+    /// - Parameter body: the work.
+    /// - Returns: what `body` returns.
+    /// - Throws: `SQLiteError` when no reader can be opened, or what `body` throws.
+    func read<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        let reader = try idleReaders.withLock { $0.popLast() } ?? openReader()
+        defer {
+            idleReaders.withLock { idle in
+                if idle.count < maxIdleReaders { idle.append(reader) }
+            }
+        }
+        return try body(reader)
+    }
+}

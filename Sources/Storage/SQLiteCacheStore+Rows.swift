@@ -1,0 +1,98 @@
+import CacheCore
+import Foundation
+import HTTPCore
+
+extension SQLiteCacheStore {
+    /// The columns `entry(_:)` reads, in its order.
+    static let selectEntry = """
+        SELECT id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
+            freshness, stale_allowance, filter_name, image_format, original_size, stored_size, codec, crc32,
+            chunk_size, hit_count, last_access, created, body_id FROM entry
+        """
+
+    /// Reads an entry from a row of `selectEntry`.
+    static func entry(_ row: SQLiteStatement) throws -> StoredEntry {
+        guard let key = CacheKey(bytes: row.blob(1)), let codec = BodyCodec(storageCode: row.int(17)) else {
+            throw SQLiteError(code: 11, message: "entry row \(row.int64(0)) has an invalid key or codec")
+        }
+        var entry = StoredEntry(
+            key: key, url: row.text(2) ?? "", status: HTTPStatus(code: row.int(3), reasonPhrase: row.text(4)),
+            headers: decodeHeaders(row.text(5) ?? ""), varyNames: decodeNames(row.text(6) ?? ""),
+            requestTime: Date(timeIntervalSince1970: row.double(7)),
+            responseTime: Date(timeIntervalSince1970: row.double(8)),
+            date: row.isNull(9) ? nil : Date(timeIntervalSince1970: row.double(9)), ageReceived: row.int(10),
+            freshnessLifetime: row.double(11), staleAllowance: row.double(12), filterName: row.text(13),
+            imageFormat: row.text(14))
+        entry.setStoredBody(
+            StoredBodyFacts(
+                originalSize: row.int(15), storedSize: row.int(16), codec: codec,
+                crc32: UInt32(truncatingIfNeeded: row.int64(18)), chunkSize: row.int(19)),
+            bodyID: row.int64(23), now: Date(timeIntervalSince1970: row.double(22)))
+        entry.setUsage(
+            hitCount: row.int(20), lastAccess: Date(timeIntervalSince1970: row.double(21)),
+            created: Date(timeIntervalSince1970: row.double(22)))
+        return entry
+    }
+
+    /// Inserts a committed entry row (the caller has deleted any previous one of the key).
+    static func insert(_ entry: StoredEntry, into connection: SQLiteConnection) throws {
+        let headers = encodeHeaders(entry.headers)
+        let footprint = entry.storedSize + entry.url.utf8.count + headers.utf8.count + entryOverhead
+        try connection.run(
+            """
+            INSERT INTO entry (key, url, host, media_type, status, reason, headers, vary, request_time,
+                response_time, date, age_received, freshness, stale_allowance, sweep_after, filter_name,
+                image_format, original_size, stored_size, codec, crc32, chunk_size, hit_count, last_access,
+                created, body_id, footprint)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+            """,
+            [
+                .blob(entry.key.bytes), .text(entry.url), .text(entry.host), .optionalText(entry.mediaType),
+                .int(entry.status.code), .text(entry.status.reasonPhrase), .text(headers),
+                .text(encodeNames(entry.varyNames)), .real(entry.requestTime.timeIntervalSince1970),
+                .real(entry.responseTime.timeIntervalSince1970),
+                entry.date.map { .real($0.timeIntervalSince1970) } ?? .null, .int(entry.ageReceived),
+                .real(entry.freshnessLifetime), .real(entry.staleAllowance),
+                .real(entry.sweepAfter.timeIntervalSince1970), .optionalText(entry.filterName),
+                .optionalText(entry.imageFormat), .int(entry.originalSize), .int(entry.storedSize),
+                .int(entry.codec.storageCode), .integer(Int64(entry.crc32)), .int(entry.chunkSize),
+                .real(entry.lastAccess.timeIntervalSince1970), .real(entry.created.timeIntervalSince1970),
+                .integer(entry.bodyID), .int(footprint),
+            ])
+    }
+
+    /// Headers as text: one `name:value` line per field, in order, separated by LF. Field names hold
+    /// no colon and values no CR or LF (RFC 9110 §5.1, §5.5), so the first colon of a line splits it.
+    static func encodeHeaders(_ headers: HTTPHeaders) -> String {
+        headers.map { "\($0.name):\($0.value)" }.joined(separator: "\n")
+    }
+
+    /// The inverse of `encodeHeaders`.
+    static func decodeHeaders(_ text: String) -> HTTPHeaders {
+        // Hot path (every lookup): split the UTF-8 bytes, not Characters.
+        var headers = HTTPHeaders()
+        let bytes = Array(text.utf8)
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            headers.add(
+                name: String(decoding: line[..<colon], as: UTF8.self),
+                value: String(decoding: line[(colon + 1)...], as: UTF8.self))
+        }
+        return headers
+    }
+
+    static func encodeNames(_ names: [String]) -> String { names.joined(separator: ",") }
+
+    static func decodeNames(_ text: String) -> [String] { text.split(separator: ",").map(String.init) }
+
+    /// A condition selecting URLs that start with `prefix`. An ASCII-ended prefix becomes a range on
+    /// the `entry_url` index (`prefix <= url < prefix with its last byte + 1`); otherwise a scan.
+    static func urlPrefixCondition(_ prefix: String) -> (sql: String, values: [SQLiteValue]) {
+        var upper = Array(prefix.utf8)
+        if let last = upper.last, last < 0x7F {
+            upper[upper.count - 1] = last + 1
+            return ("url >= ? AND url < ?", [.text(prefix), .text(String(decoding: upper, as: UTF8.self))])
+        }
+        return ("substr(url, 1, length(?)) = ?", [.text(prefix), .text(prefix)])
+    }
+}

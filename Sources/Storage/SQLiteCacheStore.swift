@@ -1,0 +1,230 @@
+public import CacheCore
+public import Foundation
+import HTTPCore
+import Synchronization
+
+/// The `CacheStore` of Larder: one SQLite file in WAL mode, bodies in fixed-size chunks (deflated
+/// with a full flush per chunk when that pays), a size bound kept by LRU eviction, and O(1) stats
+/// maintained by triggers in the same transactions as the changes they count.
+public final class SQLiteCacheStore: CacheStore {
+    /// How a store is set up.
+    public struct Configuration: Sendable {
+        /// The database file; created when missing.
+        public var path: String
+        /// The size bound in bytes (stored bodies plus `entryOverhead` and the URL and headers of
+        /// each entry), `nil` for none.
+        public var maxSize: Int?
+        /// The uncompressed chunk size for new bodies. 64 KiB by measurement (see Benchmarks/storage).
+        public var chunkSize: Int
+        /// A body is kept deflated only when that takes at most this fraction of its first chunk.
+        public var compressionThreshold: Double
+        /// zlib level, 1…9.
+        public var deflateLevel: Int32
+        /// Pending hits written in one batch once this many entries have some.
+        public var hitFlushThreshold: Int
+        /// The time source for commit dates and hits without a given time.
+        public var clock: @Sendable () -> Date
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - path: the database file.
+        ///   - maxSize: the size bound, `nil` for none.
+        ///   - chunkSize: uncompressed chunk size (1 KiB…16 MiB).
+        ///   - compressionThreshold: the kept-deflated ratio bound.
+        ///   - deflateLevel: zlib level.
+        ///   - hitFlushThreshold: hit batch size.
+        ///   - clock: the time source.
+        public init(
+            path: String, maxSize: Int? = nil, chunkSize: Int = 64 * 1024, compressionThreshold: Double = 0.9,
+            deflateLevel: Int32 = 6, hitFlushThreshold: Int = 256,
+            clock: @escaping @Sendable () -> Date = Date.init
+        ) {
+            self.path = path
+            self.maxSize = maxSize
+            self.chunkSize = min(max(chunkSize, 1024), 16 << 20)
+            self.compressionThreshold = compressionThreshold
+            self.deflateLevel = deflateLevel
+            self.hitFlushThreshold = hitFlushThreshold
+            self.clock = clock
+        }
+    }
+
+    /// Bytes counted per entry on top of its body, URL and headers: an estimate of its row and index
+    /// overhead, so that many tiny entries still count against the bound.
+    public static let entryOverhead = 200
+
+    struct PendingHit {
+        var count: Int
+        var lastAccess: Date
+    }
+
+    /// The configuration in force.
+    public let configuration: Configuration
+    let database: SQLiteDatabase
+    let pendingHits = Mutex<[CacheKey: PendingHit]>([:])
+    /// Bodies being written by live writers of this process; everything else pending is abandoned.
+    let liveBodies = Mutex<Set<Int64>>([])
+
+    /// Opens (or creates) the store: migrates the schema and clears bodies abandoned by a crash.
+    /// - Parameter configuration: the settings.
+    /// - Throws: `.unsupportedSchema` for a database from a newer Larder, `.storageFailure` when the file
+    ///   cannot be opened or migrated.
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        do {
+            database = try SQLiteDatabase(path: configuration.path) { connection in
+                try StorageSchema.migrate(connection)
+                // No writer of this process exists yet: every pending body is left over from a crash.
+                try connection.inTransaction {
+                    try connection.run(
+                        "DELETE FROM chunk WHERE (id >> \(StorageSchema.chunkIDShift)) IN (SELECT id FROM pending_body)"
+                    )
+                    try connection.run("DELETE FROM pending_body")
+                    return .commit
+                }
+            }
+        } catch let error as SQLiteSchemaTooNew {
+            throw CacheStoreError.unsupportedSchema(found: error.found, supported: error.supported)
+        } catch {
+            throw Self.storeError(error, operation: "open \(configuration.path)")
+        }
+    }
+
+    /// Opens a store with default settings.
+    /// - Parameters:
+    ///   - path: the database file.
+    ///   - maxSize: the size bound.
+    /// - Throws: as `init(configuration:)`.
+    public convenience init(path: String, maxSize: Int? = nil) throws {
+        try self.init(configuration: Configuration(path: path, maxSize: maxSize))
+    }
+
+    public func entry(for key: CacheKey) throws -> StoredEntry? {
+        let found = try guarded("lookup") {
+            try database.read {
+                try $0.queryFirst(Self.selectEntry + " WHERE key = ?", [.blob(key.bytes)], row: Self.entry)
+            }
+        }
+        guard var entry = found else { return nil }
+        if let hit = pendingHits.withLock({ $0[key] }) {
+            entry.setUsage(
+                hitCount: entry.hitCount + hit.count, lastAccess: max(entry.lastAccess, hit.lastAccess),
+                created: entry.created)
+        }
+        return entry
+    }
+
+    public func varyNames(forPrimaryKey primaryKey: CacheKey) throws -> [String]? {
+        try guarded("vary lookup") {
+            try database.read {
+                try $0.queryFirst("SELECT names FROM vary WHERE primary_key = ?", [.blob(primaryKey.bytes)]) {
+                    Self.decodeNames($0.text(0) ?? "")
+                }
+            }
+        }
+    }
+
+    public func openBody(of entry: StoredEntry, form: CacheBodyForm) throws -> any CacheBodyReader {
+        switch form {
+        case .gzip where entry.codec != .deflateChunked: throw CacheStoreError.formUnavailable
+        case .range(let range) where range.lowerBound < 0 || range.upperBound > entry.originalSize:
+            throw CacheStoreError.invalidRange(range, length: entry.originalSize)
+        default: break
+        }
+        let exists = try guarded("open body") {
+            try database.read {
+                try $0.queryFirst(
+                    "SELECT 1 FROM entry WHERE key = ? AND body_id = ?",
+                    [.blob(entry.key.bytes), .integer(entry.bodyID)]
+                ) { _ in true }
+            }
+        }
+        guard exists == true else { throw CacheStoreError.notFound(entry.key) }
+        return try SQLiteBodyReader(store: self, entry: entry, form: form)
+    }
+
+    public func beginWrite(hints: CacheBodyHints) throws -> any CacheBodyWriter {
+        SQLiteBodyWriter(store: self, hints: hints)
+    }
+
+    @discardableResult
+    public func updateMetadata(_ entry: StoredEntry) throws -> Bool {
+        let headers = Self.encodeHeaders(entry.headers)
+        return try guarded("update metadata") {
+            try database.write { connection in
+                try connection.run(
+                    """
+                    UPDATE entry SET status = ?, reason = ?, headers = ?, media_type = ?, request_time = ?,
+                        response_time = ?, date = ?, age_received = ?, freshness = ?, stale_allowance = ?,
+                        sweep_after = ?, footprint = stored_size + length(CAST(url AS BLOB)) + ? + ?
+                    WHERE key = ? AND body_id = ?
+                    """,
+                    [
+                        .int(entry.status.code), .text(entry.status.reasonPhrase), .text(headers),
+                        .optionalText(entry.mediaType), .real(entry.requestTime.timeIntervalSince1970),
+                        .real(entry.responseTime.timeIntervalSince1970),
+                        entry.date.map { .real($0.timeIntervalSince1970) } ?? .null, .int(entry.ageReceived),
+                        .real(entry.freshnessLifetime), .real(entry.staleAllowance),
+                        .real(entry.sweepAfter.timeIntervalSince1970), .int(headers.utf8.count),
+                        .int(Self.entryOverhead), .blob(entry.key.bytes), .integer(entry.bodyID),
+                    ]) == 1
+            }
+        }
+    }
+
+    @discardableResult
+    public func delete(_ key: CacheKey) throws -> Bool {
+        pendingHits.withLock { _ = $0.removeValue(forKey: key) }
+        return try guarded("delete") {
+            try database.write { try $0.run("DELETE FROM entry WHERE key = ?", [.blob(key.bytes)]) > 0 }
+        }
+    }
+
+    @discardableResult
+    public func purge(_ scope: CachePurgeScope) throws -> Int {
+        try guarded("purge") {
+            try database.write { connection in
+                var count = 0
+                try connection.inTransaction {
+                    switch scope {
+                    case .all:
+                        count = try connection.run("DELETE FROM entry")
+                        try connection.run("DELETE FROM vary")
+                    case .host(let host):
+                        count = try connection.run("DELETE FROM entry WHERE host = ?", [.text(host.lowercased())])
+                    case .urlPrefix(let prefix):
+                        let (sql, values) = Self.urlPrefixCondition(prefix)
+                        count = try connection.run("DELETE FROM entry WHERE " + sql, values)
+                    }
+                    return .commit
+                }
+                return count
+            }
+        }
+    }
+
+    public func stats() throws -> CacheStoreStats {
+        try guarded("stats") {
+            try database.read { connection in
+                try connection.queryFirst("SELECT entry_count, total_bytes FROM stats WHERE id = 1") {
+                    CacheStoreStats(entryCount: $0.int(0), totalBytes: $0.int(1), maxSize: configuration.maxSize)
+                } ?? CacheStoreStats(entryCount: 0, totalBytes: 0, maxSize: configuration.maxSize)
+            }
+        }
+    }
+
+    /// Runs a storage operation, turning every failure into a `CacheStoreError`.
+    func guarded<T>(_ operation: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch { throw Self.storeError(error, operation: operation) }
+    }
+
+    /// Maps a failure to what upper layers act on: full disk apart, the rest as storage failures.
+    static func storeError(_ error: any Error, operation: String) -> CacheStoreError {
+        switch error {
+        case let error as CacheStoreError: return error
+        case let error as SQLiteError where error.primaryCode == 13:  // SQLITE_FULL
+            return .storageFull(detail: error.description)
+        default: return .storageFailure(operation: operation, detail: "\(error)")
+        }
+    }
+}

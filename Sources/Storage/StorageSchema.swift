@@ -1,0 +1,106 @@
+/// The database schema and its forward migrations, versioned with `PRAGMA user_version`
+/// (https://sqlite.org/pragma.html#pragma_user_version).
+///
+/// Migration N takes a database from version N-1 to N inside one transaction. A new database is
+/// version 0 and runs them all. A database whose version is above `currentVersion` was written by a
+/// newer Larder and is refused rather than guessed at.
+enum StorageSchema {
+    /// Chunk rows are addressed as `body_id << chunkIDShift | seq`, so one body's chunks are one
+    /// contiguous rowid range of the chunk table: no second index, and a range delete drops a body.
+    static let chunkIDShift: Int64 = 24
+    /// At most 2^24 chunks per body (1 TiB at 64 KiB chunks).
+    static let maxChunksPerBody: Int64 = 1 << chunkIDShift
+
+    /// The migrations in order; index 0 produces version 1.
+    static let migrations: [String] = [
+        // Version 1: entries, bodies in chunks, vary names, filters, O(1) stats kept by triggers.
+        """
+        CREATE TABLE entry (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            key BLOB NOT NULL UNIQUE,
+            url TEXT NOT NULL,
+            host TEXT NOT NULL,
+            media_type TEXT,
+            status INTEGER NOT NULL,
+            reason TEXT NOT NULL,
+            headers TEXT NOT NULL,
+            vary TEXT NOT NULL,
+            request_time REAL NOT NULL,
+            response_time REAL NOT NULL,
+            date REAL,
+            age_received INTEGER NOT NULL,
+            freshness REAL NOT NULL,
+            stale_allowance REAL NOT NULL,
+            sweep_after REAL NOT NULL,
+            filter_name TEXT,
+            image_format TEXT,
+            original_size INTEGER NOT NULL,
+            stored_size INTEGER NOT NULL,
+            codec INTEGER NOT NULL,
+            crc32 INTEGER NOT NULL,
+            chunk_size INTEGER NOT NULL,
+            hit_count INTEGER NOT NULL DEFAULT 0,
+            last_access REAL NOT NULL,
+            created REAL NOT NULL,
+            body_id INTEGER NOT NULL,
+            footprint INTEGER NOT NULL
+        );
+        CREATE INDEX entry_lru ON entry(last_access, id);
+        CREATE INDEX entry_sweep ON entry(sweep_after);
+        CREATE INDEX entry_host ON entry(host, id);
+        CREATE INDEX entry_url ON entry(url);
+        CREATE TABLE pending_body (id INTEGER PRIMARY KEY AUTOINCREMENT, started REAL NOT NULL);
+        CREATE TABLE chunk (id INTEGER PRIMARY KEY, crc32 INTEGER NOT NULL, data BLOB NOT NULL);
+        CREATE TABLE vary (primary_key BLOB PRIMARY KEY, names TEXT NOT NULL) WITHOUT ROWID;
+        CREATE TABLE filter (position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, json TEXT NOT NULL);
+        CREATE TABLE filter_chain (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+        INSERT INTO filter_chain (id, version) VALUES (1, 0);
+        CREATE TABLE stats (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            entry_count INTEGER NOT NULL,
+            total_bytes INTEGER NOT NULL
+        );
+        INSERT INTO stats (id, entry_count, total_bytes) VALUES (1, 0, 0);
+        CREATE TRIGGER entry_inserted AFTER INSERT ON entry BEGIN
+            UPDATE stats SET entry_count = entry_count + 1, total_bytes = total_bytes + NEW.footprint WHERE id = 1;
+        END;
+        CREATE TRIGGER entry_deleted AFTER DELETE ON entry BEGIN
+            UPDATE stats SET entry_count = entry_count - 1, total_bytes = total_bytes - OLD.footprint WHERE id = 1;
+            DELETE FROM chunk WHERE id BETWEEN OLD.body_id * 16777216 AND OLD.body_id * 16777216 + 16777215;
+        END;
+        CREATE TRIGGER entry_resized AFTER UPDATE OF footprint ON entry BEGIN
+            UPDATE stats SET total_bytes = total_bytes - OLD.footprint + NEW.footprint WHERE id = 1;
+        END;
+        """,
+        // Version 2: listing by content type walks an index instead of the table.
+        """
+        CREATE INDEX entry_media ON entry(media_type, id);
+        """,
+    ]
+
+    /// The version this build writes.
+    static var currentVersion: Int { migrations.count }
+
+    /// Brings a database up to `currentVersion`, one migration per transaction.
+    /// - Parameters:
+    ///   - connection: the writer.
+    ///   - targetVersion: stop at this version (tests build older databases with it).
+    /// - Throws: `SQLiteSchemaTooNew` for a newer database, or `SQLiteError`.
+    static func migrate(_ connection: SQLiteConnection, to targetVersion: Int = currentVersion) throws {
+        let found = try connection.userVersion
+        guard found <= currentVersion else { throw SQLiteSchemaTooNew(found: found, supported: currentVersion) }
+        for version in found..<max(found, targetVersion) {
+            try connection.inTransaction {
+                try connection.execute(migrations[version])
+                try connection.execute("PRAGMA user_version = \(version + 1)")
+                return .commit
+            }
+        }
+    }
+}
+
+/// A database from a newer schema version than this build knows.
+struct SQLiteSchemaTooNew: Error {
+    let found: Int
+    let supported: Int
+}

@@ -1,0 +1,67 @@
+import CacheCore
+import HTTPCore
+import Testing
+
+@Suite struct CacheKeyTests {
+    @Test func primaryKeyIsSHA256OfTheURL() {
+        #expect(
+            CacheKey.make(canonicalURL: "https://example.com/").hex
+                == "0f115db062b7c0dd030b16878c99dea5c354b49dc37b38eb8846179c7783e9d7")
+    }
+
+    @Test func secondaryKeyHashesTheDocumentedLayout() {
+        // URL, then per header sorted by lower-cased name: NUL name NUL ('=' value | '!').
+        let key = CacheKey.make(
+            canonicalURL: "https://example.com/",
+            varyingHeaders: [(name: "User-Agent", value: nil), (name: "Accept-Encoding", value: "  gzip\t")])
+        #expect(key.hex == "7907128fed08c1fe61a525dc3ea6b86311d64284572ea49ef97a6099c6d2768c")
+    }
+
+    @Test func headerOrderAndNameCaseDoNotChangeTheKey() {
+        let a = CacheKey.make(canonicalURL: "u", varyingHeaders: [("Accept", "x"), ("Cookie", "y")])
+        let b = CacheKey.make(canonicalURL: "u", varyingHeaders: [("cookie", "y"), ("ACCEPT", "x")])
+        #expect(a == b)
+    }
+
+    @Test func absentAndEmptyHeaderGiveDifferentKeys() {
+        let absent = CacheKey.make(canonicalURL: "u", varyingHeaders: [("Accept", nil)])
+        let empty = CacheKey.make(canonicalURL: "u", varyingHeaders: [("Accept", "")])
+        #expect(absent != empty)
+        #expect(absent != CacheKey.make(canonicalURL: "u"))
+    }
+
+    @Test func differentValuesGiveDifferentKeys() {
+        #expect(
+            CacheKey.make(canonicalURL: "u", varyingHeaders: [("Accept", "a")])
+                != CacheKey.make(canonicalURL: "u", varyingHeaders: [("Accept", "b")]))
+    }
+
+    @Test func requestHeadersAreReadForTheVaryNames() {
+        let headers = HTTPHeaders([("accept-encoding", "gzip"), ("Accept-Encoding", "br"), ("X-Other", "1")])
+        let key = CacheKey.make(canonicalURL: "u", varyNames: ["Accept-Encoding", "Accept"], requestHeaders: headers)
+        #expect(
+            key == CacheKey.make(canonicalURL: "u", varyingHeaders: [("accept-encoding", "gzip, br"), ("accept", nil)]))
+    }
+
+    @Test(arguments: [
+        ("0f115db062b7c0dd030b16878c99dea5c354b49dc37b38eb8846179c7783e9d7", true),
+        ("0F115DB062B7C0DD030B16878C99DEA5C354B49DC37B38EB8846179C7783E9D7", true),
+        ("0f115db062b7c0dd030b16878c99dea5c354b49dc37b38eb8846179c7783e9d", false),
+        ("0f115db062b7c0dd030b16878c99dea5c354b49dc37b38eb8846179c7783e9d7a", false),
+        ("0g115db062b7c0dd030b16878c99dea5c354b49dc37b38eb8846179c7783e9d7", false),
+        ("", false),
+        ("../../../../etc/passwd/../../../../../../../../../../../../../../", false),
+    ])
+    func hexIsValidated(text: String, valid: Bool) {
+        let key = CacheKey(hex: text)
+        #expect((key != nil) == valid)
+        if let key { #expect(key.hex == text.lowercased()) }
+    }
+
+    @Test func rawBytesRoundTrip() {
+        let key = CacheKey.make(canonicalURL: "https://example.com/")
+        #expect(key.bytes.count == 32)
+        #expect(CacheKey(bytes: key.bytes) == key)
+        #expect(CacheKey(bytes: key.bytes.dropLast()) == nil)
+    }
+}

@@ -1,0 +1,45 @@
+import CacheCore
+import Foundation
+import HTTPCore
+import Testing
+
+@Suite struct StoredEntryTests {
+    @Test func expiryFollowsTheCorrectedInitialAge() {
+        // RFC 9111 §4.2.3: Age 100 received, 2 s response delay, Date 10 s before response: age 102.
+        let response = Date(timeIntervalSince1970: 1_000)
+        let entry = StoredEntry(
+            key: CacheKey.make(canonicalURL: "u"), url: "https://e.example/", status: .ok, headers: HTTPHeaders(),
+            requestTime: response.addingTimeInterval(-2), responseTime: response,
+            date: response.addingTimeInterval(-10), ageReceived: 100, freshnessLifetime: 600, staleAllowance: 60)
+        #expect(entry.correctedInitialAge == 102)
+        #expect(entry.expires == response.addingTimeInterval(498))
+        #expect(entry.sweepAfter == response.addingTimeInterval(558))
+        #expect(entry.currentAge(at: response.addingTimeInterval(8)) == 110)
+    }
+
+    @Test func headerDerivedFieldsAreRead() {
+        let entry = CacheCoreFixturesShim.entry(
+            url: "https://Host.example:8443/x", contentType: "Text/HTML ; charset=utf-8",
+            extra: [("ETag", "\"v1\""), ("Last-Modified", "Tue, 15 Nov 1994 12:45:26 GMT"), ("Location", "/y")])
+        #expect(entry.mediaType == "text/html")
+        #expect(entry.contentType == "Text/HTML ; charset=utf-8")
+        #expect(entry.etag == "\"v1\"")
+        #expect(entry.lastModified == "Tue, 15 Nov 1994 12:45:26 GMT")
+        #expect(entry.location == "/y")
+        #expect(entry.host == "host.example")
+        #expect(entry.primaryKey == CacheKey.make(canonicalURL: "https://Host.example:8443/x"))
+    }
+}
+
+/// Thin wrapper so CacheCore tests read the same as Storage tests.
+enum CacheCoreFixturesShim {
+    static func entry(url: String, contentType: String?, extra: [(String, String)] = []) -> StoredEntry {
+        var headers = HTTPHeaders()
+        if let contentType { headers.add(name: "Content-Type", value: contentType) }
+        for (name, value) in extra { headers.add(name: name, value: value) }
+        return StoredEntry(
+            key: CacheKey.make(canonicalURL: url), url: url, status: .ok, headers: headers,
+            requestTime: Date(timeIntervalSince1970: 0), responseTime: Date(timeIntervalSince1970: 0),
+            freshnessLifetime: 60)
+    }
+}

@@ -1,0 +1,127 @@
+import CacheCore
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Storage
+
+/// Round trips of bodies through the store: identity, gzip (checked by Python's zlib), and ranges.
+@Suite struct SQLiteBodyTests {
+    static let chunk = StorageTestHarness.chunkSize
+    static let sizes = [0, 1, chunk - 1, chunk, chunk + 1, 2 * chunk, 5 * chunk + 17]
+
+    static func body(size: Int, compressible: Bool) -> [UInt8] {
+        compressible
+            ? CacheCoreFixtures.compressibleBody(length: size, seed: UInt64(size))
+            : CacheCoreFixtures.randomBody(length: size, seed: UInt64(size))
+    }
+
+    @Test(arguments: sizes, [true, false])
+    func identityRoundTripIsByteForByte(size: Int, compressible: Bool) throws {
+        let harness = try StorageTestHarness()
+        let body = Self.body(size: size, compressible: compressible)
+        let stored = try harness.put(CacheCoreFixtures.makeEntry(), body)
+        #expect(stored.originalSize == size)
+        #expect(stored.crc32 == CRC32.checksum(body))
+        #expect(stored.chunkSize == Self.chunk)
+        // Text this repetitive deflates far below 90%; random bytes never do.
+        let expectCompressed = compressible && size > 64
+        #expect(stored.codec == (expectCompressed ? .deflateChunked : .identity))
+        if stored.codec == .identity {
+            #expect(stored.storedSize == size)
+        } else {
+            #expect(stored.storedSize < size / 2)
+        }
+        let found = try #require(try harness.store.entry(for: stored.key))
+        #expect(found == stored)
+        #expect(try harness.read(found) == body)
+    }
+
+    @Test(arguments: sizes.filter { $0 > 64 })
+    func gzipFormIsOneValidGzipMemberForAnIndependentDecoder(size: Int) throws {
+        let harness = try StorageTestHarness()
+        let body = Self.body(size: size, compressible: true)
+        let stored = try harness.put(CacheCoreFixtures.makeEntry(), body)
+        try #require(stored.codec == .deflateChunked)
+        let gzip = try harness.read(stored, .gzip)
+        #expect(gzip.count == stored.storedSize + 18)
+        let file = harness.directory.file("body.gz")
+        try Data(gzip).write(to: URL(fileURLWithPath: file))
+        // Strict: exactly one member, nothing after it; Python's zlib checks CRC-32 and ISIZE itself.
+        let script = """
+            import sys, zlib
+            data = open(sys.argv[1], 'rb').read()
+            d = zlib.decompressobj(31)
+            out = d.decompress(data)
+            assert d.eof and not d.unused_data, 'not exactly one gzip member'
+            sys.stdout.buffer.write(out)
+            """
+        let result = try runProcess(["python3", "-c", script, file])
+        #expect(result.status == 0)
+        #expect(Array(result.output) == body)
+    }
+
+    @Test func gzipIsUnavailableForIdentityBodies() throws {
+        let harness = try StorageTestHarness()
+        let stored = try harness.put(CacheCoreFixtures.makeEntry(), Self.body(size: 100, compressible: false))
+        #expect(throws: CacheStoreError.formUnavailable) { try harness.store.openBody(of: stored, form: .gzip) }
+    }
+
+    @Test(arguments: [true, false])
+    func everyRangeAtChunkEdgesIsExact(compressible: Bool) throws {
+        let harness = try StorageTestHarness()
+        let size = 3 * Self.chunk + 100
+        let body = Self.body(size: size, compressible: compressible)
+        let stored = try harness.put(CacheCoreFixtures.makeEntry(), body)
+        let edges = [
+            0, 1, Self.chunk - 1, Self.chunk, Self.chunk + 1, 2 * Self.chunk, 3 * Self.chunk - 1,
+            3 * Self.chunk, size - 1, size,
+        ]
+        for lower in edges {
+            for upper in edges where upper >= lower {
+                #expect(
+                    try harness.read(stored, .range(lower..<upper)) == Array(body[lower..<upper]), "\(lower)..<\(upper)"
+                )
+            }
+        }
+        #expect(throws: CacheStoreError.invalidRange(0..<size + 1, length: size)) {
+            try harness.store.openBody(of: stored, form: .range(0..<size + 1))
+        }
+    }
+
+    @Test func rangeReadTouchesOnlyCoveringChunks() throws {
+        let harness = try StorageTestHarness()
+        let body = Self.body(size: 4 * Self.chunk, compressible: true)
+        let stored = try harness.put(CacheCoreFixtures.makeEntry(), body)
+        // Ruin chunk 0 and 3: a range inside chunks 1–2 must still read, proving they are not touched.
+        let first = stored.bodyID << StorageSchema.chunkIDShift
+        try harness.sql("UPDATE chunk SET data = x'00' WHERE id IN (?, ?)", [.integer(first), .integer(first + 3)])
+        let range = Self.chunk + 10..<3 * Self.chunk - 10
+        #expect(try harness.read(stored, .range(range)) == Array(body[range]))
+    }
+
+    @Test func alreadyCompressedTypesAndEncodedBodiesAreStoredAsTheyCame() throws {
+        let harness = try StorageTestHarness()
+        let text = Self.body(size: 10_000, compressible: true)
+        let jpeg = try harness.put(
+            CacheCoreFixtures.makeEntry(url: "https://e.example/a.jpg", contentType: "image/jpeg"), text)
+        #expect(jpeg.codec == .identity)
+        let encoded = try harness.put(
+            CacheCoreFixtures.makeEntry(url: "https://e.example/b", extraHeaders: [("Content-Encoding", "br")]), text)
+        #expect(encoded.codec == .identity)
+        #expect(try harness.read(jpeg) == text)
+    }
+
+    @Test func writerHoldsAtMostAboutAChunkWhateverTheBodySize() throws {
+        // Many chunks appended one byte at a time still round-trip, through the flush-when-over-a-chunk path.
+        let harness = try StorageTestHarness()
+        let body = Self.body(size: 2 * Self.chunk + 3, compressible: true)
+        let stored = try harness.put(CacheCoreFixtures.makeEntry(), body, pieceSize: 1)
+        #expect(try harness.read(stored) == body)
+        let big = Self.body(size: 7 * Self.chunk, compressible: false)
+        let second = try harness.put(
+            CacheCoreFixtures.makeEntry(url: "https://e.example/big"), big, pieceSize: 3 * Self.chunk + 5)
+        #expect(try harness.read(second) == big)
+        #expect(try harness.count("SELECT count(*) FROM chunk") == 3 + 7)
+    }
+}

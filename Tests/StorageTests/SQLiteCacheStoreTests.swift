@@ -1,0 +1,160 @@
+import CacheCore
+import Foundation
+import HTTPCore
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import Storage
+
+@Suite struct SQLiteCacheStoreTests {
+    @Test func everyMetadataFieldRoundTrips() throws {
+        let harness = try StorageTestHarness()
+        var entry = CacheCoreFixtures.makeEntry(
+            url: "https://Img.example/a.png", status: 301, contentType: "image/png",
+            extraHeaders: [
+                ("Location", "https://img.example/b.png"), ("ETag", "\"x:y\""), ("Set-Thing", "a: b: c"),
+                ("Set-Thing", "second"),
+            ],
+            varyNames: ["Accept-Encoding"], freshness: 123.5, staleAllowance: 60)
+        entry.ageReceived = 7
+        entry.imageFormat = "png"
+        entry.filterName = "webkit-images"
+        let stored = try harness.put(entry, [1, 2, 3])
+        let found = try #require(try harness.store.entry(for: entry.key))
+        #expect(found == stored)
+        #expect(found.status.code == 301)
+        #expect(found.location == "https://img.example/b.png")
+        #expect(found.headers.values(for: "set-thing") == ["a: b: c", "second"])
+        #expect(found.etag == "\"x:y\"")
+        #expect(found.varyNames == ["accept-encoding"])
+        #expect(found.host == "img.example")
+        #expect(found.created == CacheCoreFixtures.epoch)
+        #expect(
+            try harness.store.varyNames(forPrimaryKey: CacheKey.make(canonicalURL: entry.url)) == ["accept-encoding"])
+    }
+
+    @Test func varyNamesAreClearedWhenTheURLStopsVarying() throws {
+        let harness = try StorageTestHarness()
+        let url = "https://e.example/v"
+        let variant = CacheKey.make(canonicalURL: url, varyingHeaders: [("accept", "a")])
+        try harness.put(CacheCoreFixtures.makeEntry(url: url, varyNames: ["Accept"], key: variant), [1])
+        #expect(try harness.store.varyNames(forPrimaryKey: CacheKey.make(canonicalURL: url)) == ["accept"])
+        try harness.put(CacheCoreFixtures.makeEntry(url: url), [2])
+        #expect(try harness.store.varyNames(forPrimaryKey: CacheKey.make(canonicalURL: url)) == nil)
+    }
+
+    @Test func revalidationUpdatesMetadataButNotTheBody() throws {
+        let harness = try StorageTestHarness()
+        let body = CacheCoreFixtures.compressibleBody(length: 9000)
+        var entry = try harness.put(CacheCoreFixtures.makeEntry(), body)
+        entry.headers.replaceOrAdd(name: "ETag", value: "\"v2\"")
+        entry.responseTime = CacheCoreFixtures.epoch.addingTimeInterval(100)
+        entry.freshnessLifetime = 999
+        #expect(try harness.store.updateMetadata(entry))
+        let found = try #require(try harness.store.entry(for: entry.key))
+        #expect(found.etag == "\"v2\"")
+        #expect(found.freshnessLifetime == 999)
+        #expect(try harness.read(found) == body)
+        // A stale handle (the entry was replaced meanwhile) does not overwrite the new entry.
+        try harness.put(CacheCoreFixtures.makeEntry(), [9])
+        #expect(try harness.store.updateMetadata(entry) == false)
+    }
+
+    @Test func hitsAreBatchedAndVisibleBeforeTheyAreWritten() throws {
+        let harness = try StorageTestHarness()
+        let stored = try harness.put(CacheCoreFixtures.makeEntry(), [1])
+        let later = CacheCoreFixtures.epoch.addingTimeInterval(50)
+        harness.store.recordHit(stored.key, at: later)
+        harness.store.recordHit(stored.key, at: later)
+        #expect(try harness.count("SELECT hit_count FROM entry") == 0)
+        #expect(try harness.store.entry(for: stored.key)?.hitCount == 2)
+        try harness.store.flushHits()
+        #expect(try harness.count("SELECT hit_count FROM entry") == 2)
+        #expect(try harness.store.entry(for: stored.key)?.lastAccess == later)
+    }
+
+    @Test func abandonedAndReleasedWritersLeaveNothing() throws {
+        let harness = try StorageTestHarness()
+        let writer = try harness.store.beginWrite(hints: CacheBodyHints())
+        try writer.append(CacheCoreFixtures.randomBody(length: 3 * StorageTestHarness.chunkSize))
+        #expect(try harness.count("SELECT count(*) FROM chunk") == 2)
+        writer.abandon()
+        #expect(try harness.count("SELECT count(*) FROM chunk") == 0)
+        #expect(throws: CacheStoreError.writerClosed) { try writer.append([1]) }
+        do {
+            let dropped = try harness.store.beginWrite(hints: CacheBodyHints())
+            try dropped.append(CacheCoreFixtures.randomBody(length: 2 * StorageTestHarness.chunkSize))
+        }
+        #expect(try harness.count("SELECT count(*) FROM chunk") == 0)
+        #expect(try harness.count("SELECT count(*) FROM pending_body") == 0)
+        #expect(try harness.store.stats().entryCount == 0)
+    }
+
+    @Test func uncommittedBodiesAreInvisibleAndClearedAtStartup() throws {
+        let directory = StorageTestDirectory()
+        let configuration = SQLiteCacheStore.Configuration(path: directory.file(), chunkSize: 4096)
+        var store: SQLiteCacheStore? = try SQLiteCacheStore(configuration: configuration)
+        let writer = try store!.beginWrite(hints: CacheBodyHints())
+        try writer.append(CacheCoreFixtures.randomBody(length: 3 * 4096))
+        #expect(try store!.stats().entryCount == 0)
+        // Simulate a crash: the pending rows stay behind when the writer never finishes.
+        let leaked = Unmanaged.passRetained(writer as AnyObject)
+        store = nil
+        let reopened = try SQLiteCacheStore(configuration: configuration)
+        let chunks = try reopened.database.read { try $0.queryFirst("SELECT count(*) FROM chunk") { $0.int(0) } }
+        #expect(chunks == 0)
+        leaked.release()
+    }
+
+    @Test func evictionKeepsTheSizeBoundUnderAStreamOfInserts() throws {
+        let maxSize = 60_000
+        let clockTick = Mutex(0.0)
+        let harness = try StorageTestHarness(maxSize: maxSize) {
+            CacheCoreFixtures.epoch.addingTimeInterval(
+                clockTick.withLock {
+                    $0 += 1; return $0
+                })
+        }
+        var keys = [CacheKey]()
+        for index in 0..<100 {
+            let body = CacheCoreFixtures.randomBody(length: 1000 + index * 37, seed: UInt64(index))
+            keys.append(try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/\(index)"), body).key)
+            // Keep entry 0 hot: it must survive although it is the oldest.
+            harness.store.recordHit(keys[0], at: CacheCoreFixtures.epoch.addingTimeInterval(10_000 + Double(index)))
+            let stats = try harness.store.stats()
+            #expect(stats.totalBytes <= maxSize)
+            #expect(try harness.count("SELECT sum(footprint) FROM entry") == stats.totalBytes)
+            #expect(try harness.count("SELECT count(*) FROM entry") == stats.entryCount)
+        }
+        #expect(try harness.store.entry(for: keys[0]) != nil)
+        #expect(try harness.store.entry(for: keys[1]) == nil)
+        #expect(try harness.store.entry(for: keys[99]) != nil)
+        // Evicted entries took their chunks with them.
+        let expectedChunks = try harness.count("SELECT sum((original_size + chunk_size - 1) / chunk_size) FROM entry")
+        #expect(try harness.count("SELECT count(*) FROM chunk") == expectedChunks)
+    }
+
+    @Test func sweepDeletesOnlyEntriesPastTheirStaleAllowance() throws {
+        let harness = try StorageTestHarness()
+        let fresh = try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/fresh", freshness: 1000), [1])
+        let staleOK = try harness.put(
+            CacheCoreFixtures.makeEntry(url: "https://e.example/stale", freshness: 10, staleAllowance: 500), [2])
+        let gone = try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/gone", freshness: 10), [3])
+        #expect(try harness.store.sweep(now: CacheCoreFixtures.epoch.addingTimeInterval(100)) == 1)
+        #expect(try harness.store.entry(for: gone.key) == nil)
+        #expect(try harness.store.entry(for: staleOK.key) != nil)
+        #expect(try harness.store.entry(for: fresh.key) != nil)
+        #expect(try harness.store.sweep(now: CacheCoreFixtures.epoch.addingTimeInterval(600)) == 1)
+        #expect(try harness.store.stats().entryCount == 1)
+    }
+
+    @Test func deleteRemovesTheEntryAndItsChunks() throws {
+        let harness = try StorageTestHarness()
+        let stored = try harness.put(CacheCoreFixtures.makeEntry(), CacheCoreFixtures.randomBody(length: 10_000))
+        #expect(try harness.store.delete(stored.key))
+        #expect(try harness.store.delete(stored.key) == false)
+        #expect(try harness.count("SELECT count(*) FROM chunk") == 0)
+        #expect(try harness.store.stats() == CacheStoreStats(entryCount: 0, totalBytes: 0, maxSize: nil))
+    }
+}

@@ -1,0 +1,70 @@
+import CacheCore
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Storage
+
+/// A store in a fresh temporary directory, with small chunks so that multi-chunk bodies stay small.
+final class StorageTestHarness {
+    static let chunkSize = 4096
+    let directory = StorageTestDirectory()
+    let store: SQLiteCacheStore
+
+    init(
+        maxSize: Int? = nil, chunkSize: Int = StorageTestHarness.chunkSize,
+        clock: @escaping @Sendable () -> Date = { CacheCoreFixtures.epoch }
+    ) throws {
+        store = try SQLiteCacheStore(
+            configuration: .init(path: directory.file(), maxSize: maxSize, chunkSize: chunkSize, clock: clock))
+    }
+
+    /// Stores a body, appended in uneven pieces as a socket would deliver it.
+    @discardableResult
+    func put(_ entry: StoredEntry, _ body: [UInt8], pieceSize: Int = 1500) throws -> StoredEntry {
+        let writer = try store.beginWrite(hints: CacheBodyHints(headers: entry.headers))
+        var offset = 0
+        while offset < body.count {
+            let end = min(offset + pieceSize, body.count)
+            try writer.append(Array(body[offset..<end]))
+            offset = end
+        }
+        return try writer.commit(entry)
+    }
+
+    func read(_ entry: StoredEntry, _ form: CacheBodyForm = .identity) throws -> [UInt8] {
+        let reader = try store.openBody(of: entry, form: form)
+        var out = [UInt8]()
+        while let piece = try reader.next() {
+            #expect(!piece.isEmpty)
+            out += piece
+        }
+        #expect(out.count == reader.length)
+        return out
+    }
+
+    /// Runs SQL on the store's writer connection (to tamper with stored bytes).
+    func sql(_ text: String, _ values: [SQLiteValue] = []) throws {
+        _ = try store.database.write { try $0.run(text, values) }
+    }
+
+    func count(_ sql: String) throws -> Int {
+        try store.database.read { try $0.queryFirst(sql) { $0.int(0) } ?? -1 }
+    }
+}
+
+/// Runs a command with a deadline and returns its exit status and standard output.
+func runProcess(_ arguments: [String], timeout: TimeInterval = 20) throws -> (status: Int32, output: Data) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+    return (process.terminationStatus, data)
+}
