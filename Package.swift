@@ -62,6 +62,9 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CacheCore", "TestSupport"]),
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPCore", "TestSupport"]),
         .testTarget(name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore"]),
+        .testTarget(
+            name: "LarderAPITests",
+            dependencies: ["LarderAPI", "HTTPServer", "HTTPCore", "CacheCore", "Storage", "TestSupport"]),
     ]
 )
 

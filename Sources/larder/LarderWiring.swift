@@ -14,6 +14,8 @@ enum LarderWiring {
     static func makeResponder(settings: Settings, logger: Logger) throws -> any HTTPResponder {
         var router = Router()
         router.add(.get, "/healthz", HealthResponder())
+        let store = try openCacheStore(settings: settings, logger: logger)
+        mountCacheAPI(on: &router, store: store, settings: settings, logger: logger)
         return router
     }
 }

@@ -35,6 +35,8 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("event-loops"), help: ArgumentHelp(Setting.eventLoops.help)) var eventLoops: String?
     @Option(name: .customLong("shutdown-grace"), help: ArgumentHelp(Setting.shutdownGrace.help))
     var shutdownGrace: String?
+    @Option(name: .customLong("max-size"), help: ArgumentHelp(Setting.maxSize.help)) var maxSize: String?
+    @Option(name: .customLong("admin-token"), help: ArgumentHelp(Setting.adminToken.help)) var adminToken: String?
 
     /// The flags given, by setting.
     private var givenFlags: [Setting: String] {
@@ -44,7 +46,7 @@ struct ServeCommand: ParsableCommand {
             (.writeTimeout, writeTimeout), (.maxConnections, maxConnections), (.backlog, backlog),
             (.maxRequestLine, maxRequestLine), (.maxHeaderBytes, maxHeaderBytes), (.maxHeaderCount, maxHeaderCount),
             (.maxBodyBytes, maxBodyBytes), (.maxPipelined, maxPipelined), (.eventLoops, eventLoops),
-            (.shutdownGrace, shutdownGrace),
+            (.shutdownGrace, shutdownGrace), (.maxSize, maxSize), (.adminToken, adminToken),
         ]
         return Dictionary(uniqueKeysWithValues: pairs.compactMap { setting, value in value.map { (setting, $0) } })
     }

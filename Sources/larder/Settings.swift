@@ -15,6 +15,8 @@ struct Settings: Sendable {
     var logLevel: Logger.Level
     var accessLog: Bool
     var shutdownGrace: Double
+    var maxSize: Int?
+    var adminToken: String?
 
     /// Resolves every setting.
     /// - Parameters:
@@ -44,6 +46,8 @@ struct Settings: Sendable {
         logLevel = try resolver.choice(.logLevel)
         accessLog = try resolver.boolean(.accessLog)
         shutdownGrace = try resolver.seconds(.shutdownGrace)
+        maxSize = try Settings.parseSize(resolver.raw(.maxSize).text, origin: resolver.raw(.maxSize).origin)
+        adminToken = resolver.string(.adminToken).isEmpty ? nil : resolver.string(.adminToken)
     }
 
     static func processEnvironment(_ name: String) -> String? {

@@ -1,0 +1,40 @@
+public import HTTPCore
+public import HTTPServer
+
+/// A responder that lets a request through to the one it wraps only when `AdminAccess` allows it, and
+/// otherwise answers the refusal itself. Mount one around each admin route.
+public struct AdminGuard: HTTPResponder {
+    private let access: AdminAccess
+    private let wrapped: any HTTPResponder
+
+    /// Creates a guard.
+    /// - Parameters:
+    ///   - access: the policy.
+    ///   - wrapped: the responder it protects.
+    public init(access: AdminAccess, wrapping wrapped: any HTTPResponder) {
+        self.access = access
+        self.wrapped = wrapped
+    }
+
+    /// Checks the request, then answers it or passes it on.
+    public func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
+        switch access.decide(request: request, context: context) {
+        case .allow: wrapped.respond(to: request, context: context, writer: writer)
+        case .deny(let error): writer.send(error.makeResponse())
+        }
+    }
+}
+
+extension Router {
+    /// Adds a route whose responder only admin clients reach.
+    /// - Parameters:
+    ///   - method: the method it answers.
+    ///   - pattern: the path pattern.
+    ///   - access: the admin policy.
+    ///   - responder: what answers allowed requests.
+    public mutating func addAdmin(
+        _ method: HTTPMethod, _ pattern: String, access: AdminAccess, _ responder: any HTTPResponder
+    ) {
+        add(method, pattern, AdminGuard(access: access, wrapping: responder))
+    }
+}

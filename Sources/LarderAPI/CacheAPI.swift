@@ -1,0 +1,93 @@
+public import CacheCore
+public import Foundation
+public import HTTPServer
+import HTTPCore
+
+/// The `/cache` admin API (DESIGN.md, "HTTP API"): list, read, inspect and delete stored entries.
+///
+/// | route | answer |
+/// | --- | --- |
+/// | `GET /cache` | a JSON page of entries, newest first (`CacheListHandler`) |
+/// | `GET`, `HEAD /cache/<key>` | the stored body with its stored headers, Range and gzip (`CacheBodyHandler`) |
+/// | `GET /cache/<key>/meta` | every stored field as JSON (`CacheMetaHandler`) |
+/// | `DELETE /cache/<key>` | 204 (`CacheDeleteHandler`) |
+/// | `DELETE /cache` | purge all, or by `?host=` / `?prefix=`: `{"purged": N}` (`CachePurgeHandler`) |
+///
+/// Every route sits behind `AdminGuard`; all store work runs on the `StorageExecutor`.
+public struct CacheAPI: Sendable {
+    /// The store the routes read and change.
+    public let store: any CacheStore
+    /// Where the store work runs.
+    public let executor: StorageExecutor
+    /// The time source for ages and freshness.
+    public let clock: @Sendable () -> Date
+    /// Told when a body read fails mid-response (the entry is already gone when it was corrupt).
+    public let onBodyFailure: (@Sendable (CacheKey, any Error) -> Void)?
+
+    /// Creates the API.
+    /// - Parameters:
+    ///   - store: the cache store.
+    ///   - executor: runs the blocking store calls.
+    ///   - clock: the time source (injected so tests never sleep).
+    ///   - onBodyFailure: told about body reads that fail mid-response.
+    public init(
+        store: any CacheStore, executor: StorageExecutor, clock: @escaping @Sendable () -> Date = Date.init,
+        onBodyFailure: (@Sendable (CacheKey, any Error) -> Void)? = nil
+    ) {
+        self.store = store
+        self.executor = executor
+        self.clock = clock
+        self.onBodyFailure = onBodyFailure
+    }
+
+    /// Adds the routes to a router, each behind the admin guard.
+    /// - Parameters:
+    ///   - router: the router.
+    ///   - access: who may use them.
+    public func mount(on router: inout Router, access: AdminAccess) {
+        router.addAdmin(.get, "/cache", access: access, CacheListHandler(api: self))
+        router.addAdmin(.delete, "/cache", access: access, CachePurgeHandler(api: self))
+        router.addAdmin(.get, "/cache/:key", access: access, CacheBodyHandler(api: self))
+        router.addAdmin(.head, "/cache/:key", access: access, CacheBodyHandler(api: self))
+        router.addAdmin(.delete, "/cache/:key", access: access, CacheDeleteHandler(api: self))
+        router.addAdmin(.get, "/cache/:key/meta", access: access, CacheMetaHandler(api: self))
+    }
+
+    /// The cache key of the route's `:key` segment.
+    /// - Parameter context: the routed context.
+    /// - Returns: the key.
+    /// - Throws: `APIError.invalidKey` unless the segment is 64 hex digits.
+    static func key(in context: HTTPRequestContext) throws(APIError) -> CacheKey {
+        let text = context.parameters["key"] ?? ""
+        guard let key = CacheKey(hex: text) else { throw .invalidKey(text) }
+        return key
+    }
+
+    /// The request's query parameters, each allowed name at most once and none empty.
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - allowed: the names the endpoint knows.
+    /// - Returns: the values by name.
+    /// - Throws: `APIError.badQuery` for an unknown, repeated or empty parameter: an operator's typo
+    ///   (`?hots=`) must not silently widen a purge to everything.
+    static func query(of request: HTTPRequest, allowed: Set<String>) throws(APIError) -> [String: String] {
+        var values: [String: String] = [:]
+        for (name, value) in request.queryParameters {
+            guard allowed.contains(name) else {
+                throw .badQuery("unknown parameter '\(name.prefix(50))'; this endpoint takes \(allowed.sorted()).")
+            }
+            guard values[name] == nil else { throw .badQuery("parameter '\(name)' is given more than once.") }
+            guard !value.isEmpty else { throw .badQuery("parameter '\(name)' is empty.") }
+            values[name] = value
+        }
+        return values
+    }
+
+    /// A JSON response with `Cache-Control: no-store` (admin answers describe a changing store).
+    static func json(_ text: String, status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse(
+            status: status,
+            headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")]),
+            body: .bytes(Array(text.utf8)))
+    }
+}

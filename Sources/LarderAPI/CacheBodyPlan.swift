@@ -1,0 +1,86 @@
+public import CacheCore
+public import HTTPCore
+
+/// How a stored body answers one request: which form to read, with which status and headers. Pure, so
+/// that `/cache/<key>` and `/fetch` hits share it and tests need no store.
+///
+/// - `Range` (RFC 9110 §14.2) on the identity bytes: one satisfiable range is 206 with `Content-Range`;
+///   several ranges are answered with the whole body (200), which RFC 9110 §14.2 allows ("a server MAY
+///   ignore the Range header field"), rather than `multipart/byteranges`; none satisfiable is 416. An
+///   `If-Range` (RFC 9110 §13.1.5) that does not match the stored strong `ETag` or `Last-Modified` makes
+///   the range ignored.
+/// - `Accept-Encoding: gzip` (RFC 9110 §12.5.3) with a body stored as deflate chunks, and no range: the
+///   stored gzip member as-is, `Content-Encoding: gzip`, and the `ETag` made weak, since the coded bytes
+///   are another representation (RFC 9110 §8.8.3; nginx does the same).
+/// - A body stored as deflate chunks always answers with `Vary: Accept-Encoding`.
+public struct CacheBodyPlan: Sendable, Equatable {
+    /// What to send.
+    public enum Outcome: Sendable, Equatable {
+        /// Read the body in `form` and send it with this status and these headers.
+        case send(status: HTTPStatus, form: CacheBodyForm, headers: HTTPHeaders)
+        /// No range overlaps the body: 416.
+        case unsatisfiable(APIError)
+    }
+
+    /// The decision.
+    public var outcome: Outcome
+
+    /// Stored fields that describe the framing or the connection, not the representation; the server sets
+    /// its own.
+    static let droppedStoredFields = [
+        "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Content-Range", "Accept-Ranges",
+    ]
+
+    /// Plans the answer.
+    /// - Parameters:
+    ///   - entry: the stored entry.
+    ///   - requestHeaders: the caller's headers (`Range`, `If-Range`, `Accept-Encoding`).
+    /// - Returns: the plan.
+    public init(entry: StoredEntry, requestHeaders: HTTPHeaders) {
+        var headers = entry.headers
+        for name in Self.droppedStoredFields { headers.remove(name: name) }
+        headers.add(name: "Accept-Ranges", value: "bytes")
+        let gzipCapable = entry.codec == .deflateChunked && !entry.headers.contains("Content-Encoding")
+        if gzipCapable { Self.addVary("Accept-Encoding", to: &headers) }
+
+        let length = entry.originalSize
+        let rangeField = Self.rangeApplies(entry: entry, requestHeaders: requestHeaders) ? requestHeaders["Range"] : nil
+        switch ByteRange.resolve(header: rangeField, length: length) {
+        case .unsatisfiable:
+            outcome = .unsatisfiable(.rangeNotSatisfiable(length: length))
+            return
+        case .ranges(let ranges) where ranges.count == 1:
+            headers.add(name: "Content-Range", value: ranges[0].contentRange(completeLength: length))
+            outcome = .send(status: .partialContent, form: .range(ranges[0].offsets), headers: headers)
+            return
+        case .ranges, .whole:
+            break
+        }
+        if gzipCapable && AcceptEncoding(requestHeaders).acceptsGzip {
+            headers.add(name: "Content-Encoding", value: "gzip")
+            if let etag = entry.etag, !etag.hasPrefix("W/") { headers.replaceOrAdd(name: "ETag", value: "W/" + etag) }
+            outcome = .send(status: .ok, form: .gzip, headers: headers)
+        } else {
+            outcome = .send(status: .ok, form: .identity, headers: headers)
+        }
+    }
+
+    /// Whether a `Range` may be honoured: there is no `If-Range`, or it names the stored representation by
+    /// a strong entity tag or by its exact `Last-Modified` date (RFC 9110 §13.1.5).
+    static func rangeApplies(entry: StoredEntry, requestHeaders: HTTPHeaders) -> Bool {
+        guard let condition = requestHeaders["If-Range"] else { return true }
+        if condition.hasPrefix("\"") || condition.hasPrefix("W/") {
+            guard let asked = EntityTag(parsing: condition), let stored = entry.etag.flatMap(EntityTag.init(parsing:))
+            else { return false }
+            return asked.matchesStrongly(stored)
+        }
+        return entry.lastModified == condition
+    }
+
+    /// Adds a name to `Vary` unless listed already (or `*`).
+    private static func addVary(_ name: String, to headers: inout HTTPHeaders) {
+        let listed = headers.listValues(for: "Vary")
+        if listed.contains(where: { $0 == "*" || $0.equalsIgnoringASCIICase(name) }) { return }
+        headers.replaceOrAdd(name: "Vary", value: (listed + [name]).joined(separator: ", "))
+    }
+}

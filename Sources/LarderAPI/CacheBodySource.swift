@@ -1,0 +1,99 @@
+public import CacheCore
+public import HTTPCore
+import Synchronization
+
+/// Serves a stored body to the HTTP server: the pull-based `HTTPBodySource` over a `CacheBodyReader`,
+/// whatever form the reader was opened in (identity, stored gzip, a byte range).
+///
+/// The next stored piece is read only when the server asks, on the storage executor, never on the
+/// connection's queue. A piece larger than asked for is handed out in slices. A read error (a corrupt
+/// chunk, which the store has already deleted, or an entry deleted mid-read) answers `.failure`, so the
+/// server aborts the connection and the client cannot take a truncated body for a whole one.
+/// `cancel()` releases the reader, also while a read is under way.
+public final class CacheBodySource: HTTPBodySource {
+    private struct State {
+        var reader: (any CacheBodyReader)?
+        /// What is left of the last piece read beyond what was asked for.
+        var leftover: ArraySlice<UInt8> = []
+    }
+
+    private let state: Mutex<State>
+    private let executor: StorageExecutor
+    private let onFailure: (@Sendable (any Error) -> Void)?
+
+    /// The total number of bytes the source produces.
+    public let length: Int
+
+    /// Wraps a reader.
+    /// - Parameters:
+    ///   - reader: an open reader; the source owns it from now on.
+    ///   - executor: where the blocking reads run.
+    ///   - onFailure: told about a read error before the connection is aborted (for logs and metrics).
+    public init(
+        reader: any CacheBodyReader, executor: StorageExecutor, onFailure: (@Sendable (any Error) -> Void)? = nil
+    ) {
+        self.state = Mutex(State(reader: reader))
+        self.executor = executor
+        self.onFailure = onFailure
+        self.length = reader.length
+    }
+
+    /// Delivers up to `maxBytes` bytes: what is left of the last piece, or the reader's next piece.
+    public func next(maxBytes: Int, deliver: @escaping @Sendable (HTTPBodyChunk) -> Void) {
+        let limit = max(1, maxBytes)
+        let fromLeftover: [UInt8]? = state.withLock { state in
+            guard !state.leftover.isEmpty else { return nil }
+            return Self.take(limit, from: &state.leftover)
+        }
+        if let fromLeftover {
+            deliver(.bytes(fromLeftover))
+            return
+        }
+        executor.submit { [self] in
+            // The reader is used outside the lock, so that `cancel()` from a connection queue never
+            // waits for a disk read.
+            guard let reader = state.withLock({ $0.reader }) else {
+                deliver(.end)
+                return
+            }
+            let piece: [UInt8]?
+            do {
+                piece = try reader.next()
+            } catch {
+                state.withLock { $0 = State() }
+                onFailure?(error)
+                deliver(.failure(error))
+                return
+            }
+            guard let piece else {
+                state.withLock { $0 = State() }
+                deliver(.end)
+                return
+            }
+            if piece.count <= limit {
+                deliver(.bytes(piece))
+                return
+            }
+            let first: [UInt8] = state.withLock { state in
+                var slice = piece[...]
+                let first = Self.take(limit, from: &slice)
+                // Keep the rest only while the source is alive; after `cancel()` nobody will ask.
+                if state.reader != nil { state.leftover = slice }
+                return first
+            }
+            deliver(.bytes(first))
+        }
+    }
+
+    /// Releases the reader and any bytes held.
+    public func cancel() {
+        state.withLock { $0 = State() }
+    }
+
+    private static func take(_ count: Int, from slice: inout ArraySlice<UInt8>) -> [UInt8] {
+        let end = slice.index(slice.startIndex, offsetBy: min(count, slice.count))
+        let taken = Array(slice[..<end])
+        slice = slice[end...]
+        return taken
+    }
+}

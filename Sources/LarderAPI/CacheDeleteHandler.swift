@@ -1,0 +1,27 @@
+public import HTTPCore
+public import HTTPServer
+import CacheCore
+
+/// `DELETE /cache/<key>`: 204 when the entry was deleted, 404 when there was none.
+public struct CacheDeleteHandler: HTTPResponder {
+    private let api: CacheAPI
+
+    /// Creates the handler.
+    /// - Parameter api: the store and executor.
+    public init(api: CacheAPI) { self.api = api }
+
+    /// Answers one delete request.
+    public func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
+        let key: CacheKey
+        do {
+            key = try CacheAPI.key(in: context)
+        } catch {
+            return writer.send(error.makeResponse())
+        }
+        let store = api.store
+        api.executor.respond(writer) {
+            guard try store.delete(key) else { throw APIError.notFound(key) }
+            return HTTPResponse(status: .noContent, headers: HTTPHeaders([("Cache-Control", "no-store")]))
+        }
+    }
+}

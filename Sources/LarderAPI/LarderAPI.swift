@@ -1,1 +1,0 @@
-// Placeholder: this target is built up by its issue (see docs/ARCHITECTURE.md).

@@ -1,0 +1,59 @@
+import CacheCore
+import Dispatch
+public import HTTPCore
+public import HTTPServer
+import Synchronization
+
+/// Runs blocking `CacheStore` work off the connection queues, which must never wait on disk.
+///
+/// A fixed set of serial queues taken in turn: at most `width` threads block on the store at once, however
+/// many requests arrive, and a long read on one queue leaves the others free. (A concurrent queue would
+/// start a new thread for each blocked item, without bound.)
+public final class StorageExecutor: Sendable {
+    private let queues: [DispatchQueue]
+    private let nextQueue = Atomic<Int>(0)
+
+    /// Creates the executor.
+    /// - Parameters:
+    ///   - width: how many queues (threads blocking on the store at once); at least 1.
+    ///   - label: the queues' label prefix.
+    public init(width: Int = 4, label: String = "larder.storage") {
+        queues = (0..<max(1, width)).map { DispatchQueue(label: "\(label).\($0)", qos: .userInitiated) }
+    }
+
+    /// Runs work on the next queue.
+    /// - Parameter work: blocking work.
+    public func submit(_ work: @escaping @Sendable () -> Void) {
+        let turn = nextQueue.add(1, ordering: .relaxed).oldValue
+        queues[(turn & Int.max) % queues.count].async(execute: work)
+    }
+
+    /// Runs work that builds a response and sends it; an `APIError` is sent as problem+json, a
+    /// `CacheStoreError` as its API mapping, anything else as a 500 storage error.
+    /// - Parameters:
+    ///   - writer: where the answer goes.
+    ///   - work: blocking work that returns the response.
+    public func respond(_ writer: HTTPResponseWriter, _ work: @escaping @Sendable () throws -> HTTPResponse) {
+        submit {
+            let response: HTTPResponse
+            do {
+                response = try work()
+            } catch {
+                response = Self.errorResponse(error)
+            }
+            writer.send(response)
+        }
+    }
+
+    /// The problem response for an error thrown by work.
+    /// - Parameter error: an `APIError`, a `CacheStoreError` or anything else.
+    /// - Returns: the response.
+    public static func errorResponse(_ error: any Error) -> HTTPResponse {
+        switch error {
+        case let error as APIError: error.makeResponse()
+        case let error as CacheStoreError: APIError.storage(error).makeResponse()
+        default:
+            APIError(status: .internalServerError, type: APIProblemType.storageError, detail: "\(error)").makeResponse()
+        }
+    }
+}

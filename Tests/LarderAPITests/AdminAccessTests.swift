@@ -1,0 +1,112 @@
+import HTTPCore
+import HTTPServer
+@testable import LarderAPI
+import Testing
+import TestSupport
+
+struct AdminAccessTests {
+    static let loopback = HTTPAddress(ip: "127.0.0.1", port: 50000, isLoopback: true)
+    static let remote = HTTPAddress(ip: "192.0.2.7", port: 50000, isLoopback: false)
+
+    struct Comparison: Sendable, CustomTestStringConvertible {
+        let presented: String
+        let expected: String
+        let equal: Bool
+        var testDescription: String { "\(presented.debugDescription) vs \(expected.debugDescription)" }
+    }
+
+    @Test(arguments: [
+        Comparison(presented: "s3cret", expected: "s3cret", equal: true),
+        Comparison(presented: "s3creT", expected: "s3cret", equal: false),
+        Comparison(presented: "X3cret", expected: "s3cret", equal: false),
+        Comparison(presented: "s3cre", expected: "s3cret", equal: false),
+        Comparison(presented: "s3crets3cret", expected: "s3cret", equal: false),
+        Comparison(presented: "s3cret\u{0}", expected: "s3cret", equal: false),
+        Comparison(presented: "", expected: "s3cret", equal: false),
+        Comparison(presented: "", expected: "", equal: false),
+        Comparison(presented: "a", expected: "a", equal: true),
+        Comparison(presented: String(repeating: "z", count: 300), expected: String(repeating: "z", count: 300), equal: true),
+        Comparison(presented: String(repeating: "z", count: 299) + "y", expected: String(repeating: "z", count: 300), equal: false),
+    ])
+    func constantTimeComparisonAgreesWithEquality(_ row: Comparison) {
+        #expect(AdminAccess.constantTimeEquals(Array(row.presented.utf8), Array(row.expected.utf8)) == row.equal)
+    }
+
+    @Test func withoutATokenLoopbackIsServedAndOthersAreForbidden() {
+        let access = AdminAccess(token: nil)
+        #expect(access.decide(authorization: [], remote: Self.loopback) == .allow)
+        guard case .deny(let error) = access.decide(authorization: ["Bearer anything"], remote: Self.remote) else {
+            Issue.record("a remote client was let in without a token configured")
+            return
+        }
+        #expect(error.status.code == 403)
+        #expect(error.type == APIProblemType.forbidden)
+    }
+
+    @Test func anEmptyTokenMeansLoopbackOnly() {
+        let access = AdminAccess(token: "")
+        #expect(!access.requiresToken)
+        #expect(access.decide(authorization: [], remote: Self.remote) != .allow)
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        let authorization: [String]
+        let status: Int?
+        let challengeError: String?
+        var testDescription: String { "\(authorization) → \(status.map(String.init) ?? "allow")" }
+    }
+
+    @Test(arguments: [
+        Case(authorization: ["Bearer right-token"], status: nil, challengeError: nil),
+        Case(authorization: ["bearer right-token"], status: nil, challengeError: nil),
+        Case(authorization: ["BEARER   right-token"], status: nil, challengeError: nil),
+        Case(authorization: [], status: 401, challengeError: nil),
+        Case(authorization: ["Basic cmlnaHQtdG9rZW4="], status: 401, challengeError: nil),
+        Case(authorization: ["Bearerright-token"], status: 401, challengeError: nil),
+        Case(authorization: ["Bearer wrong-token"], status: 401, challengeError: "invalid_token"),
+        Case(authorization: ["Bearer right-toke"], status: 401, challengeError: "invalid_token"),
+        Case(authorization: ["Bearer right-token-and-more"], status: 401, challengeError: "invalid_token"),
+        Case(authorization: ["Bearer"], status: 400, challengeError: "invalid_request"),
+        Case(authorization: ["Bearer right token"], status: 400, challengeError: "invalid_request"),
+        Case(authorization: ["Bearer right-token", "Bearer right-token"], status: 400, challengeError: "invalid_request"),
+    ])
+    func withATokenOnlyTheRightBearerCredentialsPass(_ row: Case) {
+        let access = AdminAccess(token: "right-token")
+        for remote in [Self.loopback, Self.remote] {
+            let decision = access.decide(authorization: row.authorization, remote: remote)
+            guard let status = row.status else {
+                #expect(decision == .allow)
+                continue
+            }
+            guard case .deny(let error) = decision else {
+                Issue.record("\(row.authorization) was allowed")
+                continue
+            }
+            #expect(error.status.code == status)
+            let challenge = error.headers["WWW-Authenticate"]
+            #expect(challenge?.hasPrefix("Bearer realm=") == true)
+            if let expected = row.challengeError {
+                #expect(challenge?.contains("error=\"\(expected)\"") == true)
+            } else {
+                #expect(challenge?.contains("error=") == false)
+            }
+        }
+    }
+
+    @Test func theProblemTypesAreDistinct() {
+        #expect(Set(APIProblemType.all).count == APIProblemType.all.count)
+    }
+
+    @Test(arguments: [(nil, "Bearer t0k", 200), ("t0k", nil, 401), ("t0k", "Bearer nope", 401), ("t0k", "Bearer t0k", 200)]
+        as [(String?, String?, Int)])
+    func theGuardStandsInFrontOfTheCacheRoutes(token: String?, authorization: String?, status: Int) async throws {
+        try await withHarness(token: token) { harness in
+            let response = try harness.request("GET", "/cache", headers: authorization.map { [("Authorization", $0)] } ?? [])
+            #expect(response.status == status)
+            if status == 401 {
+                #expect(response.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+                #expect(response.header("Content-Type") == "application/problem+json")
+            }
+        }
+    }
+}

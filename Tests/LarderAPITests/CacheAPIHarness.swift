@@ -1,0 +1,134 @@
+import CacheCore
+import Dispatch
+import Foundation
+import HTTPCore
+import HTTPServer
+import Synchronization
+import LarderAPI
+@testable import Storage
+import TestSupport
+
+/// A real server on 127.0.0.1:0 serving `/cache` from a real SQLite store in a temporary directory, with
+/// small chunks so that multi-chunk bodies stay small, and a fixed clock.
+final class CacheAPIHarness: @unchecked Sendable {
+    static let chunkSize = 4096
+    static let now = CacheCoreFixtures.epoch.addingTimeInterval(600)
+
+    let directory = StorageTestDirectory()
+    let store: SQLiteCacheStore
+    let server: HTTPServer
+    let bodyFailures = FailureLog()
+
+    /// Starts the server. `token` configures admin access; `loopbackSeen` pretends the client is elsewhere.
+    init(token: String? = nil) throws {
+        store = try SQLiteCacheStore(
+            configuration: .init(
+                path: directory.file(), chunkSize: Self.chunkSize, clock: { CacheCoreFixtures.epoch }))
+        let failures = bodyFailures
+        let api = CacheAPI(
+            store: store, executor: StorageExecutor(width: 2), clock: { CacheAPIHarness.now },
+            onBodyFailure: { key, error in failures.record(key, error) })
+        var router = Router()
+        api.mount(on: &router, access: AdminAccess(token: token))
+        server = HTTPServer(
+            configuration: HTTPServerConfiguration(
+                host: "127.0.0.1", port: 0, headerReadTimeout: 2, idleTimeout: 2, writeTimeout: 2, eventLoops: 2),
+            responder: router)
+        try server.start()
+    }
+
+    /// Drains the server.
+    func stop() async { await server.shutdown(grace: 0) }
+
+    /// Stores a body under `url` with the store's writer, appended in uneven pieces.
+    @discardableResult
+    func put(
+        _ url: String, _ body: [UInt8], contentType: String? = "text/plain; charset=utf-8",
+        extraHeaders: [(String, String)] = []
+    ) throws -> StoredEntry {
+        let entry = CacheCoreFixtures.makeEntry(url: url, contentType: contentType, extraHeaders: extraHeaders)
+        let writer = try store.beginWrite(hints: CacheBodyHints(headers: entry.headers))
+        var offset = 0
+        while offset < body.count {
+            let end = min(offset + 1500, body.count)
+            try writer.append(Array(body[offset..<end]))
+            offset = end
+        }
+        return try writer.commit(entry)
+    }
+
+    /// Sends one request on a new connection and reads the response.
+    func request(
+        _ method: String, _ path: String, headers: [(String, String)] = []
+    ) throws -> RawHTTPResponse {
+        let client = try RawSocketClient(port: server.port)
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        try client.send(text + "\r\n")
+        return try client.readResponse(isHeadResponse: method == "HEAD")
+    }
+
+    /// Sends one request and returns the raw client, for tests that watch the connection.
+    func open(_ method: String, _ path: String) throws -> RawSocketClient {
+        let client = try RawSocketClient(port: server.port)
+        try client.send("\(method) \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+        return client
+    }
+
+    /// Damages one stored chunk of an entry, leaving its recorded CRC-32 as it was.
+    func damageChunk(of entry: StoredEntry, sequence: Int) throws {
+        let id = entry.bodyID << StorageSchema.chunkIDShift | Int64(sequence)
+        _ = try store.database.write {
+            try $0.run("UPDATE chunk SET data = randomblob(length(data)) WHERE id = ?", [.integer(id)])
+        }
+    }
+
+    /// Parses a JSON answer.
+    static func json(_ response: RawHTTPResponse) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
+    }
+}
+
+/// Runs a test body against a fresh harness and always stops the server.
+func withHarness(token: String? = nil, _ body: (CacheAPIHarness) async throws -> Void) async throws {
+    let harness = try CacheAPIHarness(token: token)
+    do {
+        try await body(harness)
+    } catch {
+        await harness.stop()
+        throw error
+    }
+    await harness.stop()
+}
+
+/// Body read failures reported by the API.
+final class FailureLog: Sendable {
+    private let entries = Mutex<[(CacheKey, String)]>([])
+    func record(_ key: CacheKey, _ error: any Error) { entries.withLock { $0.append((key, "\(error)")) } }
+    var keys: [CacheKey] { entries.withLock { $0.map(\.0) } }
+}
+
+/// Decompresses a gzip member with Python's gzip module (an implementation independent of ours).
+func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", "-c", "import gzip,sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))"]
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    try process.run()
+    input.fileHandleForWriting.write(Data(bytes))
+    try input.fileHandleForWriting.close()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw GunzipFailed(status: process.terminationStatus)
+    }
+    return Array(data)
+}
+
+/// Python could not decompress what the server sent.
+struct GunzipFailed: Error {
+    let status: Int32
+}
