@@ -16,6 +16,7 @@ enum LarderWiring {
         router.add(.get, "/healthz", HealthResponder())
         let store = try openCacheStore(settings: settings, logger: logger)
         mountCacheAPI(on: &router, store: store, settings: settings, logger: logger)
+        mountFetch(on: &router, store: store, settings: settings.fetch, adminToken: settings.adminToken, logger: logger)
         return router
     }
 }

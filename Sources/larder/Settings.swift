@@ -17,6 +17,7 @@ struct Settings: Sendable {
     var shutdownGrace: Double
     var maxSize: Int?
     var adminToken: String?
+    var fetch: FetchSettings
 
     /// Resolves every setting.
     /// - Parameters:
@@ -48,6 +49,7 @@ struct Settings: Sendable {
         shutdownGrace = try resolver.seconds(.shutdownGrace)
         maxSize = try Settings.parseSize(resolver.raw(.maxSize).text, origin: resolver.raw(.maxSize).origin)
         adminToken = resolver.string(.adminToken).isEmpty ? nil : resolver.string(.adminToken)
+        fetch = try FetchSettings(flags: flags, environment: environment)
     }
 
     static func processEnvironment(_ name: String) -> String? {

@@ -1,0 +1,119 @@
+import ArgumentParser
+import CacheCore
+import CachePolicy
+import Foundation
+import HTTPServer
+import LarderAPI
+import Logging
+import Upstream
+
+extension Setting {
+    static let allowNetwork = Setting(
+        flag: "allow-network", environment: "LARDER_ALLOW_NETWORKS", defaultValue: "",
+        summary: "CIDR the origin client may connect to although it is not public (repeatable; env: comma-separated).")
+    static let connectTimeout = Setting(
+        flag: "connect-timeout", environment: "LARDER_CONNECT_TIMEOUT", defaultValue: "10",
+        summary: "Seconds to connect to an origin (TCP and TLS).")
+    static let originTimeout = Setting(
+        flag: "origin-timeout", environment: "LARDER_ORIGIN_TIMEOUT", defaultValue: "60",
+        summary: "Seconds for a whole origin fetch, first to last byte (504 when no head came).")
+    static let maxObjectBytes = Setting(
+        flag: "max-object-bytes", environment: "LARDER_MAX_OBJECT_BYTES", defaultValue: "256M",
+        summary: "Largest origin body fetched (suffix K, M, G); larger ones are cut off and never stored (502).")
+    static let viaName = Setting(
+        flag: "via-name", environment: "LARDER_VIA_NAME", defaultValue: "larder",
+        summary: "Larder's pseudonym in Via; a request already carrying it is refused as a loop (508).")
+    static let defaultPolicy = Setting(
+        flag: "default-policy", environment: "LARDER_DEFAULT_POLICY", defaultValue: "http",
+        summary: "What /fetch does when no filter owns a request: http (RFC 9111 shared cache) or bypass.")
+}
+
+/// The origin-client and `/fetch` settings, resolved and checked.
+struct FetchSettings: Sendable {
+    var allowNetworks: [CIDR]
+    var connectTimeout: Double
+    var originTimeout: Double
+    var maxObjectBytes: Int
+    var viaName: String
+    var defaultDecision: FilterDecision
+
+    /// Resolves the settings: flag over environment over default.
+    /// - Throws: `ValidationError` naming the flag or variable and the bad value.
+    init(flags: [Setting: String], environment: (String) -> String? = Settings.processEnvironment) throws {
+        func raw(_ setting: Setting) -> (String, String) {
+            if let value = flags[setting] { return (value, "--\(setting.flag)") }
+            if let value = environment(setting.environment), !value.isEmpty { return (value, setting.environment) }
+            return (setting.defaultValue, "default of --\(setting.flag)")
+        }
+        func seconds(_ setting: Setting) throws -> Double {
+            let (text, origin) = raw(setting)
+            guard let value = Double(text), value > 0, value.isFinite else {
+                throw ValidationError("\(origin): '\(text)' is not a positive number of seconds")
+            }
+            return value
+        }
+        let (networks, networksOrigin) = raw(.allowNetwork)
+        allowNetworks = try networks.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.map { text in
+                guard let cidr = CIDR(text) else {
+                    throw ValidationError("\(networksOrigin): '\(text)' is not a CIDR (e.g. 10.0.0.0/8, fd00::/8)")
+                }
+                return cidr
+            }
+        connectTimeout = try seconds(.connectTimeout)
+        originTimeout = try seconds(.originTimeout)
+        let (sizeText, sizeOrigin) = raw(.maxObjectBytes)
+        guard let size = try Settings.parseSize(sizeText, origin: sizeOrigin) else {
+            throw ValidationError("\(sizeOrigin): the object size bound cannot be 0")
+        }
+        maxObjectBytes = size
+        let (via, viaOrigin) = raw(.viaName)
+        guard !via.isEmpty, via.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._".contains($0)) }) else {
+            throw ValidationError("\(viaOrigin): '\(via)' is not a token (letters, digits, '-', '.', '_')")
+        }
+        viaName = via
+        let (policy, policyOrigin) = raw(.defaultPolicy)
+        switch policy.lowercased() {
+        case "http": defaultDecision = .defaultHTTP
+        case "bypass": defaultDecision = .defaultBypass
+        default: throw ValidationError("\(policyOrigin): '\(policy)' is not http or bypass")
+        }
+    }
+
+    /// The origin client's configuration.
+    var clientConfiguration: OriginClient.Configuration {
+        OriginClient.Configuration(
+            limits: OriginLimits(
+                connectTimeout: .milliseconds(Int64(connectTimeout * 1000)),
+                totalTimeout: .milliseconds(Int64(originTimeout * 1000)), maxBodyBytes: maxObjectBytes),
+            addressPolicy: AddressPolicy(allowNetworks: allowNetworks), viaName: viaName)
+    }
+}
+
+extension LarderWiring {
+    /// Mounts `GET|HEAD /fetch` and the admin route `GET /fetches` on an origin client built from the settings.
+    /// - Parameters:
+    ///   - router: the router.
+    ///   - store: the cache store.
+    ///   - settings: the resolved fetch settings.
+    ///   - adminToken: the admin token, if any.
+    ///   - decider: the filter chain; the default policy when `nil`.
+    ///   - logger: the process logger.
+    static func mountFetch(
+        on router: inout Router, store: any CacheStore, settings: FetchSettings, adminToken: String?,
+        decider: (any FilterDecider)? = nil, logger: Logger
+    ) {
+        let client = OriginClient(configuration: settings.clientConfiguration)
+        let service = FetchService(
+            store: store, executor: StorageExecutor(), client: client,
+            decider: decider ?? DefaultFilterDecider(settings.defaultDecision),
+            configuration: FetchConfiguration(viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes))
+        service.mount(on: &router, access: AdminAccess(token: adminToken))
+        logger.info(
+            "fetch ready",
+            metadata: [
+                "allowNetworks": "\(settings.allowNetworks.map(\.description).joined(separator: ","))",
+                "maxObjectBytes": "\(settings.maxObjectBytes)", "via": "\(settings.viaName)",
+            ])
+    }
+}
