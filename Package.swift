@@ -64,7 +64,9 @@ let package = Package(
         .testTarget(name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore"]),
         .testTarget(
             name: "LarderAPITests",
-            dependencies: ["LarderAPI", "HTTPServer", "HTTPCore", "CacheCore", "Storage", "TestSupport"]),
+            dependencies: [
+                "LarderAPI", "HTTPServer", "HTTPCore", "CacheCore", "Storage", "TestSupport", "CachePolicy", "Upstream",
+            ]),
     ]
 )
 
