@@ -1,0 +1,108 @@
+import CacheCore
+import Foundation
+import HTTPCore
+import LarderAPI
+import Storage
+import TestSupport
+import Testing
+
+/// Concurrent misses for one key share one origin fetch (`InFlightFetch`, `InFlightBodySource`,
+/// `InFlightRegistry`), and `GET /fetches` shows it while it runs.
+@Suite struct FetchCoalescingTests {
+    @Test func hundredConcurrentMissesMakeOneOriginRequest() async throws {
+        try await withFetchHarness { harness in
+            let body = CacheCoreFixtures.randomBody(length: 64 * 1024)
+            // Slow enough that every caller joins while the fetch is under way.
+            harness.origin.respond(
+                to: "/cold",
+                with: .ok(bytes: body).header("Cache-Control", "max-age=60").delayed(.milliseconds(300))
+                    .trickled(chunkSize: 8192, every: .milliseconds(5)))
+            var clients: [RawSocketClient] = []
+            for _ in 0..<100 { clients.append(try harness.open("GET", harness.fetchPath("/cold"))) }
+            var collapsed = 0
+            for client in clients {
+                let response = try client.readResponse()
+                client.close()
+                #expect(response.status == 200)
+                #expect(response.body == body)
+                if response.header("Cache-Status")?.contains("collapsed") == true { collapsed += 1 }
+            }
+            #expect(harness.origin.requestCount(for: "/cold") == 1)
+            #expect(collapsed == 99)
+            #expect(await harness.settle())
+            #expect(try harness.fetch("/cold").header("X-Cache") == "HIT")
+            #expect(harness.origin.requestCount(for: "/cold") == 1)
+        }
+    }
+
+    @Test func callerThatLeavesDoesNotCancelTheFetchForOthers() async throws {
+        try await withFetchHarness { harness in
+            let body = CacheCoreFixtures.randomBody(length: 32 * 1024)
+            harness.origin.respond(
+                to: "/s",
+                with: .ok(bytes: body).header("Cache-Control", "max-age=60").trickled(chunkSize: 4096, every: .milliseconds(20)))
+            let leaver = try harness.open("GET", harness.fetchPath("/s"))
+            let stayer = try harness.open("GET", harness.fetchPath("/s"))
+            #expect(await harness.origin.waitForRequests(1))
+            _ = try leaver.readSome(upTo: 100)
+            leaver.close(reset: true)
+            let response = try stayer.readResponse()
+            stayer.close()
+            #expect(response.body == body)
+            #expect(await harness.settle())
+            #expect(harness.origin.requestCount(for: "/s") == 1)
+            #expect(try harness.store.stats().entryCount == 1)
+        }
+    }
+
+    @Test func waitersBeyondTheCapAre503() async throws {
+        try await withFetchHarness(configuration: FetchConfiguration(maxWaiters: 2)) { harness in
+            harness.origin.respond(to: "/c", with: .ok("c").delayed(.milliseconds(400)))
+            let first = try harness.open("GET", harness.fetchPath("/c"))
+            let second = try harness.open("GET", harness.fetchPath("/c"))
+            #expect(await harness.origin.waitForRequests(1))
+            let third = try harness.fetch("/c")
+            #expect(third.status == 503)
+            #expect(third.text.contains("too-many-waiters"))
+            #expect(try first.readResponse().text == "c")
+            #expect(try second.readResponse().text == "c")
+            first.close()
+            second.close()
+            #expect(harness.origin.requestCount(for: "/c") == 1)
+        }
+    }
+
+    @Test func waiterGivesUpAfterItsTimeout() async throws {
+        try await withFetchHarness(configuration: FetchConfiguration(waiterTimeout: .milliseconds(200))) { harness in
+            harness.origin.respond(to: "/w", with: .silent)
+            let response = try harness.fetch("/w")
+            #expect(response.status == 504)
+            #expect(response.text.contains("waiter-timeout"))
+            #expect(harness.origin.requestCount(for: "/w") == 1)
+        }
+    }
+
+    @Test func fetchesListsTheFetchUnderWay() async throws {
+        try await withFetchHarness { harness in
+            harness.origin.respond(
+                to: "/p", with: .ok(bytes: Array(repeating: 1, count: 8192)).trickled(chunkSize: 1024, every: .milliseconds(100)))
+            let caller = try harness.open("GET", harness.fetchPath("/p"))
+            defer { caller.close() }
+            #expect(await harness.origin.waitForRequests(1))
+            #expect(await waitUntil(timeout: .seconds(2)) { (harness.service.inFlightCount == 1) })
+            let listing = try harness.request("GET", "/fetches")
+            #expect(listing.status == 200)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(listing.body)) as? [String: Any])
+            let fetches = try #require(json["fetches"] as? [[String: Any]])
+            #expect(fetches.count == 1)
+            #expect(fetches.first?["url"] as? String == harness.origin.url("/p"))
+            #expect(fetches.first?["key"] as? String == harness.key("/p"))
+            #expect(fetches.first?["waiters"] as? Int == 1)
+            #expect(fetches.first?["started"] is String)
+            #expect(try caller.readResponse().body.count == 8192)
+            #expect(await harness.settle())
+            let after = try harness.request("GET", "/fetches")
+            #expect(after.text == #"{"fetches":[]}"#)
+        }
+    }
+}
