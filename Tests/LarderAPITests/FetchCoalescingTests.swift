@@ -12,13 +12,16 @@ import Testing
     @Test func hundredConcurrentMissesMakeOneOriginRequest() async throws {
         try await withFetchHarness { harness in
             let body = CacheCoreFixtures.randomBody(length: 64 * 1024)
-            // Slow enough that every caller joins while the fetch is under way.
-            harness.origin.respond(
-                to: "/cold",
-                with: .ok(bytes: body).header("Cache-Control", "max-age=60").delayed(.milliseconds(300))
-                    .trickled(chunkSize: 8192, every: .milliseconds(5)))
+            // The origin holds its answer until every caller has joined the fetch.
+            let gate = OriginGate()
+            harness.origin.respond(to: "/cold") { _ in
+                gate.pass()
+                return .ok(bytes: body).header("Cache-Control", "max-age=60").trickled(chunkSize: 8192)
+            }
             var clients: [RawSocketClient] = []
             for _ in 0..<100 { clients.append(try harness.open("GET", harness.fetchPath("/cold"))) }
+            #expect(await harness.waitForWaiters(100))
+            gate.open()
             var collapsed = 0
             for client in clients {
                 let response = try client.readResponse()
@@ -57,11 +60,16 @@ import Testing
 
     @Test func waitersBeyondTheCapAre503() async throws {
         try await withFetchHarness(configuration: FetchConfiguration(maxWaiters: 2)) { harness in
-            harness.origin.respond(to: "/c", with: .ok("c").delayed(.milliseconds(400)))
+            let gate = OriginGate()
+            harness.origin.respond(to: "/c") { _ in
+                gate.pass()
+                return .ok("c")
+            }
             let first = try harness.open("GET", harness.fetchPath("/c"))
             let second = try harness.open("GET", harness.fetchPath("/c"))
-            #expect(await harness.origin.waitForRequests(1))
+            #expect(await harness.waitForWaiters(2))
             let third = try harness.fetch("/c")
+            gate.open()
             #expect(third.status == 503)
             #expect(third.text.contains("too-many-waiters"))
             #expect(try first.readResponse().text == "c")
@@ -84,12 +92,14 @@ import Testing
 
     @Test func fetchesListsTheFetchUnderWay() async throws {
         try await withFetchHarness { harness in
-            harness.origin.respond(
-                to: "/p", with: .ok(bytes: Array(repeating: 1, count: 8192)).trickled(chunkSize: 1024, every: .milliseconds(100)))
+            let gate = OriginGate()
+            harness.origin.respond(to: "/p") { _ in
+                gate.pass()
+                return .ok(bytes: Array(repeating: 1, count: 8192))
+            }
             let caller = try harness.open("GET", harness.fetchPath("/p"))
             defer { caller.close() }
             #expect(await harness.origin.waitForRequests(1))
-            #expect(await waitUntil(timeout: .seconds(2)) { (harness.service.inFlightCount == 1) })
             let listing = try harness.request("GET", "/fetches")
             #expect(listing.status == 200)
             let json = try #require(try JSONSerialization.jsonObject(with: Data(listing.body)) as? [String: Any])
@@ -99,6 +109,7 @@ import Testing
             #expect(fetches.first?["key"] as? String == harness.key("/p"))
             #expect(fetches.first?["waiters"] as? Int == 1)
             #expect(fetches.first?["started"] is String)
+            gate.open()
             #expect(try caller.readResponse().body.count == 8192)
             #expect(await harness.settle())
             let after = try harness.request("GET", "/fetches")

@@ -56,12 +56,14 @@ import Testing
 
     @Test func staleWhileRevalidateServesStaleAndRefreshesInTheBackground() async throws {
         try await withFetchHarness { harness in
-            harness.origin.respond(
-                to: "/w", sequence: [
-                    .ok("first").header("Cache-Control", "max-age=10, stale-while-revalidate=600"),
-                    .ok("second").header("Cache-Control", "max-age=10, stale-while-revalidate=600")
-                        .delayed(.milliseconds(100)),
-                ])
+            let gate = OriginGate()
+            harness.origin.respond(to: "/w") { request in
+                guard request.sequence > 1 else {
+                    return .ok("first").header("Cache-Control", "max-age=10, stale-while-revalidate=600")
+                }
+                gate.pass()
+                return .ok("second").header("Cache-Control", "max-age=10, stale-while-revalidate=600")
+            }
             _ = try harness.fetch("/w")
             #expect(await harness.settle())
             harness.clock.advance(by: 30)
@@ -70,6 +72,7 @@ import Testing
             #expect(stale.header("X-Cache") == "STALE")
             // A second stale request while the refresh runs does not start another one.
             #expect(try harness.fetch("/w").text == "first")
+            gate.open()
             #expect(await harness.origin.waitForRequests(2))
             #expect(await harness.settle())
             let refreshed = try harness.fetch("/w")

@@ -1,4 +1,5 @@
 import CacheCore
+import Dispatch
 import CachePolicy
 import Foundation
 import HTTPCore
@@ -35,7 +36,7 @@ final class FetchTestHarness: @unchecked Sendable {
 
     init(
         decision: FilterDecision = .defaultHTTP, limits: OriginLimits = OriginLimits(totalTimeout: .seconds(5)),
-        configuration: FetchConfiguration = FetchConfiguration()
+        configuration: FetchConfiguration = FetchConfiguration(), allowNetworks: [CIDR] = [CIDR("127.0.0.0/8")!]
     ) throws {
         origin = try StubOrigin()
         let clock = self.clock
@@ -43,7 +44,7 @@ final class FetchTestHarness: @unchecked Sendable {
             configuration: .init(path: directory.file(), chunkSize: 4096, clock: { clock.now }))
         client = OriginClient(
             configuration: OriginClient.Configuration(
-                limits: limits, addressPolicy: AddressPolicy(allowNetworks: [CIDR("127.0.0.0/8")!]),
+                limits: limits, addressPolicy: AddressPolicy(allowNetworks: allowNetworks),
                 viaName: configuration.viaName))
         service = FetchService(
             store: store, executor: StorageExecutor(width: 2), client: client, decider: FixedDecider(decision: decision),
@@ -106,9 +107,11 @@ final class FetchTestHarness: @unchecked Sendable {
 /// Runs a test body against a fresh harness and always stops it.
 func withFetchHarness(
     decision: FilterDecision = .defaultHTTP, limits: OriginLimits = OriginLimits(totalTimeout: .seconds(5)),
-    configuration: FetchConfiguration = FetchConfiguration(), _ body: (FetchTestHarness) async throws -> Void
+    configuration: FetchConfiguration = FetchConfiguration(), allowNetworks: [CIDR] = [CIDR("127.0.0.0/8")!],
+    _ body: (FetchTestHarness) async throws -> Void
 ) async throws {
-    let harness = try FetchTestHarness(decision: decision, limits: limits, configuration: configuration)
+    let harness = try FetchTestHarness(
+        decision: decision, limits: limits, configuration: configuration, allowNetworks: allowNetworks)
     do {
         try await body(harness)
     } catch {
@@ -116,4 +119,37 @@ func withFetchHarness(
         throw error
     }
     await harness.stop()
+}
+
+/// Holds stub-origin answers until the test opens it, so that "while the fetch is under way" never
+/// depends on timing. Every wait gives up after 5 s.
+final class OriginGate: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let opened = Mutex(false)
+
+    /// Blocks the stub's connection thread until `open()` (or 5 s).
+    func pass() {
+        if opened.withLock({ $0 }) { return }
+        if semaphore.wait(timeout: .now() + 5) == .success { semaphore.signal() }
+    }
+
+    /// Lets every held and later answer through.
+    func open() {
+        opened.withLock { $0 = true }
+        semaphore.signal()
+    }
+}
+
+extension FetchTestHarness {
+    /// The callers waiting on the fetches under way, as `GET /fetches` reports them.
+    func waiters() throws -> [Int] {
+        let listing = try request("GET", "/fetches")
+        let json = try JSONSerialization.jsonObject(with: Data(listing.body)) as? [String: Any]
+        return (json?["fetches"] as? [[String: Any]] ?? []).compactMap { $0["waiters"] as? Int }
+    }
+
+    /// Waits until the one fetch under way has `count` callers.
+    func waitForWaiters(_ count: Int) async -> Bool {
+        await waitUntil(timeout: .seconds(5)) { (try? waiters()) == [count] }
+    }
 }
