@@ -43,7 +43,8 @@ import Testing
             let body = CacheCoreFixtures.randomBody(length: 32 * 1024)
             harness.origin.respond(
                 to: "/s",
-                with: .ok(bytes: body).header("Cache-Control", "max-age=60").trickled(chunkSize: 4096, every: .milliseconds(20)))
+                with: .ok(bytes: body).header("Cache-Control", "max-age=60").trickled(
+                    chunkSize: 4096, every: .milliseconds(20)))
             let leaver = try harness.open("GET", harness.fetchPath("/s"))
             let stayer = try harness.open("GET", harness.fetchPath("/s"))
             #expect(await harness.origin.waitForRequests(1))

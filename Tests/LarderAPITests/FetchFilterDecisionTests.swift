@@ -15,7 +15,8 @@ import Testing
     @Test func validImageIsStoredWithItsFormat() async throws {
         try await withFetchHarness(decision: Self.images) { harness in
             harness.origin.respond(
-                to: "/p.png", with: .ok(bytes: ImageSamples.png1x1, contentType: "image/png").header("Cache-Control", "max-age=60"))
+                to: "/p.png",
+                with: .ok(bytes: ImageSamples.png1x1, contentType: "image/png").header("Cache-Control", "max-age=60"))
             let miss = try harness.fetch("/p.png")
             #expect(miss.body == ImageSamples.png1x1)
             #expect(miss.header("Cache-Status")?.contains("stored") == true)
@@ -33,7 +34,8 @@ import Testing
         try await withFetchHarness(decision: Self.images) { harness in
             let truncated = Array(ImageSamples.png1x1.prefix(30))
             harness.origin.respond(
-                to: "/t.png", with: .ok(bytes: truncated, contentType: "image/png").header("Cache-Control", "max-age=60"))
+                to: "/t.png",
+                with: .ok(bytes: truncated, contentType: "image/png").header("Cache-Control", "max-age=60"))
             let first = try harness.fetch("/t.png")
             #expect(first.body == truncated)
             #expect(first.header("Cache-Status")?.contains("not a valid image") == true)
@@ -60,7 +62,8 @@ import Testing
         try await withFetchHarness(decision: FilterDecision(filterName: "small", maxBytes: 1000)) { harness in
             let body = CacheCoreFixtures.randomBody(length: 5000)
             harness.origin.respond(
-                to: "/b", with: .ok(bytes: body).header("Cache-Control", "max-age=60").framed(.chunked)
+                to: "/b",
+                with: .ok(bytes: body).header("Cache-Control", "max-age=60").framed(.chunked)
                     .trickled(chunkSize: 700))
             let relayed = try harness.fetch("/b")
             #expect(relayed.body == body)

@@ -90,7 +90,8 @@ import Upstream
     @Test func expiredEntryWithoutValidatorIsFetchedAgain() async throws {
         try await withFetchHarness { harness in
             harness.origin.respond(
-                to: "/a", sequence: [
+                to: "/a",
+                sequence: [
                     .ok("one").header("Cache-Control", "max-age=60"), .ok("two").header("Cache-Control", "max-age=60"),
                 ])
             #expect(try harness.fetch("/a").text == "one")
@@ -162,7 +163,8 @@ import Upstream
     @Test func redirectIsStoredAndReplayedNotFollowed() async throws {
         try await withFetchHarness { harness in
             harness.origin.respond(
-                to: "/old", with: .redirect(to: harness.origin.url("/new"), status: 301).header("Cache-Control", "max-age=600"))
+                to: "/old",
+                with: .redirect(to: harness.origin.url("/new"), status: 301).header("Cache-Control", "max-age=600"))
             harness.origin.respond(to: "/new", with: .ok("new"))
             for expected in ["MISS", "HIT"] {
                 let response = try harness.fetch("/old")
@@ -179,7 +181,8 @@ import Upstream
     @Test func callersHeadersAreForwardedWithOurVia() async throws {
         try await withFetchHarness { harness in
             harness.origin.respond(to: "/a", with: .ok("a"))
-            _ = try harness.fetch("/a", headers: [("User-Agent", "AppleWebKit/605"), ("X-Trace", "t1"), ("Connection", "close, X-Trace")])
+            _ = try harness.fetch(
+                "/a", headers: [("User-Agent", "AppleWebKit/605"), ("X-Trace", "t1"), ("Connection", "close, X-Trace")])
             let seen = try #require(harness.origin.lastRequest)
             #expect(seen.headers["User-Agent"] == "AppleWebKit/605")
             #expect(seen.headers["X-Trace"] == nil)

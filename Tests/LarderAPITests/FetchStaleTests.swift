@@ -11,7 +11,8 @@ import Testing
 @Suite struct FetchStaleTests {
     @Test func staleEntryIsServedWhenOriginIsDown() async throws {
         try await withFetchHarness { harness in
-            harness.origin.respond(to: "/e", with: .ok("kept").header("Cache-Control", "max-age=10, stale-if-error=600"))
+            harness.origin.respond(
+                to: "/e", with: .ok("kept").header("Cache-Control", "max-age=10, stale-if-error=600"))
             _ = try harness.fetch("/e")
             #expect(await harness.settle())
             harness.clock.advance(by: 60)
@@ -28,7 +29,8 @@ import Testing
     @Test func staleEntryIsServedWhenOriginAnswers5xx() async throws {
         try await withFetchHarness { harness in
             harness.origin.respond(
-                to: "/e", sequence: [
+                to: "/e",
+                sequence: [
                     .ok("kept").header("Cache-Control", "max-age=10, stale-if-error=600"), .status(503),
                 ])
             _ = try harness.fetch("/e")

@@ -1,6 +1,6 @@
 import CacheCore
-import Dispatch
 import CachePolicy
+import Dispatch
 import Foundation
 import HTTPCore
 import HTTPServer
@@ -47,7 +47,8 @@ final class FetchTestHarness: @unchecked Sendable {
                 limits: limits, addressPolicy: AddressPolicy(allowNetworks: allowNetworks),
                 viaName: configuration.viaName))
         service = FetchService(
-            store: store, executor: StorageExecutor(width: 2), client: client, decider: FixedDecider(decision: decision),
+            store: store, executor: StorageExecutor(width: 2), client: client,
+            decider: FixedDecider(decision: decision),
             clock: { clock.now }, configuration: configuration)
         var router = Router()
         service.mount(on: &router, access: AdminAccess(token: nil))
@@ -77,7 +78,8 @@ final class FetchTestHarness: @unchecked Sendable {
     }
 
     /// Fetches a stub origin path through Larder on a new connection.
-    func fetch(_ originPath: String, method: String = "GET", headers: [(String, String)] = []) throws -> RawHTTPResponse {
+    func fetch(_ originPath: String, method: String = "GET", headers: [(String, String)] = []) throws -> RawHTTPResponse
+    {
         try request(method, fetchPath(originPath), headers: headers)
     }
 

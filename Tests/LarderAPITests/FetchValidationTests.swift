@@ -45,7 +45,8 @@ import Testing
     @Test func fullResponseToRevalidationReplacesTheEntry() async throws {
         try await withFetchHarness { harness in
             harness.origin.respond(
-                to: "/r", sequence: [
+                to: "/r",
+                sequence: [
                     .ok("old").header("ETag", "\"v1\"").header("Cache-Control", "max-age=10"),
                     .ok("new").header("ETag", "\"v2\"").header("Cache-Control", "max-age=10"),
                 ])

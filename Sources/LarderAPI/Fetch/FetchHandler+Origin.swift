@@ -57,7 +57,8 @@ extension FetchHandler {
         let joined = fetch.join { outcome in
             guard once.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
             else { return }
-            handler.answer(call, outcome: outcome, fetch: fetch, key: key, stored: stored, forward: forward, collapsed: collapsed)
+            handler.answer(
+                call, outcome: outcome, fetch: fetch, key: key, stored: stored, forward: forward, collapsed: collapsed)
         }
         guard joined else {
             call.writer.send(
@@ -68,13 +69,16 @@ extension FetchHandler {
             return
         }
         let timeout = service.configuration.waiterTimeout
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(timeout.components.seconds) * 1_000_000_000 + Int(timeout.components.attoseconds / 1_000_000_000))) {
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
             guard once.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
             else { return }
             call.writer.send(
                 APIError(
                     status: .gatewayTimeout, type: FetchProblemType.waiterTimeout,
-                    detail: "No response head from the origin within \(timeout).").makeResponse())
+                    detail: "No response head from the origin within \(timeout)."
+                ).makeResponse())
         }
     }
 
@@ -108,7 +112,8 @@ extension FetchHandler {
             call.writer.send(APIError.origin(error).makeResponse())
         case .response(let head, let admission):
             if let stored, StaleIfError.errorStatuses.contains(head.status),
-                serveStaleIfAllowed(call, key: key, entry: stored, failure: .status(head.status), detail: "origin \(head.status)")
+                serveStaleIfAllowed(
+                    call, key: key, entry: stored, failure: .status(head.status), detail: "origin \(head.status)")
             {
                 return
             }
@@ -116,7 +121,9 @@ extension FetchHandler {
                 cacheName: cacheName, forward: forward, forwardStatus: head.status, stored: admission.stored,
                 collapsed: collapsed, detail: admission.refusal)
             call.writer.send(
-                relayed(head, fetch: fetch, call: call, key: key, xCache: forward == .bypass ? .bypass : .miss, cacheStatus: status))
+                relayed(
+                    head, fetch: fetch, call: call, key: key, xCache: forward == .bypass ? .bypass : .miss,
+                    cacheStatus: status))
         }
     }
 
@@ -155,6 +162,7 @@ extension FetchHandler {
             return Self.notModified(headers, marks: HTTPHeaders())
         }
         if status.forbidsContent { return HTTPResponse(status: status, headers: headers) }
-        return HTTPResponse(status: status, headers: headers, body: .stream(InFlightBodySource(fetch: fetch), length: length))
+        return HTTPResponse(
+            status: status, headers: headers, body: .stream(InFlightBodySource(fetch: fetch), length: length))
     }
 }

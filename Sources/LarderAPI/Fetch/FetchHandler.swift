@@ -63,7 +63,9 @@ struct FetchHandler: HTTPResponder {
             return .failure(
                 APIError(
                     status: .loopDetected, type: FetchProblemType.loopDetected,
-                    detail: "The request already passed through this Larder (Via names '\(service.configuration.viaName)')."))
+                    detail:
+                        "The request already passed through this Larder (Via names '\(service.configuration.viaName)')."
+                ))
         }
         let decision = service.decider.decide(url: canonical, headers: request.headers)
         var keyURL = canonical.string

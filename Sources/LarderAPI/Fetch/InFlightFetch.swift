@@ -68,8 +68,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     let requestTime: Date
     let service: FetchService
     let state = Mutex(State())
-    private let writerBox = WriterBox()
-    private let storeQueue = DispatchQueue(label: "larder.fetch.store", qos: .userInitiated)
+    let storeQueue: DispatchQueue
+    let writerBox: InFlightWriterBox
 
     init(
         id: Int, key: CacheKey, url: String, keyURL: String, decision: FilterDecision, stored: StoredEntry?,
@@ -86,6 +86,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         self.service = service
         startedAt = service.clock()
         requestTime = startedAt
+        storeQueue = DispatchQueue(label: "larder.fetch.store", qos: .userInitiated)
+        writerBox = InFlightWriterBox(queue: storeQueue)
     }
 
     /// Sends the request to the origin, conditional on the stored entry's validators when there is one.
@@ -103,7 +105,9 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         state.withLock { $0.originFetch = fetch }
     }
 
-    static let callerOnlyFields = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"]
+    static let callerOnlyFields = [
+        "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range",
+    ]
 
     /// Adds a caller; it is told the outcome once (at once if known).
     /// - Parameter waiter: receives the outcome.
@@ -148,7 +152,9 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             state.storing = admission.stored
             state.refusal = admission.refusal
             state.holdUntilComplete = hold
-            if let length = head.headers["Content-Length"].flatMap({ Int($0) }), length <= service.configuration.maxObjectBytes {
+            if let length = head.headers["Content-Length"].flatMap({ Int($0) }),
+                length <= service.configuration.maxObjectBytes
+            {
                 state.buffer.reserveCapacity(length)
             }
             if !hold {
@@ -163,7 +169,9 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                 do {
                     writerBox.writer = try service.store.beginWrite(hints: hints)
                 } catch {
-                    state.withLock { $0.refusal = "store: \(error)"; $0.storing = false }
+                    state.withLock {
+                        $0.refusal = "store: \(error)"; $0.storing = false
+                    }
                 }
             }
         }
@@ -198,7 +206,9 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                     try writer.append(bytes)
                 } catch {
                     writerBox.writer = nil
-                    state.withLock { $0.storing = false; $0.refusal = "store: \(error)" }
+                    state.withLock {
+                        $0.storing = false; $0.refusal = "store: \(error)"
+                    }
                 }
             }
         } else if overLimit {
@@ -242,207 +252,4 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             service.registry.remove(self)
         }
     }
-
-    // MARK: Storing (storeQueue)
-
-    /// Decides whether a response goes into the store: the action, RFC 9111 §3, the filter's content
-    /// types and byte bound.
-    private func admit(_ head: OriginResponseHead) -> InFlightAdmission {
-        guard mayStore else { return .bypass }
-        switch Storability.evaluate(
-            requestMethod: .get, requestHeaders: requestHeaders, status: head.status, responseHeaders: head.headers)
-        {
-        case .doNotStore(let reason):
-            return InFlightAdmission(stored: false, refusal: reason.rawValue)
-        case .store:
-            break
-        }
-        if stored != nil, StaleIfError.errorStatuses.contains(head.status) {
-            return InFlightAdmission(stored: false, refusal: "origin error kept out of the store")
-        }
-        if !decision.contentTypes.isEmpty {
-            let mediaType = (head.headers["Content-Type"] ?? "").split(separator: ";").first.map {
-                $0.trimmingHTTPWhitespace().lowercased()
-            } ?? ""
-            guard decision.contentTypes.contains(where: { Self.mediaType(mediaType, matches: $0) }) else {
-                return InFlightAdmission(stored: false, refusal: "content type '\(mediaType)' not admitted")
-            }
-        }
-        if let limit = decision.maxBytes, let length = head.headers["Content-Length"].flatMap({ Int($0) }),
-            length > limit
-        {
-            return InFlightAdmission(stored: false, refusal: "larger than the filter's maxBytes \(limit)")
-        }
-        return InFlightAdmission(stored: true, refusal: nil)
-    }
-
-    /// `image/*` style matching of a media type against a filter's pattern.
-    static func mediaType(_ mediaType: String, matches pattern: String) -> Bool {
-        let pattern = pattern.lowercased()
-        if pattern == "*/*" || pattern == "*" { return true }
-        if pattern.hasSuffix("/*") { return mediaType.hasPrefix(pattern.dropLast()) }
-        return mediaType == pattern
-    }
-
-    /// Validates (when the filter asks) and commits the body; runs on `storeQueue` after the last byte.
-    private func commit() {
-        guard let writer = writerBox.writer else {
-            releaseHeld()
-            return
-        }
-        writerBox.writer = nil
-        let (head, responseTime, body) = state.withLock { ($0.head, $0.responseTime, $0.buffer) }
-        guard let head else {
-            writer.abandon()
-            return
-        }
-        var imageFormat: String?
-        if decision.validateImage {
-            let validator = ImageValidator(allowSVG: decision.allowSVG)
-            switch validator.validate(body) {
-            case .valid(let info):
-                imageFormat = info.format.rawValue
-            case .invalid(let rejection):
-                writer.abandon()
-                state.withLock { $0.storing = false; $0.refusal = "not a valid image: \(rejection)" }
-                releaseHeld()
-                return
-            }
-        }
-        let entry = makeEntry(head: head, responseTime: responseTime, imageFormat: imageFormat)
-        do {
-            try writer.commit(entry)
-        } catch {
-            state.withLock { $0.storing = false; $0.refusal = "store: \(error)" }
-        }
-        releaseHeld()
-    }
-
-    /// The metadata stored for a response.
-    private func makeEntry(head: OriginResponseHead, responseTime: Date, imageFormat: String?) -> StoredEntry {
-        let facts = ResponseFacts(
-            status: head.status, headers: head.headers, requestTime: Int64(requestTime.timeIntervalSince1970),
-            responseTime: Int64(responseTime.timeIntervalSince1970))
-        let varyNames: [String]
-        if case .names(let names) = Vary.field(in: head.headers) { varyNames = names } else { varyNames = [] }
-        let storeKey = FetchKeys.key(canonicalURL: keyURL, varyNames: varyNames, requestHeaders: requestHeaders)
-        let lifetime = Double(facts.freshnessLifetime(overrides: decision.overrides).seconds)
-        return StoredEntry(
-            key: storeKey, url: keyURL, status: HTTPStatus(code: head.status, reasonPhrase: head.reasonPhrase.isEmpty ? nil : head.reasonPhrase),
-            headers: HeaderFilter.storable(head.headers), varyNames: varyNames, requestTime: requestTime,
-            responseTime: responseTime,
-            date: head.headers["Date"].flatMap { HTTPDate($0) }.map { Date(timeIntervalSince1970: Double($0.secondsSinceEpoch)) },
-            ageReceived: Int(facts.ageValue), freshnessLifetime: lifetime,
-            staleAllowance: staleAllowance(facts), filterName: decision.filterName, imageFormat: imageFormat)
-    }
-
-    /// How long past expiry the entry is kept: the longest stale window, or long enough to revalidate.
-    private func staleAllowance(_ facts: ResponseFacts) -> Double {
-        let control = facts.cacheControl
-        let windows: [Int64] = [
-            control.staleIfError.value ?? 0, control.staleWhileRevalidate.value ?? 0,
-            decision.overrides.staleIfError ?? 0, decision.overrides.staleWhileRevalidate ?? 0,
-        ]
-        let window = Double(windows.max() ?? 0)
-        return Revalidation.hasValidator(facts) ? max(window, service.configuration.revalidationAllowance) : window
-    }
-
-    /// Tells callers held until the body was complete (image validation) what they get.
-    private func releaseHeld() {
-        var waiters: [Waiter] = []
-        var outcome: InFlightOutcome?
-        state.withLock { state in
-            guard state.outcome == nil, let head = state.head else { return }
-            let made = InFlightOutcome.response(head, admission: InFlightAdmission(stored: state.storing, refusal: state.refusal))
-            state.outcome = made
-            outcome = made
-            waiters = state.waiters
-            state.waiters = []
-        }
-        guard let outcome else { return }
-        for waiter in waiters { waiter(outcome) }
-    }
-
-    /// Freshens the stored entry after a 304 (RFC 9111 §4.3.4) and tells every caller.
-    private func revalidate(_ stored: StoredEntry, notModified head: OriginResponseHead, responseTime: Date) {
-        storeQueue.async { [self] in
-            let facts = FetchKeys.facts(of: stored)
-            let outcome: InFlightOutcome
-            if let fresh = Revalidation.freshen(
-                stored: facts, notModified: head.headers, requestTime: Int64(requestTime.timeIntervalSince1970),
-                responseTime: Int64(responseTime.timeIntervalSince1970))
-            {
-                var entry = stored
-                entry.headers = fresh.headers
-                entry.requestTime = requestTime
-                entry.responseTime = responseTime
-                entry.date = fresh.headers["Date"].flatMap { HTTPDate($0) }.map {
-                    Date(timeIntervalSince1970: Double($0.secondsSinceEpoch))
-                }
-                entry.ageReceived = Int(fresh.ageValue)
-                entry.freshnessLifetime = Double(fresh.freshnessLifetime(overrides: decision.overrides).seconds)
-                entry.staleAllowance = staleAllowance(fresh)
-                _ = try? service.store.updateMetadata(entry)
-                outcome = .revalidated(entry)
-            } else {
-                outcome = .failure(.protocolError(detail: "304 names another representation than the stored one"))
-            }
-            let waiters = state.withLock { state -> [Waiter] in
-                state.outcome = outcome
-                state.end = .success(())
-                let waiters = state.waiters
-                state.waiters = []
-                return waiters
-            }
-            for waiter in waiters { waiter(outcome) }
-            service.registry.remove(self)
-        }
-    }
-
-    // MARK: Readers
-
-    /// Registers a reader of the shared body.
-    /// - Returns: its number.
-    func addReader() -> Int {
-        state.withLock { state in
-            let reader = state.nextReader
-            state.nextReader += 1
-            state.cursors[reader] = 0
-            return reader
-        }
-    }
-
-    /// The next piece for a reader: at once when the buffer holds bytes past its offset, else when they arrive.
-    func read(reader: Int, maxBytes: Int, deliver: @escaping @Sendable (HTTPBodyChunk) -> Void) {
-        let chunk: HTTPBodyChunk? = state.withLock { state in
-            guard let offset = state.cursors[reader] else { return .end }
-            if offset < state.buffer.count {
-                let end = min(state.buffer.count, offset + max(1, maxBytes))
-                state.cursors[reader] = end
-                return .bytes(Array(state.buffer[offset..<end]))
-            }
-            switch state.end {
-            case .some(.success): return .end
-            case .some(.failure(let error)): return .failure(error)
-            case .none:
-                state.pulls[reader] = Pull(maxBytes: max(1, maxBytes), deliver: deliver)
-                return nil
-            }
-        }
-        if let chunk { deliver(chunk) }
-    }
-
-    /// Forgets a reader that is done or gone; the fetch goes on for the others.
-    func removeReader(_ reader: Int) {
-        state.withLock { state in
-            state.cursors[reader] = nil
-            state.pulls[reader] = nil
-        }
-    }
-}
-
-/// The body writer of one fetch; only touched on the fetch's `storeQueue`.
-private final class WriterBox: @unchecked Sendable {
-    // Guarded by InFlightFetch.storeQueue: every read and write happens in a block on it.
-    var writer: (any CacheBodyWriter)?
 }
