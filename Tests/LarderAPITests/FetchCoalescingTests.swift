@@ -118,3 +118,51 @@ import Testing
         }
     }
 }
+
+/// What must not be shared by coalescing: credentials and other `Vary` variants.
+@Suite struct FetchCoalescingLimitsTests {
+    @Test func requestWithAuthorizationGetsAFetchOfItsOwn() async throws {
+        try await withFetchHarness { harness in
+            let gate = OriginGate()
+            harness.origin.respond(to: "/me") { request in
+                gate.pass()
+                return .ok(request.headers["Authorization"] == nil ? "anonymous" : "private")
+            }
+            let authorized = try harness.open("GET", harness.fetchPath("/me"), headers: [("Authorization", "Bearer x")])
+            #expect(await harness.origin.waitForRequests(1))
+            let anonymous = try harness.open("GET", harness.fetchPath("/me"))
+            #expect(await harness.origin.waitForRequests(2))
+            gate.open()
+            #expect(try authorized.readResponse().text == "private")
+            #expect(try anonymous.readResponse().text == "anonymous")
+            authorized.close()
+            anonymous.close()
+            #expect(harness.origin.requestCount(for: "/me") == 2)
+        }
+    }
+
+    @Test func joinerOfAnotherVaryVariantFetchesItsOwn() async throws {
+        try await withFetchHarness { harness in
+            let gate = OriginGate()
+            harness.origin.respond(to: "/lang") { request in
+                gate.pass()
+                return .ok("in \(request.headers["Accept-Language"] ?? "none")").header("Vary", "Accept-Language")
+                    .header("Cache-Control", "max-age=60")
+            }
+            let french = try harness.open("GET", harness.fetchPath("/lang"), headers: [("Accept-Language", "fr")])
+            let german = try harness.open("GET", harness.fetchPath("/lang"), headers: [("Accept-Language", "de")])
+            #expect(await harness.waitForWaiters(2))
+            gate.open()
+            // Whichever caller joined the other's fetch learns from the head that it needs its own.
+            let first = try french.readResponse()
+            let second = try german.readResponse()
+            #expect(first.text == "in fr")
+            #expect(second.text == "in de")
+            let refetched = [first, second].filter { $0.header("Cache-Status")?.contains("fwd=vary-miss") == true }
+            #expect(refetched.count == 1)
+            french.close()
+            german.close()
+            #expect(harness.origin.requestCount(for: "/lang") == 2)
+        }
+    }
+}

@@ -87,6 +87,22 @@ import Upstream
         }
     }
 
+    @Test(arguments: [0, 1, 64 * 1024, 64 * 1024 + 1, 300_000])
+    func hitReplaysBodiesOfEverySizeWhole(length: Int) async throws {
+        try await withFetchHarness { harness in
+            let body = CacheCoreFixtures.randomBody(length: length)
+            harness.origin.respond(to: "/s", with: .ok(bytes: body).header("Cache-Control", "max-age=60"))
+            let miss = try harness.fetch("/s")
+            #expect(miss.body == body)
+            #expect(await harness.settle())
+            let hit = try harness.fetch("/s")
+            #expect(hit.header("X-Cache") == "HIT")
+            #expect(hit.header("Content-Length") == String(length))
+            #expect(hit.body == body)
+            #expect(harness.origin.requestCount(for: "/s") == 1)
+        }
+    }
+
     @Test func expiredEntryWithoutValidatorIsFetchedAgain() async throws {
         try await withFetchHarness { harness in
             harness.origin.respond(

@@ -10,11 +10,16 @@ import Upstream
 extension FetchHandler {
     /// Joins the fetch under way for `key`, or starts one (conditional on `stored`'s validators when
     /// given), and answers the caller when the outcome is known.
+    ///
+    /// A request with `Authorization` never shares a fetch: its answer may be for that caller alone
+    /// (RFC 9111 §3.5), and it must not ride on another caller's credentials either. It is still stored
+    /// when the response allows shared reuse.
     func fetchFromOrigin(
         _ call: Call, key: CacheKey, stored: StoredEntry?, conditionalHeaders: HTTPHeaders = HTTPHeaders(),
-        forward: CacheStatus.Forward
+        forward: CacheStatus.Forward, coalesce: Bool = true
     ) {
-        let (fetch, isNew) = service.registry.fetch(for: key, coalesce: true) { id in
+        let shared = coalesce && !call.headers.contains("Authorization")
+        let (fetch, isNew) = service.registry.fetch(for: key, coalesce: shared) { id in
             InFlightFetch(
                 id: id, key: key, url: call.fetchURL, keyURL: call.keyURL, decision: call.decision, stored: stored,
                 requestHeaders: call.headers, mayStore: true, service: service)
@@ -110,6 +115,13 @@ extension FetchHandler {
                 return
             }
             call.writer.send(APIError.origin(error).makeResponse())
+        case .response(let head, _)
+        where collapsed && !Self.sameVariant(head, starter: fetch.requestHeaders, joiner: call.headers):
+            // The shared response varies on a header this caller sent differently (RFC 9111 §4.1): it
+            // needs its own fetch, keyed by its own variant.
+            let names = Self.varyNames(head)
+            let variant = FetchKeys.key(canonicalURL: call.keyURL, varyNames: names, requestHeaders: call.headers)
+            fetchFromOrigin(call, key: variant, stored: nil, forward: .varyMiss, coalesce: !names.isEmpty)
         case .response(let head, let admission):
             if let stored, StaleIfError.errorStatuses.contains(head.status),
                 serveStaleIfAllowed(
@@ -164,5 +176,22 @@ extension FetchHandler {
         if status.forbidsContent { return HTTPResponse(status: status, headers: headers) }
         return HTTPResponse(
             status: status, headers: headers, body: .stream(InFlightBodySource(fetch: fetch), length: length))
+    }
+
+    /// Whether a joiner's request selects the same `Vary` variant as the request that started the fetch.
+    static func sameVariant(_ head: OriginResponseHead, starter: HTTPHeaders, joiner: HTTPHeaders) -> Bool {
+        switch Vary.field(in: head.headers) {
+        case .any: return false
+        case .names(let names):
+            return names.isEmpty
+                || Vary.keyPairs(names: names, requestHeaders: starter)
+                    == Vary.keyPairs(names: names, requestHeaders: joiner)
+        }
+    }
+
+    /// The names a response's `Vary` lists (none for `*`, which never matches anyway).
+    static func varyNames(_ head: OriginResponseHead) -> [String] {
+        if case .names(let names) = Vary.field(in: head.headers) { return names }
+        return []
     }
 }

@@ -35,10 +35,22 @@ extension FetchHandler {
             service.store.recordHit(entry.key, at: service.clock())
             if status.forbidsContent { return HTTPResponse(status: status, headers: headers) }
             let reader = try service.store.openBody(of: entry, form: form)
+            if reader.length <= Self.inlineBodyLimit {
+                // A small body is read here, on the executor already running this lookup: one hop
+                // instead of a second executor round trip per piece, and a corrupt chunk still turns
+                // into a refetch rather than an aborted response.
+                var body: [UInt8] = []
+                body.reserveCapacity(reader.length)
+                while let piece = try reader.next() { body.append(contentsOf: piece) }
+                return HTTPResponse(status: status, headers: headers, body: .bytes(body))
+            }
             let source = CacheBodySource(reader: reader, executor: service.executor)
             return HTTPResponse(status: status, headers: headers, body: .stream(source, length: source.length))
         }
     }
+
+    /// Bodies up to this size are read whole during the lookup; larger ones are streamed.
+    static let inlineBodyLimit = 64 * 1024
 
     /// Whether the caller's `If-None-Match` (or, without it, `If-Modified-Since`) says it already has
     /// this representation (RFC 9110 §13.1.2, §13.1.3, evaluated in the order of §13.2.2).
