@@ -29,12 +29,15 @@ LARDER_BIN=$(swift build -c release --show-bin-path)/larder
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() {
+    if [ -n "${KEEP_LOGS:-}" ]; then cat "$WORK"/*.log >&2; fi
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
     rm -rf "$WORK"
 }
 trap cleanup EXIT
 
+# nginx workers run as an unprivileged user when started as root: the files and caches must be theirs to use.
+chmod 755 "$WORK"
 mkdir -p "$WORK/files"
 for size in $SIZES; do
     case $size in
@@ -44,13 +47,14 @@ for size in $SIZES; do
     esac
     # Random bytes: neither cache gets to shrink the body by compressing it.
     head -c "$bytes" /dev/urandom >"$WORK/files/$size.bin"
+    chmod 644 "$WORK/files/$size.bin"
 done
 
 start_nginx() { # role cpu
     sed -e "s|@ROLE@|$1|g" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/nginx.conf >"$WORK/$1.conf"
     sed -e "s|@ORIGIN_PORT@|$ORIGIN_PORT|" -e "s|@CACHE_PORT@|$CACHE_PORT|" -e "s|@DIR@|$WORK|g" \
         "Benchmarks/fetch/$1-server.conf" >"$WORK/$1-server.conf"
-    mkdir -p "$WORK/$1-cache"
+    mkdir -p "$WORK/$1-cache" && chmod 777 "$WORK/$1-cache"
     taskset -c "$2" nginx -p "$WORK" -c "$WORK/$1.conf" &
     PIDS+=($!)
 }

@@ -15,8 +15,11 @@ enum LarderWiring {
         var router = Router()
         router.add(.get, "/healthz", HealthResponder())
         let store = try openCacheStore(settings: settings, logger: logger)
-        mountCacheAPI(on: &router, store: store, settings: settings, logger: logger)
-        mountFetch(on: &router, store: store, settings: settings.fetch, adminToken: settings.adminToken, logger: logger)
+        // /cache changes entries through the fetch service's store, so deletes and purges reach the
+        // in-memory hot entries too.
+        let fetchStore = mountFetch(
+            on: &router, store: store, settings: settings.fetch, adminToken: settings.adminToken, logger: logger)
+        mountCacheAPI(on: &router, store: fetchStore, settings: settings, logger: logger)
         return router
     }
 }

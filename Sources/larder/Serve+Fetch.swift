@@ -99,10 +99,12 @@ extension LarderWiring {
     ///   - adminToken: the admin token, if any.
     ///   - decider: the filter chain; the default policy when `nil`.
     ///   - logger: the process logger.
+    /// - Returns: the store every other API must change entries through (it keeps memory consistent).
+    @discardableResult
     static func mountFetch(
         on router: inout Router, store: any CacheStore, settings: FetchSettings, adminToken: String?,
         decider: (any FilterDecider)? = nil, logger: Logger
-    ) {
+    ) -> any CacheStore {
         let client = OriginClient(configuration: settings.clientConfiguration)
         let service = FetchService(
             store: store, executor: StorageExecutor(), client: client,
@@ -115,5 +117,6 @@ extension LarderWiring {
                 "allowNetworks": "\(settings.allowNetworks.map(\.description).joined(separator: ","))",
                 "maxObjectBytes": "\(settings.maxObjectBytes)", "via": "\(settings.viaName)",
             ])
+        return service.store
     }
 }

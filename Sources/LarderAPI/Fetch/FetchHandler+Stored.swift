@@ -42,6 +42,13 @@ extension FetchHandler {
                 var body: [UInt8] = []
                 body.reserveCapacity(reader.length)
                 while let piece = try reader.next() { body.append(contentsOf: piece) }
+                if form == .identity, planned == .ok, entry.varyNames.isEmpty {
+                    var replayed = headers
+                    for field in marks { replayed.remove(name: field.name) }
+                    service.hot.insert(
+                        HotEntryCache.Entry(
+                            stored: entry, facts: FetchKeys.facts(of: entry), body: body, headers: replayed))
+                }
                 return HTTPResponse(status: status, headers: headers, body: .bytes(body))
             }
             let source = CacheBodySource(reader: reader, executor: service.executor)

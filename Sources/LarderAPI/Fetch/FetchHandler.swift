@@ -39,6 +39,7 @@ struct FetchHandler: HTTPResponder {
             case .bypass:
                 bypass(call)
             case .cache:
+                if let response = hotHit(call) { return writer.send(response) }
                 service.executor.submit { lookUp(call) }
             }
         }

@@ -17,8 +17,10 @@ public import Upstream
 /// Store calls run on the `StorageExecutor`, origin callbacks on the origin client's thread, stores of
 /// a fetched body on a serial queue of that fetch: no connection queue ever waits on disk or network.
 public final class FetchService: Sendable {
-    /// The store hits are served from and misses written to.
-    public let store: any CacheStore
+    /// The store hits are served from and misses written to: the given store behind the invalidating
+    /// wrapper of the in-memory hot entries. Give this one to every other API that changes entries
+    /// (`CacheAPI`), so that a purge or delete also reaches memory.
+    public let store: HotInvalidatingStore
     /// Where lookups and body reads run.
     public let executor: StorageExecutor
     /// The origin client (its address policy is the SSRF guard).
@@ -30,6 +32,7 @@ public final class FetchService: Sendable {
     /// Limits and names.
     public let configuration: FetchConfiguration
     let registry = InFlightRegistry()
+    let hot: HotEntryCache
 
     /// Creates the service.
     /// - Parameters:
@@ -44,7 +47,9 @@ public final class FetchService: Sendable {
         decider: any FilterDecider = DefaultFilterDecider(), clock: @escaping @Sendable () -> Date = Date.init,
         configuration: FetchConfiguration = FetchConfiguration()
     ) {
-        self.store = store
+        let hot = HotEntryCache()
+        self.hot = hot
+        self.store = (store as? HotInvalidatingStore) ?? HotInvalidatingStore(wrapping: store, hot: hot)
         self.executor = executor
         self.client = client
         self.decider = decider

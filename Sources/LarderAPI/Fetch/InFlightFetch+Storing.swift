@@ -75,6 +75,9 @@ extension InFlightFetch {
             }
         }
         let entry = makeEntry(head: head, responseTime: responseTime, imageFormat: imageFormat)
+        // Whatever memory holds for this URL is about to be replaced.
+        let url = keyURL
+        service.hot.remove { $0.url == url }
         do {
             try writer.commit(entry)
         } catch {
