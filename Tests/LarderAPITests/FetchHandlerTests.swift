@@ -87,7 +87,7 @@ import Upstream
         }
     }
 
-    @Test(arguments: [0, 1, 64 * 1024, 64 * 1024 + 1, 300_000])
+    @Test(arguments: [0, 1, 64 * 1024, 1 << 20, (1 << 20) + 1, 3_000_000])
     func hitReplaysBodiesOfEverySizeWhole(length: Int) async throws {
         try await withFetchHarness { harness in
             let body = CacheCoreFixtures.randomBody(length: length)

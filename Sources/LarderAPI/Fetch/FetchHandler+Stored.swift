@@ -57,7 +57,7 @@ extension FetchHandler {
     }
 
     /// Bodies up to this size are read whole during the lookup; larger ones are streamed.
-    static let inlineBodyLimit = 64 * 1024
+    static let inlineBodyLimit = 1 << 20
 
     /// Whether the caller's `If-None-Match` (or, without it, `If-Modified-Since`) says it already has
     /// this representation (RFC 9110 §13.1.2, §13.1.3, evaluated in the order of §13.2.2).

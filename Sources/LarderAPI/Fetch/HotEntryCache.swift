@@ -37,7 +37,7 @@ final class HotEntryCache: Sendable {
     /// Hits counted in memory before they are handed to the store.
     static let hitBatch = 64
 
-    init(budgetBytes: Int = 32 << 20, maxEntryBytes: Int = 64 << 10) {
+    init(budgetBytes: Int = 64 << 20, maxEntryBytes: Int = 1 << 20) {
         self.budgetBytes = budgetBytes
         self.maxEntryBytes = maxEntryBytes
     }
