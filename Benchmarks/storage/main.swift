@@ -12,6 +12,7 @@ struct Options {
     var gets = 200_000
     var bodySize = 100
     var samples: [(name: String, path: String)] = []
+    var reuse = false
     var chunkSizes = [16 << 10, 32 << 10, 64 << 10, 128 << 10, 256 << 10]
 
     init(_ arguments: [String]) {
@@ -20,6 +21,7 @@ struct Options {
             switch argument {
             case "--dir": directory = iterator.next()!
             case "--entries": entryCounts = iterator.next()!.split(separator: ",").map { Int($0)! }
+            case "--reuse": reuse = true
             case "--gets": gets = Int(iterator.next()!)!
             case "--body-size": bodySize = Int(iterator.next()!)!
             case "--sample":
@@ -56,7 +58,11 @@ func makeEntry(_ index: Int) -> StoredEntry {
 /// Puts `count` entries, then times lookups and whole reads of random ones.
 func sizeRun(count: Int, options: Options) throws {
     let path = options.directory + "/size-\(count).db"
-    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    // --reuse: time lookups again on the database a previous run filled.
+    let reusing = options.reuse && FileManager.default.fileExists(atPath: path)
+    if !reusing {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
     let store = try SQLiteCacheStore(configuration: .init(path: path))
     let clock = ContinuousClock()
     let body = CacheCoreFixtures.randomBody(length: options.bodySize)
@@ -65,7 +71,7 @@ func sizeRun(count: Int, options: Options) throws {
     var lastBatchRate = 0.0
     let batch = min(count, 100_000)
     var index = 0
-    while index < count {
+    while index < count && !reusing {
         let started = clock.now
         for _ in 0..<min(batch, count - index) {
             let writer = try store.beginWrite(hints: CacheBodyHints(contentType: "application/octet-stream"))
@@ -101,8 +107,11 @@ func sizeRun(count: Int, options: Options) throws {
     _ = try timeGets(readBody: false)  // warm the caches
     let lookups = try timeGets(readBody: false)
     let gets = try timeGets(readBody: true)
+    let putRates =
+        reusing
+        ? "- | -" : "\(Int(Double(count) / seconds(putTime))) / \(Int(Double(count) / putCPU)) | \(Int(lastBatchRate))"
     print(
-        "| \(count) | \(Int(Double(count) / seconds(putTime))) / \(Int(Double(count) / putCPU)) | \(Int(lastBatchRate)) "
+        "| \(count)\(reusing ? " (reused)" : "") | \(putRates) "
             + "| \(Int(lookups.wall)) / \(Int(lookups.cpu)) | \(Int(gets.wall)) / \(Int(gets.cpu)) | \(diskBytes / count) |"
     )
 }

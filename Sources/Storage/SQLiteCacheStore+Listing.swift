@@ -1,11 +1,11 @@
 public import CacheCore
 
 extension SQLiteCacheStore {
-    /// Lists entries newest first (highest row id first), one page at a time; the cursor is the row id
+    /// Lists entries newest first (highest `seq` first), one page at a time; the cursor is the `seq`
     /// the next page starts below, so a page is one index range walk whatever the table's size.
     public func list(_ query: CacheEntryQuery) throws -> CacheEntryPage {
         let below = try query.cursor.map(CacheEntryQuery.position(of:)) ?? Int64.max
-        var conditions = ["id < ?"]
+        var conditions = ["seq < ?"]
         var values: [SQLiteValue] = [.integer(below)]
         if let host = query.host {
             conditions.append("host = ?")
@@ -28,9 +28,9 @@ extension SQLiteCacheStore {
             }
         }
         values.append(.int(query.limit + 1))
-        let sql = Self.selectEntry + " WHERE " + conditions.joined(separator: " AND ") + " ORDER BY id DESC LIMIT ?"
+        let sql = Self.selectEntry + " WHERE " + conditions.joined(separator: " AND ") + " ORDER BY seq DESC LIMIT ?"
         let rows = try guarded("list") {
-            try database.read { try $0.query(sql, values) { (id: $0.int64(0), entry: try Self.entry($0)) } }
+            try database.read { try $0.query(sql, values) { (id: $0.int64(24), entry: try Self.entry($0)) } }
         }
         let page = rows.prefix(query.limit)
         let next = rows.count > query.limit ? page.last.map { CacheEntryQuery.cursor(after: $0.id) } : nil

@@ -28,8 +28,12 @@ extension SQLiteCacheStore {
                 try connection.inTransaction {
                     for hit in hits {
                         try connection.run(
-                            "UPDATE entry SET hit_count = hit_count + ?, last_access = max(last_access, ?) WHERE key = ?",
-                            [.int(hit.count), .real(hit.last.timeIntervalSince1970), .blob(hit.key.bytes)])
+                            "UPDATE entry SET hit_count = hit_count + ?, last_access = max(last_access, ?) "
+                                + "WHERE id = ? AND key = ?",
+                            [
+                                .int(hit.count), .real(hit.last.timeIntervalSince1970), .integer(Self.rowID(hit.key)),
+                                .blob(hit.key.bytes),
+                            ])
                     }
                     return .commit
                 }
@@ -40,9 +44,10 @@ extension SQLiteCacheStore {
     @discardableResult
     public func sweep(now: Date) throws -> Int {
         try flushHits()
-        let live = liveBodies.withLock { $0 }
         return try guarded("sweep") {
             try database.write { connection in
+                // Read under the writer lock, under which writers register their bodies.
+                let live = liveBodies.withLock { $0 }
                 var swept = 0
                 try connection.inTransaction {
                     swept = try connection.run(
@@ -73,8 +78,11 @@ extension SQLiteCacheStore {
         try connection.inTransaction {
             for (key, hit) in hits {
                 try connection.run(
-                    "UPDATE entry SET hit_count = hit_count + ?, last_access = max(last_access, ?) WHERE key = ?",
-                    [.int(hit.count), .real(hit.lastAccess.timeIntervalSince1970), .blob(key.bytes)])
+                    "UPDATE entry SET hit_count = hit_count + ?, last_access = max(last_access, ?) WHERE id = ? AND key = ?",
+                    [
+                        .int(hit.count), .real(hit.lastAccess.timeIntervalSince1970), .integer(Self.rowID(key)),
+                        .blob(key.bytes),
+                    ])
             }
             while total > maxSize {
                 let victims = try connection.query("SELECT id, footprint FROM entry ORDER BY last_access, id LIMIT 64")
@@ -95,7 +103,8 @@ extension SQLiteCacheStore {
     func deleteCorrupt(_ entry: StoredEntry) {
         _ = try? database.write { connection in
             try connection.run(
-                "DELETE FROM entry WHERE key = ? AND body_id = ?", [.blob(entry.key.bytes), .integer(entry.bodyID)])
+                "DELETE FROM entry WHERE id = ? AND key = ? AND body_id = ?",
+                [.integer(Self.rowID(entry.key)), .blob(entry.key.bytes), .integer(entry.bodyID)])
         }
     }
 

@@ -7,7 +7,7 @@ extension SQLiteCacheStore {
     static let selectEntry = """
         SELECT id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
             freshness, stale_allowance, filter_name, image_format, original_size, stored_size, codec, crc32,
-            chunk_size, hit_count, last_access, created, body_id FROM entry
+            chunk_size, hit_count, last_access, created, body_id, seq FROM entry
         """
 
     /// Reads an entry from a row of `selectEntry`.
@@ -40,14 +40,16 @@ extension SQLiteCacheStore {
         let footprint = entry.storedSize + entry.url.utf8.count + headers.utf8.count + entryOverhead
         try connection.run(
             """
-            INSERT INTO entry (key, url, host, media_type, status, reason, headers, vary, request_time,
+            INSERT INTO entry (id, seq, key, url, host, media_type, status, reason, headers, vary, request_time,
                 response_time, date, age_received, freshness, stale_allowance, sweep_after, filter_name,
                 image_format, original_size, stored_size, codec, crc32, chunk_size, hit_count, last_access,
                 created, body_id, footprint)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+            VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM entry), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
             """,
             [
-                .blob(entry.key.bytes), .text(entry.url), .text(entry.host), .optionalText(entry.mediaType),
+                .integer(rowID(entry.key)), .blob(entry.key.bytes), .text(entry.url), .text(entry.host),
+                .optionalText(entry.mediaType),
                 .int(entry.status.code), .text(entry.status.reasonPhrase), .text(headers),
                 .text(encodeNames(entry.varyNames)), .real(entry.requestTime.timeIntervalSince1970),
                 .real(entry.responseTime.timeIntervalSince1970),
@@ -59,6 +61,12 @@ extension SQLiteCacheStore {
                 .real(entry.lastAccess.timeIntervalSince1970), .real(entry.created.timeIntervalSince1970),
                 .integer(entry.bodyID), .int(footprint),
             ])
+    }
+
+    /// The rowid of an entry: the key's first 8 bytes, big-endian. Two keys sharing them (odds about
+    /// n²/2^65 for n entries) cannot both be stored; the later replaces the earlier, as an eviction would.
+    static func rowID(_ key: CacheKey) -> Int64 {
+        Int64(bitPattern: key.bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
     }
 
     /// Headers as text: one `name:value` line per field, in order, separated by LF. Field names hold

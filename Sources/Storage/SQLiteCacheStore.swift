@@ -24,6 +24,11 @@ public final class SQLiteCacheStore: CacheStore {
         public var hitFlushThreshold: Int
         /// The time source for commit dates and hits without a given time.
         public var clock: @Sendable () -> Date
+        /// Bytes of the database file that readers memory-map (https://sqlite.org/mmap.html), 0 for none.
+        /// 1 GiB by default: mapped reads skip a `pread` and a copy per page, which took lookups at a
+        /// million entries from ~65% to ~80% of the speed at a thousand (Benchmarks/storage). The
+        /// trade-off: an I/O error on a mapped page kills the process with SIGBUS instead of failing one read.
+        public var memoryMapSize: Int
 
         /// Creates a configuration.
         /// - Parameters:
@@ -33,10 +38,11 @@ public final class SQLiteCacheStore: CacheStore {
         ///   - compressionThreshold: the kept-deflated ratio bound.
         ///   - deflateLevel: zlib level.
         ///   - hitFlushThreshold: hit batch size.
+        ///   - memoryMapSize: bytes readers map.
         ///   - clock: the time source.
         public init(
             path: String, maxSize: Int? = nil, chunkSize: Int = 64 * 1024, compressionThreshold: Double = 0.9,
-            deflateLevel: Int32 = 6, hitFlushThreshold: Int = 256,
+            deflateLevel: Int32 = 6, hitFlushThreshold: Int = 256, memoryMapSize: Int = 1 << 30,
             clock: @escaping @Sendable () -> Date = Date.init
         ) {
             self.path = path
@@ -46,6 +52,7 @@ public final class SQLiteCacheStore: CacheStore {
             self.deflateLevel = deflateLevel
             self.hitFlushThreshold = hitFlushThreshold
             self.clock = clock
+            self.memoryMapSize = memoryMapSize
         }
     }
 
@@ -72,7 +79,8 @@ public final class SQLiteCacheStore: CacheStore {
     public init(configuration: Configuration) throws {
         self.configuration = configuration
         do {
-            database = try SQLiteDatabase(path: configuration.path) { connection in
+            database = try SQLiteDatabase(path: configuration.path, memoryMapSize: configuration.memoryMapSize) {
+                connection in
                 try StorageSchema.migrate(connection)
                 // No writer of this process exists yet: every pending body is left over from a crash.
                 try connection.inTransaction {
@@ -102,7 +110,9 @@ public final class SQLiteCacheStore: CacheStore {
     public func entry(for key: CacheKey) throws -> StoredEntry? {
         let found = try guarded("lookup") {
             try database.read {
-                try $0.queryFirst(Self.selectEntry + " WHERE key = ?", [.blob(key.bytes)], row: Self.entry)
+                try $0.queryFirst(
+                    Self.selectEntry + " WHERE id = ? AND key = ?", [.integer(Self.rowID(key)), .blob(key.bytes)],
+                    row: Self.entry)
             }
         }
         guard var entry = found else { return nil }
@@ -134,8 +144,8 @@ public final class SQLiteCacheStore: CacheStore {
         let exists = try guarded("open body") {
             try database.read {
                 try $0.queryFirst(
-                    "SELECT 1 FROM entry WHERE key = ? AND body_id = ?",
-                    [.blob(entry.key.bytes), .integer(entry.bodyID)]
+                    "SELECT 1 FROM entry WHERE id = ? AND key = ? AND body_id = ?",
+                    [.integer(Self.rowID(entry.key)), .blob(entry.key.bytes), .integer(entry.bodyID)]
                 ) { _ in true }
             }
         }
@@ -157,7 +167,7 @@ public final class SQLiteCacheStore: CacheStore {
                     UPDATE entry SET status = ?, reason = ?, headers = ?, media_type = ?, request_time = ?,
                         response_time = ?, date = ?, age_received = ?, freshness = ?, stale_allowance = ?,
                         sweep_after = ?, footprint = stored_size + length(CAST(url AS BLOB)) + ? + ?
-                    WHERE key = ? AND body_id = ?
+                    WHERE id = ? AND key = ? AND body_id = ?
                     """,
                     [
                         .int(entry.status.code), .text(entry.status.reasonPhrase), .text(headers),
@@ -166,7 +176,8 @@ public final class SQLiteCacheStore: CacheStore {
                         entry.date.map { .real($0.timeIntervalSince1970) } ?? .null, .int(entry.ageReceived),
                         .real(entry.freshnessLifetime), .real(entry.staleAllowance),
                         .real(entry.sweepAfter.timeIntervalSince1970), .int(headers.utf8.count),
-                        .int(Self.entryOverhead), .blob(entry.key.bytes), .integer(entry.bodyID),
+                        .int(Self.entryOverhead), .integer(Self.rowID(entry.key)), .blob(entry.key.bytes),
+                        .integer(entry.bodyID),
                     ]) == 1
             }
         }
@@ -176,7 +187,10 @@ public final class SQLiteCacheStore: CacheStore {
     public func delete(_ key: CacheKey) throws -> Bool {
         pendingHits.withLock { _ = $0.removeValue(forKey: key) }
         return try guarded("delete") {
-            try database.write { try $0.run("DELETE FROM entry WHERE key = ?", [.blob(key.bytes)]) > 0 }
+            try database.write {
+                try $0.run("DELETE FROM entry WHERE id = ? AND key = ?", [.integer(Self.rowID(key)), .blob(key.bytes)])
+                    > 0
+            }
         }
     }
 

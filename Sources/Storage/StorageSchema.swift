@@ -14,10 +14,14 @@ enum StorageSchema {
     /// The migrations in order; index 0 produces version 1.
     static let migrations: [String] = [
         // Version 1: entries, bodies in chunks, vary names, filters, O(1) stats kept by triggers.
+        // An entry's rowid is the first 64 bits of its key (`SQLiteCacheStore.rowID`), so a lookup is one
+        // descent of the table's b-tree with no key index; `key` is still compared in full. `seq` orders
+        // the newest-first listing.
         """
         CREATE TABLE entry (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            key BLOB NOT NULL UNIQUE,
+            id INTEGER PRIMARY KEY,
+            seq INTEGER NOT NULL,
+            key BLOB NOT NULL,
             url TEXT NOT NULL,
             host TEXT NOT NULL,
             media_type TEXT,
@@ -45,9 +49,10 @@ enum StorageSchema {
             body_id INTEGER NOT NULL,
             footprint INTEGER NOT NULL
         );
+        CREATE INDEX entry_seq ON entry(seq);
         CREATE INDEX entry_lru ON entry(last_access, id);
         CREATE INDEX entry_sweep ON entry(sweep_after);
-        CREATE INDEX entry_host ON entry(host, id);
+        CREATE INDEX entry_host ON entry(host, seq);
         CREATE INDEX entry_url ON entry(url);
         CREATE TABLE pending_body (id INTEGER PRIMARY KEY AUTOINCREMENT, started REAL NOT NULL);
         CREATE TABLE chunk (id INTEGER PRIMARY KEY, crc32 INTEGER NOT NULL, data BLOB NOT NULL);
@@ -74,7 +79,7 @@ enum StorageSchema {
         """,
         // Version 2: listing by content type walks an index instead of the table.
         """
-        CREATE INDEX entry_media ON entry(media_type, id);
+        CREATE INDEX entry_media ON entry(media_type, seq);
         """,
     ]
 

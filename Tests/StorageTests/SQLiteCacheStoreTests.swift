@@ -34,6 +34,13 @@ import Testing
             try harness.store.varyNames(forPrimaryKey: CacheKey.make(canonicalURL: entry.url)) == ["accept-encoding"])
     }
 
+    @Test func rowIDIsTheKeysFirst64BitsBigEndian() {
+        let key = CacheKey(hex: "0f115db062b7c0dd030b16878c99dea5c354b49dc37b38eb8846179c7783e9d7")!
+        #expect(SQLiteCacheStore.rowID(key) == 0x0f11_5db0_62b7_c0dd)
+        let high = CacheKey(hex: "f" + String(repeating: "0", count: 63))!
+        #expect(SQLiteCacheStore.rowID(high) == Int64(bitPattern: 0xf000_0000_0000_0000))
+    }
+
     @Test func varyNamesAreClearedWhenTheURLStopsVarying() throws {
         let harness = try StorageTestHarness()
         let url = "https://e.example/v"
@@ -105,6 +112,23 @@ import Testing
         let chunks = try reopened.database.read { try $0.queryFirst("SELECT count(*) FROM chunk") { $0.int(0) } }
         #expect(chunks == 0)
         leaked.release()
+    }
+
+    @Test func sweepClearsAbandonedBodiesButNotOnesBeingWritten() throws {
+        let harness = try StorageTestHarness()
+        let body = CacheCoreFixtures.randomBody(length: 3 * StorageTestHarness.chunkSize)
+        let writer = try harness.store.beginWrite(hints: CacheBodyHints())
+        try writer.append(Array(body[..<(2 * StorageTestHarness.chunkSize + 1)]))
+        // A body no live writer owns (as if its writer's cleanup had failed).
+        try harness.sql("INSERT INTO pending_body (id, started) VALUES (999, 0)")
+        try harness.sql("INSERT INTO chunk (id, crc32, data) VALUES (?, 0, x'00')", [.integer(999 << 24)])
+        try harness.store.sweep(now: CacheCoreFixtures.epoch)
+        #expect(try harness.count("SELECT count(*) FROM pending_body") == 1)
+        #expect(try harness.count("SELECT count(*) FROM chunk WHERE id >= \(999 << 24)") == 0)
+        try writer.append(Array(body[(2 * StorageTestHarness.chunkSize + 1)...]))
+        let stored = try writer.commit(CacheCoreFixtures.makeEntry())
+        #expect(try harness.read(stored) == body)
+        #expect(try harness.count("SELECT count(*) FROM pending_body") == 0)
     }
 
     @Test func evictionKeepsTheSizeBoundUnderAStreamOfInserts() throws {

@@ -111,7 +111,10 @@ final class SQLiteBodyReader: CacheBodyReader {
             // A missing chunk is corruption only if the entry still points at this body.
             let stillThere = try store.guarded("read chunk") {
                 try store.database.read {
-                    try $0.queryFirst("SELECT 1 FROM entry WHERE body_id = ?", [.integer(entry.bodyID)]) { _ in true }
+                    try $0.queryFirst(
+                        "SELECT 1 FROM entry WHERE id = ? AND body_id = ?",
+                        [.integer(SQLiteCacheStore.rowID(entry.key)), .integer(entry.bodyID)]
+                    ) { _ in true }
                 }
             }
             if stillThere == true { throw corrupt("chunk \(sequence) is missing") }

@@ -80,7 +80,9 @@ final class SQLiteBodyWriter: CacheBodyWriter {
                         }
                         try connection.run("DELETE FROM pending_body WHERE id = ?", [.integer(bodyID)])
                         stored.setStoredBody(facts, bodyID: bodyID, now: now)
-                        try connection.run("DELETE FROM entry WHERE key = ?", [.blob(entry.key.bytes)])
+                        // By rowid alone: this also replaces an entry whose key shares the first 64 bits.
+                        try connection.run(
+                            "DELETE FROM entry WHERE id = ?", [.integer(SQLiteCacheStore.rowID(entry.key))])
                         try SQLiteCacheStore.insert(stored, into: connection)
                         if stored.varyNames.isEmpty {
                             try connection.run(
@@ -92,7 +94,9 @@ final class SQLiteBodyWriter: CacheBodyWriter {
                         }
                         return .commit
                     }
-                    try store.evictIfNeeded(connection)
+                    // The entry is committed: a failed eviction must not fail (and discard) it; the
+                    // next commit evicts again.
+                    try? store.evictIfNeeded(connection)
                     return bodyID
                 }
                 stored.setStoredBody(facts, bodyID: bodyID, now: now)
@@ -144,12 +148,12 @@ final class SQLiteBodyWriter: CacheBodyWriter {
                 try Self.insertChunk(stored, body: bodyID, sequence: sequence, connection: connection)
                 return .commit
             }
+            // Registered under the writer lock, which the sweep also holds while it looks for
+            // abandoned bodies: it can never see this pending row without seeing it live.
+            store.liveBodies.withLock { _ = $0.insert(bodyID) }
             return bodyID
         }
-        if existingBody == nil {
-            state.bodyID = bodyID
-            store.liveBodies.withLock { _ = $0.insert(bodyID) }
-        }
+        if existingBody == nil { state.bodyID = bodyID }
     }
 
     /// Compresses (or not) one chunk, deciding the codec on the first.
