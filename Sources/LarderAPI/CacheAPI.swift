@@ -1,7 +1,7 @@
 public import CacheCore
 public import Foundation
-public import HTTPServer
 import HTTPCore
+public import HTTPServer
 
 /// The `/cache` admin API (DESIGN.md, "HTTP API"): list, read, inspect and delete stored entries.
 ///

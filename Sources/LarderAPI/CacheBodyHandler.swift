@@ -1,6 +1,6 @@
+import CacheCore
 public import HTTPCore
 public import HTTPServer
-import CacheCore
 
 /// `GET|HEAD /cache/<key>`: the stored body with its stored headers, 200 whatever status was stored,
 /// streamed from the store (`CacheBodySource`), with `Range` and gzip as `CacheBodyPlan` decides.
@@ -27,11 +27,16 @@ public struct CacheBodyHandler: HTTPResponder {
         if request.method != .get { headers.remove(name: "Range") }
         let requestHeaders = headers
         let api = self.api
-        api.executor.respond(writer) { try Self.makeResponse(api: api, key: key, requestHeaders: requestHeaders) }
+        let isHead = request.method == .head
+        api.executor.respond(writer) {
+            try Self.makeResponse(api: api, key: key, requestHeaders: requestHeaders, prefetch: !isHead)
+        }
     }
 
     /// Looks the entry up, plans the answer and opens the body; runs on the storage executor.
-    private static func makeResponse(api: CacheAPI, key: CacheKey, requestHeaders: HTTPHeaders) throws -> HTTPResponse {
+    private static func makeResponse(
+        api: CacheAPI, key: CacheKey, requestHeaders: HTTPHeaders, prefetch: Bool
+    ) throws -> HTTPResponse {
         guard let entry = try api.store.entry(for: key) else { throw APIError.notFound(key) }
         switch CacheBodyPlan(entry: entry, requestHeaders: requestHeaders).outcome {
         case .unsatisfiable(let error):
@@ -43,6 +48,7 @@ public struct CacheBodyHandler: HTTPResponder {
                 onFailure = { error in report(key, error) }
             }
             let source = CacheBodySource(reader: reader, executor: api.executor, onFailure: onFailure)
+            if prefetch { try source.prefetch() }
             return HTTPResponse(status: status, headers: headers, body: .stream(source, length: source.length))
         }
     }

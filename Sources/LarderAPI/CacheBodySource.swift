@@ -38,6 +38,30 @@ public final class CacheBodySource: HTTPBodySource {
         self.length = reader.length
     }
 
+    /// Reads the first piece now, on the caller's thread (already the storage executor's), so that the
+    /// server's first pull is answered from memory: one queue hop less per response, which is most of the
+    /// cost for a body of one chunk. A failure here happens before any byte is sent, so the caller can
+    /// still answer with a clean error instead of an aborted connection.
+    /// - Throws: what the reader throws; the source is released then.
+    public func prefetch() throws {
+        guard let reader = state.withLock({ $0.reader }) else { return }
+        let piece: [UInt8]?
+        do {
+            piece = try reader.next()
+        } catch {
+            cancel()
+            throw error
+        }
+        state.withLock { state in
+            guard state.reader != nil, state.leftover.isEmpty else { return }
+            if let piece {
+                state.leftover = piece[...]
+            } else {
+                state.reader = nil
+            }
+        }
+    }
+
     /// Delivers up to `maxBytes` bytes: what is left of the last piece, or the reader's next piece.
     public func next(maxBytes: Int, deliver: @escaping @Sendable (HTTPBodyChunk) -> Void) {
         let limit = max(1, maxBytes)

@@ -1,6 +1,6 @@
+import CacheCore
 public import HTTPCore
 public import HTTPServer
-import CacheCore
 
 /// `DELETE /cache/<key>`: 204 when the entry was deleted, 404 when there was none.
 public struct CacheDeleteHandler: HTTPResponder {

@@ -1,6 +1,6 @@
+import CacheCore
 public import HTTPCore
 public import HTTPServer
-import CacheCore
 
 /// `GET /cache`: a page of entries, newest first, as
 /// `{"entries": [...], "nextCursor": "..." | null}`.

@@ -1,6 +1,6 @@
+import CacheCore
 public import HTTPCore
 public import HTTPServer
-import CacheCore
 
 /// `GET /cache/<key>/meta`: every field of the stored entry as JSON, with its current age and freshness
 /// left at the API's clock (`CacheEntryJSON.meta`).

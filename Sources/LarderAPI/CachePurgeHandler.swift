@@ -1,6 +1,6 @@
+import CacheCore
 public import HTTPCore
 public import HTTPServer
-import CacheCore
 
 /// `DELETE /cache`: purges every entry, or those of one host (`?host=`) or one canonical URL prefix
 /// (`?prefix=`); answers `{"purged": N}`. Both parameters at once, or any other, is 400.

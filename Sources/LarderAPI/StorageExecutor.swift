@@ -19,7 +19,15 @@ public final class StorageExecutor: Sendable {
     ///   - label: the queues' label prefix.
     public init(width: Int = 4, label: String = "larder.storage") {
         queues = (0..<max(1, width)).map { DispatchQueue(label: "\(label).\($0)", qos: .userInitiated) }
+        for queue in queues { queue.setSpecific(key: Self.marker, value: true) }
     }
+
+    /// Marks the executor's queues, so that `isCurrent` can tell them from connection queues.
+    private static let marker = DispatchSpecificKey<Bool>()
+
+    /// Whether the caller runs on a queue of some storage executor (tests check that store calls never
+    /// run on a connection queue).
+    public static var isCurrent: Bool { DispatchQueue.getSpecific(key: marker) ?? false }
 
     /// Runs work on the next queue.
     /// - Parameter work: blocking work.

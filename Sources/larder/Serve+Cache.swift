@@ -25,7 +25,11 @@ extension Settings {
     /// - Throws: `ValidationError` naming the origin and the value.
     static func parseSize(_ text: String, origin: String) throws -> Int? {
         var digits = Substring(text.trimmingCharacters(in: .whitespaces)).uppercased()[...]
-        if digits.hasSuffix("IB") { digits = digits.dropLast(2) } else if digits.hasSuffix("B") { digits = digits.dropLast() }
+        if digits.hasSuffix("IB") {
+            digits = digits.dropLast(2)
+        } else if digits.hasSuffix("B") {
+            digits = digits.dropLast()
+        }
         var shift = 0
         if let unit = digits.last, let index = "KMGT".firstIndex(of: unit) {
             shift = 10 * ("KMGT".distance(from: "KMGT".startIndex, to: index) + 1)
@@ -48,7 +52,9 @@ extension LarderWiring {
     static func openCacheStore(settings: Settings, logger: Logger) throws -> SQLiteCacheStore {
         let store = try SQLiteCacheStore(path: settings.databasePath, maxSize: settings.maxSize)
         let stats = try store.stats()
-        logger.info(
+        // Debug, not info: the first info line of `serve` is "listening on", which scripts and the
+        // server's process tests wait for.
+        logger.debug(
             "cache store open",
             metadata: [
                 "path": "\(settings.databasePath)", "entries": "\(stats.entryCount)", "bytes": "\(stats.totalBytes)",
@@ -67,11 +73,13 @@ extension LarderWiring {
         on router: inout Router, store: any CacheStore, settings: Settings, logger: Logger
     ) {
         let access = AdminAccess(token: settings.adminToken)
-        logger.info("admin API \(access.requiresToken ? "requires the bearer token" : "answers loopback clients only")")
+        logger.debug(
+            "admin API \(access.requiresToken ? "requires the bearer token" : "answers loopback clients only")")
         let api = CacheAPI(
             store: store, executor: StorageExecutor(),
             onBodyFailure: { key, error in
-                Logger(label: "larder.cache").warning("body read failed mid-response", metadata: ["key": "\(key)", "error": "\(error)"])
+                Logger(label: "larder.cache").warning(
+                    "body read failed mid-response", metadata: ["key": "\(key)", "error": "\(error)"])
             })
         api.mount(on: &router, access: access)
     }

@@ -1,8 +1,9 @@
 import HTTPCore
 import HTTPServer
-@testable import LarderAPI
-import Testing
 import TestSupport
+import Testing
+
+@testable import LarderAPI
 
 struct AdminAccessTests {
     static let loopback = HTTPAddress(ip: "127.0.0.1", port: 50000, isLoopback: true)
@@ -25,8 +26,11 @@ struct AdminAccessTests {
         Comparison(presented: "", expected: "s3cret", equal: false),
         Comparison(presented: "", expected: "", equal: false),
         Comparison(presented: "a", expected: "a", equal: true),
-        Comparison(presented: String(repeating: "z", count: 300), expected: String(repeating: "z", count: 300), equal: true),
-        Comparison(presented: String(repeating: "z", count: 299) + "y", expected: String(repeating: "z", count: 300), equal: false),
+        Comparison(
+            presented: String(repeating: "z", count: 300), expected: String(repeating: "z", count: 300), equal: true),
+        Comparison(
+            presented: String(repeating: "z", count: 299) + "y", expected: String(repeating: "z", count: 300),
+            equal: false),
     ])
     func constantTimeComparisonAgreesWithEquality(_ row: Comparison) {
         #expect(AdminAccess.constantTimeEquals(Array(row.presented.utf8), Array(row.expected.utf8)) == row.equal)
@@ -68,7 +72,8 @@ struct AdminAccessTests {
         Case(authorization: ["Bearer right-token-and-more"], status: 401, challengeError: "invalid_token"),
         Case(authorization: ["Bearer"], status: 400, challengeError: "invalid_request"),
         Case(authorization: ["Bearer right token"], status: 400, challengeError: "invalid_request"),
-        Case(authorization: ["Bearer right-token", "Bearer right-token"], status: 400, challengeError: "invalid_request"),
+        Case(
+            authorization: ["Bearer right-token", "Bearer right-token"], status: 400, challengeError: "invalid_request"),
     ])
     func withATokenOnlyTheRightBearerCredentialsPass(_ row: Case) {
         let access = AdminAccess(token: "right-token")
@@ -97,11 +102,15 @@ struct AdminAccessTests {
         #expect(Set(APIProblemType.all).count == APIProblemType.all.count)
     }
 
-    @Test(arguments: [(nil, "Bearer t0k", 200), ("t0k", nil, 401), ("t0k", "Bearer nope", 401), ("t0k", "Bearer t0k", 200)]
-        as [(String?, String?, Int)])
+    @Test(
+        arguments: [
+            (nil, "Bearer t0k", 200), ("t0k", nil, 401), ("t0k", "Bearer nope", 401), ("t0k", "Bearer t0k", 200),
+        ]
+            as [(String?, String?, Int)])
     func theGuardStandsInFrontOfTheCacheRoutes(token: String?, authorization: String?, status: Int) async throws {
         try await withHarness(token: token) { harness in
-            let response = try harness.request("GET", "/cache", headers: authorization.map { [("Authorization", $0)] } ?? [])
+            let response = try harness.request(
+                "GET", "/cache", headers: authorization.map { [("Authorization", $0)] } ?? [])
             #expect(response.status == status)
             if status == 401 {
                 #expect(response.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)

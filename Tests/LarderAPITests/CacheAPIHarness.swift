@@ -3,10 +3,11 @@ import Dispatch
 import Foundation
 import HTTPCore
 import HTTPServer
-import Synchronization
 import LarderAPI
-@testable import Storage
+import Synchronization
 import TestSupport
+
+@testable import Storage
 
 /// A real server on 127.0.0.1:0 serving `/cache` from a real SQLite store in a temporary directory, with
 /// small chunks so that multi-chunk bodies stay small, and a fixed clock.
@@ -112,7 +113,9 @@ final class FailureLog: Sendable {
 func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", "import gzip,sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))"]
+    process.arguments = [
+        "python3", "-c", "import gzip,sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))",
+    ]
     let input = Pipe()
     let output = Pipe()
     process.standardInput = input

@@ -2,8 +2,8 @@ import CacheCore
 import Foundation
 import LarderAPI
 import Storage
-import Testing
 import TestSupport
+import Testing
 
 struct CacheBodyHandlerTests {
     /// Five and a half chunks of text (stored deflated) and of random bytes (stored as they came).
@@ -63,11 +63,12 @@ struct CacheBodyHandlerTests {
         }
     }
 
-    @Test(arguments: [
-        ("bytes=0-0", 0..<1), ("bytes=0-4095", 0..<4096), ("bytes=4095-4096", 4095..<4097),
-        ("bytes=10000-17000", 10000..<17001), ("bytes=20000-", 20000..<22480), ("bytes=-100", 22380..<22480),
-        ("bytes=-999999", 0..<22480),
-    ] as [(String, Range<Int>)])
+    @Test(
+        arguments: [
+            ("bytes=0-0", 0..<1), ("bytes=0-4095", 0..<4096), ("bytes=4095-4096", 4095..<4097),
+            ("bytes=10000-17000", 10000..<17001), ("bytes=20000-", 20000..<22480), ("bytes=-100", 22380..<22480),
+            ("bytes=-999999", 0..<22480),
+        ] as [(String, Range<Int>)])
     func aRangeIs206WithExactlyThoseBytes(_ field: String, _ expected: Range<Int>) async throws {
         try await withHarness { harness in
             for body in [Self.text, Self.noise] {
@@ -75,7 +76,9 @@ struct CacheBodyHandlerTests {
                 let response = try harness.request(
                     "GET", "/cache/\(entry.key.hex)", headers: [("Range", field), ("Accept-Encoding", "gzip")])
                 #expect(response.status == 206)
-                #expect(response.header("Content-Range") == "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/\(body.count)")
+                #expect(
+                    response.header("Content-Range")
+                        == "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/\(body.count)")
                 #expect(response.header("Content-Encoding") == nil)
                 #expect(response.body == Array(body[expected]))
             }
@@ -95,7 +98,8 @@ struct CacheBodyHandlerTests {
     @Test func severalRangesGetTheWholeBody() async throws {
         try await withHarness { harness in
             let entry = try harness.put("https://a.example/multi", Self.noise)
-            let response = try harness.request("GET", "/cache/\(entry.key.hex)", headers: [("Range", "bytes=0-9,100-109")])
+            let response = try harness.request(
+                "GET", "/cache/\(entry.key.hex)", headers: [("Range", "bytes=0-9,100-109")])
             #expect(response.status == 200)
             #expect(response.body == Self.noise)
         }
@@ -125,6 +129,17 @@ struct CacheBodyHandlerTests {
         }
     }
 
+    @Test func aCorruptFirstChunkIsFoundBeforeAnyByteIsSentAndAnswers404() async throws {
+        try await withHarness { harness in
+            let entry = try harness.put("https://a.example/corrupt-first", Self.noise)
+            try harness.damageChunk(of: entry, sequence: 0)
+            let response = try harness.request("GET", "/cache/\(entry.key.hex)")
+            #expect(response.status == 404)
+            #expect(response.header("Content-Type") == "application/problem+json")
+            #expect(try harness.store.entry(for: entry.key) == nil)
+        }
+    }
+
     @Test func theAbortHappensAfterSomeBytesWereSent() async throws {
         try await withHarness { harness in
             let entry = try harness.put("https://a.example/partial", Self.noise)
@@ -141,7 +156,9 @@ struct CacheBodyHandlerTests {
         }
     }
 
-    @Test(arguments: ["abc", String(repeating: "g", count: 64), String(repeating: "a", count: 63), String(repeating: "a", count: 65)])
+    @Test(arguments: [
+        "abc", String(repeating: "g", count: 64), String(repeating: "a", count: 63), String(repeating: "a", count: 65),
+    ])
     func aKeyThatIsNot64HexDigitsIs400(_ key: String) async throws {
         try await withHarness { harness in
             for path in ["/cache/\(key)", "/cache/\(key)/meta"] {

@@ -1,12 +1,14 @@
 import CacheCore
 import HTTPCore
 import LarderAPI
-import Testing
 import TestSupport
+import Testing
 
 struct CacheBodyPlanTests {
-    static func entry(length: Int = 1000, codec: BodyCodec = .identity, headers: [(String, String)] = []) -> StoredEntry {
-        var entry = CacheCoreFixtures.makeEntry(extraHeaders: [("ETag", "\"v1\""), ("Content-Length", "999")] + headers)
+    static func entry(length: Int = 1000, codec: BodyCodec = .identity, headers: [(String, String)] = []) -> StoredEntry
+    {
+        var entry = CacheCoreFixtures.makeEntry(
+            extraHeaders: [("ETag", "\"v1\""), ("Content-Length", "999")] + headers)
         entry.setStoredBody(
             StoredBodyFacts(originalSize: length, storedSize: length / 3, codec: codec, crc32: 0, chunkSize: 4096),
             bodyID: 1, now: CacheCoreFixtures.epoch)
@@ -45,21 +47,25 @@ struct CacheBodyPlanTests {
 
     @Test(arguments: ["identity", "gzip;q=0", "br"])
     func aCallerWithoutGzipGetsIdentityEvenWhenStoredDeflated(_ acceptEncoding: String) {
-        guard case .send(_, let form, let headers) = Self.plan(
-            Self.entry(codec: .deflateChunked), [("Accept-Encoding", acceptEncoding)])
+        guard
+            case .send(_, let form, let headers) = Self.plan(
+                Self.entry(codec: .deflateChunked), [("Accept-Encoding", acceptEncoding)])
         else { Issue.record("not sent"); return }
         #expect(form == .identity)
         #expect(headers["Content-Encoding"] == nil)
         #expect(headers["Vary"] == "Accept-Encoding")
     }
 
-    @Test(arguments: [
-        ("bytes=0-99", 0..<100), ("bytes=900-", 900..<1000), ("bytes=-10", 990..<1000), ("bytes=500-5000", 500..<1000),
-        ("bytes=0-0", 0..<1),
-    ] as [(String, Range<Int>)])
+    @Test(
+        arguments: [
+            ("bytes=0-99", 0..<100), ("bytes=900-", 900..<1000), ("bytes=-10", 990..<1000),
+            ("bytes=500-5000", 500..<1000),
+            ("bytes=0-0", 0..<1),
+        ] as [(String, Range<Int>)])
     func aSingleRangeIs206WithContentRange(_ field: String, _ expected: Range<Int>) {
-        guard case .send(let status, let form, let headers) = Self.plan(
-            Self.entry(codec: .deflateChunked), [("Range", field), ("Accept-Encoding", "gzip")])
+        guard
+            case .send(let status, let form, let headers) = Self.plan(
+                Self.entry(codec: .deflateChunked), [("Range", field), ("Accept-Encoding", "gzip")])
         else { Issue.record("not sent"); return }
         #expect(status.code == 206)
         #expect(form == .range(expected))
@@ -86,7 +92,9 @@ struct CacheBodyPlanTests {
         #expect(error.headers["Content-Range"] == "bytes */1000")
     }
 
-    @Test(arguments: [("\"v1\"", true), ("\"v2\"", false), ("W/\"v1\"", false), ("Sat, 01 Jan 2000 00:00:00 GMT", false)])
+    @Test(arguments: [
+        ("\"v1\"", true), ("\"v2\"", false), ("W/\"v1\"", false), ("Sat, 01 Jan 2000 00:00:00 GMT", false),
+    ])
     func ifRangeKeepsTheRangeOnlyForTheStoredStrongETag(_ condition: String, _ honoured: Bool) {
         guard case .send(let status, _, _) = Self.plan(Self.entry(), [("Range", "bytes=0-9"), ("If-Range", condition)])
         else { Issue.record("not sent"); return }

@@ -62,11 +62,31 @@ struct CacheBodySourceTests {
         #expect(received == Array(0..<13))
     }
 
+    @Test func prefetchReadsTheFirstPieceSoTheFirstPullNeedsNoRead() throws {
+        let reader = ScriptedReader([[1, 2, 3], [4]])
+        let source = CacheBodySource(reader: reader, executor: StorageExecutor(width: 1))
+        try source.prefetch()
+        #expect(reader.reads.load(ordering: .relaxed) == 1)
+        guard case .bytes([1, 2, 3])? = Self.pull(source, max: 100) else { Issue.record("first piece"); return }
+        #expect(reader.reads.load(ordering: .relaxed) == 1)
+        guard case .bytes([4])? = Self.pull(source, max: 100) else { Issue.record("second piece"); return }
+        guard case .end? = Self.pull(source, max: 100) else { Issue.record("no end"); return }
+    }
+
+    @Test func aPrefetchErrorIsThrownAndReleasesTheReader() {
+        let reader = ScriptedReader([], failAtEnd: true)
+        let source = CacheBodySource(reader: reader, executor: StorageExecutor(width: 1))
+        #expect(throws: CacheStoreError.self) { try source.prefetch() }
+        guard case .end? = Self.pull(source, max: 100) else { Issue.record("a failed source produced bytes"); return }
+        #expect(reader.reads.load(ordering: .relaxed) == 1)
+    }
+
     @Test func aReadErrorIsAFailureAndReleasesTheReader() {
         let reader = ScriptedReader([[1, 2, 3]], failAtEnd: true)
         let failures = Atomic<Int>(0)
         let source = CacheBodySource(
-            reader: reader, executor: StorageExecutor(width: 1), onFailure: { _ in failures.add(1, ordering: .relaxed) })
+            reader: reader, executor: StorageExecutor(width: 1), onFailure: { _ in failures.add(1, ordering: .relaxed) }
+        )
         guard case .bytes([1, 2, 3])? = Self.pull(source, max: 100) else { Issue.record("first piece"); return }
         guard case .failure(let error)? = Self.pull(source, max: 100) else { Issue.record("no failure"); return }
         #expect(error is CacheStoreError)
@@ -84,7 +104,9 @@ struct CacheBodySourceTests {
         #expect(first.count == 10)
         source.cancel()
         let reads = reader.reads.load(ordering: .relaxed)
-        guard case .end? = Self.pull(source, max: 10) else { Issue.record("a cancelled source still produced bytes"); return }
+        guard case .end? = Self.pull(source, max: 10) else {
+            Issue.record("a cancelled source still produced bytes"); return
+        }
         #expect(reader.reads.load(ordering: .relaxed) == reads)
     }
 }

@@ -1,8 +1,8 @@
 import CacheCore
 import Foundation
 import LarderAPI
-import Testing
 import TestSupport
+import Testing
 
 struct CacheListHandlerTests {
     /// Six entries on two hosts and two media types, stored oldest first.
@@ -14,7 +14,8 @@ struct CacheListHandlerTests {
 
     static func fill(_ harness: CacheAPIHarness) throws {
         for (index, (url, type)) in urls.enumerated() {
-            try harness.put(url, CacheCoreFixtures.compressibleBody(length: 100 + index, seed: UInt64(index)), contentType: type)
+            try harness.put(
+                url, CacheCoreFixtures.compressibleBody(length: 100 + index, seed: UInt64(index)), contentType: type)
         }
     }
 
@@ -27,16 +28,17 @@ struct CacheListHandlerTests {
         return (entries.compactMap { $0["url"] as? String }, json["nextCursor"] as? String)
     }
 
-    @Test(arguments: [
-        ("", [5, 4, 3, 2, 1, 0]),
-        ("?host=a.example", [5, 3, 1, 0]),
-        ("?host=B.EXAMPLE", [4, 2]),
-        ("?prefix=https://a.example/img/", [3, 1]),
-        ("?type=image/*", [4, 3, 1]),
-        ("?type=text/html", [2]),
-        ("?host=a.example&type=image/png", [3, 1]),
-        ("?host=nobody.example", []),
-    ] as [(String, [Int])])
+    @Test(
+        arguments: [
+            ("", [5, 4, 3, 2, 1, 0]),
+            ("?host=a.example", [5, 3, 1, 0]),
+            ("?host=B.EXAMPLE", [4, 2]),
+            ("?prefix=https://a.example/img/", [3, 1]),
+            ("?type=image/*", [4, 3, 1]),
+            ("?type=text/html", [2]),
+            ("?host=a.example&type=image/png", [3, 1]),
+            ("?host=nobody.example", []),
+        ] as [(String, [Int])])
     func listingFiltersAndOrdersNewestFirst(_ query: String, _ expected: [Int]) async throws {
         try await withHarness { harness in
             try Self.fill(harness)
@@ -53,7 +55,10 @@ struct CacheListHandlerTests {
             var cursor: String?
             var pages = 0
             repeat {
-                let query = "?limit=4" + (cursor.map { "&cursor=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)" } ?? "")
+                let query =
+                    "?limit=4"
+                    + (cursor.map { "&cursor=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)" }
+                        ?? "")
                 let (urls, next) = try Self.listedURLs(harness, query)
                 #expect(urls.count <= 4)
                 seen += urls

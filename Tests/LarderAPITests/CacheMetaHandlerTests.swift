@@ -1,15 +1,16 @@
 import CacheCore
 import Foundation
 import LarderAPI
-import Testing
 import TestSupport
+import Testing
 
 struct CacheMetaHandlerTests {
     @Test func metaShowsEveryStoredFieldAndTheFreshnessLeftAtTheInjectedClock() async throws {
         try await withHarness { harness in
             let body = CacheCoreFixtures.compressibleBody(length: 10_000)
             let entry = try harness.put(
-                "https://a.example/meta.txt", body, extraHeaders: [("ETag", "\"m1\""), ("Set-Thing", "a"), ("Set-Thing", "b")])
+                "https://a.example/meta.txt", body,
+                extraHeaders: [("ETag", "\"m1\""), ("Set-Thing", "a"), ("Set-Thing", "b")])
             let response = try harness.request("GET", "/cache/\(entry.key.hex)/meta")
             #expect(response.status == 200)
             #expect(response.header("Content-Type") == "application/json")

@@ -2,8 +2,8 @@ import CacheCore
 import Foundation
 import LarderAPI
 import Storage
-import Testing
 import TestSupport
+import Testing
 
 struct CachePurgeHandlerTests {
     @Test func deletingOneEntryAnswers204AndThenItIsGone() async throws {
@@ -18,17 +18,33 @@ struct CachePurgeHandlerTests {
         }
     }
 
-    @Test(arguments: [
-        ("?host=a.example", 3, ["https://b.example/1", "https://b.example/2/x"]),
-        ("?host=A.Example", 3, ["https://b.example/1", "https://b.example/2/x"]),
-        ("?prefix=https://b.example/2/", 1, ["https://a.example/1", "https://a.example/2", "https://a.example/3/x", "https://b.example/1"]),
-        ("?prefix=https%3A%2F%2Fa.example%2F3", 1, ["https://a.example/1", "https://a.example/2", "https://b.example/1", "https://b.example/2/x"]),
-        ("?host=c.example", 0, ["https://a.example/1", "https://a.example/2", "https://a.example/3/x", "https://b.example/1", "https://b.example/2/x"]),
-        ("", 5, []),
-    ] as [(String, Int, [String])])
+    @Test(
+        arguments: [
+            ("?host=a.example", 3, ["https://b.example/1", "https://b.example/2/x"]),
+            ("?host=A.Example", 3, ["https://b.example/1", "https://b.example/2/x"]),
+            (
+                "?prefix=https://b.example/2/", 1,
+                ["https://a.example/1", "https://a.example/2", "https://a.example/3/x", "https://b.example/1"]
+            ),
+            (
+                "?prefix=https%3A%2F%2Fa.example%2F3", 1,
+                ["https://a.example/1", "https://a.example/2", "https://b.example/1", "https://b.example/2/x"]
+            ),
+            (
+                "?host=c.example", 0,
+                [
+                    "https://a.example/1", "https://a.example/2", "https://a.example/3/x", "https://b.example/1",
+                    "https://b.example/2/x",
+                ]
+            ),
+            ("", 5, []),
+        ] as [(String, Int, [String])])
     func purgeCountsWhatItDeletesAndLeavesTheRest(_ query: String, _ purged: Int, _ left: [String]) async throws {
         try await withHarness { harness in
-            for url in ["https://a.example/1", "https://a.example/2", "https://a.example/3/x", "https://b.example/1", "https://b.example/2/x"] {
+            for url in [
+                "https://a.example/1", "https://a.example/2", "https://a.example/3/x", "https://b.example/1",
+                "https://b.example/2/x",
+            ] {
                 try harness.put(url, Array(url.utf8))
             }
             let response = try harness.request("DELETE", "/cache" + query)

@@ -61,9 +61,11 @@ import Testing
         }
         let log = URL(fileURLWithPath: directory.file("larder.log"))
         let (process, port) = try await Self.start(
-            ["--db", directory.file(), "--max-size", "64M"], environment: ["LARDER_ADMIN_TOKEN": "t0ken-42"], log: log)
+            ["--db", directory.file(), "--max-size", "64M", "--log-level", "debug"],
+            environment: ["LARDER_ADMIN_TOKEN": "t0ken-42"], log: log)
         defer { if process.isRunning { process.terminate() } }
-        let boundPort = try #require(port, "larder did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        let boundPort = try #require(
+            port, "larder did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
 
         #expect(try Self.get(boundPort, "/cache", token: nil).status == 401)
         #expect(try Self.get(boundPort, "/cache", token: "wrong").status == 401)
@@ -82,7 +84,8 @@ import Testing
     func aBadMaxSizeStopsServeBeforeItListens(_ value: String) async throws {
         let directory = StorageTestDirectory()
         let log = URL(fileURLWithPath: directory.file("larder.log"))
-        let (process, port) = try await Self.start(["--db", directory.file(), "--max-size", value], environment: [:], log: log)
+        let (process, port) = try await Self.start(
+            ["--db", directory.file(), "--max-size", value], environment: [:], log: log)
         defer { if process.isRunning { process.terminate() } }
         #expect(port == nil)
         process.waitUntilExit()

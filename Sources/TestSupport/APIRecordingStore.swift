@@ -1,0 +1,115 @@
+public import CacheCore
+public import Foundation
+import Synchronization
+
+/// A `CacheStore` that forwards to another and, on every call (body reads included), evaluates a probe
+/// and records the calls where it failed: tests pass "am I on the storage executor?" to prove that no
+/// store work runs on a connection queue.
+public final class APIRecordingStore: CacheStore {
+    private let wrapped: any CacheStore
+    private let probe: @Sendable () -> Bool
+    private let log = Mutex<(calls: Int, violations: [String])>((0, []))
+
+    /// Wraps a store.
+    /// - Parameters:
+    ///   - wrapped: the store that does the work.
+    ///   - probe: returns `true` when the current thread is an acceptable place for store work.
+    public init(wrapping wrapped: any CacheStore, probe: @escaping @Sendable () -> Bool) {
+        self.wrapped = wrapped
+        self.probe = probe
+    }
+
+    /// How many store and reader calls were made.
+    public var calls: Int { log.withLock { $0.calls } }
+    /// The names of the calls made where the probe failed.
+    public var violations: [String] { log.withLock { $0.violations } }
+
+    func check(_ name: String) {
+        let fine = probe()
+        log.withLock {
+            $0.calls += 1
+            if !fine { $0.violations.append(name) }
+        }
+    }
+
+    public func entry(for key: CacheKey) throws -> StoredEntry? {
+        check("entry")
+        return try wrapped.entry(for: key)
+    }
+
+    public func varyNames(forPrimaryKey primaryKey: CacheKey) throws -> [String]? {
+        check("varyNames")
+        return try wrapped.varyNames(forPrimaryKey: primaryKey)
+    }
+
+    public func openBody(of entry: StoredEntry, form: CacheBodyForm) throws -> any CacheBodyReader {
+        check("openBody")
+        return APIRecordingReader(wrapped: try wrapped.openBody(of: entry, form: form), store: self)
+    }
+
+    public func beginWrite(hints: CacheBodyHints) throws -> any CacheBodyWriter {
+        try wrapped.beginWrite(hints: hints)
+    }
+
+    public func updateMetadata(_ entry: StoredEntry) throws -> Bool {
+        check("updateMetadata")
+        return try wrapped.updateMetadata(entry)
+    }
+
+    public func recordHit(_ key: CacheKey, at now: Date) {
+        wrapped.recordHit(key, at: now)
+    }
+
+    public func delete(_ key: CacheKey) throws -> Bool {
+        check("delete")
+        return try wrapped.delete(key)
+    }
+
+    public func purge(_ scope: CachePurgeScope) throws -> Int {
+        check("purge")
+        return try wrapped.purge(scope)
+    }
+
+    public func list(_ query: CacheEntryQuery) throws -> CacheEntryPage {
+        check("list")
+        return try wrapped.list(query)
+    }
+
+    public func stats() throws -> CacheStoreStats {
+        check("stats")
+        return try wrapped.stats()
+    }
+
+    public func sweep(now: Date) throws -> Int {
+        check("sweep")
+        return try wrapped.sweep(now: now)
+    }
+
+    public func loadFilterChain() throws -> FilterChainRecord {
+        check("loadFilterChain")
+        return try wrapped.loadFilterChain()
+    }
+
+    public func saveFilterChain(_ filters: [FilterRecord], expectedVersion: Int?) throws -> FilterChainRecord {
+        check("saveFilterChain")
+        return try wrapped.saveFilterChain(filters, expectedVersion: expectedVersion)
+    }
+}
+
+/// A body reader that reports each `next()` to its `APIRecordingStore`.
+final class APIRecordingReader: CacheBodyReader {
+    private let wrapped: any CacheBodyReader
+    private let store: APIRecordingStore
+
+    init(wrapped: any CacheBodyReader, store: APIRecordingStore) {
+        self.wrapped = wrapped
+        self.store = store
+    }
+
+    var length: Int { wrapped.length }
+
+    func next() throws -> [UInt8]? {
+        store.check("reader.next")
+        return try wrapped.next()
+    }
+}
