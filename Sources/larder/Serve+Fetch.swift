@@ -111,7 +111,8 @@ extension LarderWiring {
             decider: decider ?? DefaultFilterDecider(settings.defaultDecision),
             configuration: FetchConfiguration(viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes))
         service.mount(on: &router, access: AdminAccess(token: adminToken))
-        logger.info(
+        // Debug, like the store's line: the first info line stays "listening on …", which scripts wait for.
+        logger.debug(
             "fetch ready",
             metadata: [
                 "allowNetworks": "\(settings.allowNetworks.map(\.description).joined(separator: ","))",

@@ -47,7 +47,7 @@ import Testing
                     chunkSize: 4096, every: .milliseconds(20)))
             let leaver = try harness.open("GET", harness.fetchPath("/s"))
             let stayer = try harness.open("GET", harness.fetchPath("/s"))
-            #expect(await harness.origin.waitForRequests(1))
+            #expect(await harness.origin.waitForRequests(1, timeout: .seconds(20)))
             _ = try leaver.readSome(upTo: 100)
             leaver.close(reset: true)
             let response = try stayer.readResponse()
@@ -100,7 +100,7 @@ import Testing
             }
             let caller = try harness.open("GET", harness.fetchPath("/p"))
             defer { caller.close() }
-            #expect(await harness.origin.waitForRequests(1))
+            #expect(await harness.origin.waitForRequests(1, timeout: .seconds(20)))
             let listing = try harness.request("GET", "/fetches")
             #expect(listing.status == 200)
             let json = try #require(try JSONSerialization.jsonObject(with: Data(listing.body)) as? [String: Any])
@@ -129,9 +129,9 @@ import Testing
                 return .ok(request.headers["Authorization"] == nil ? "anonymous" : "private")
             }
             let authorized = try harness.open("GET", harness.fetchPath("/me"), headers: [("Authorization", "Bearer x")])
-            #expect(await harness.origin.waitForRequests(1))
+            #expect(await harness.origin.waitForRequests(1, timeout: .seconds(20)))
             let anonymous = try harness.open("GET", harness.fetchPath("/me"))
-            #expect(await harness.origin.waitForRequests(2))
+            #expect(await harness.origin.waitForRequests(2, timeout: .seconds(20)))
             gate.open()
             #expect(try authorized.readResponse().text == "private")
             #expect(try anonymous.readResponse().text == "anonymous")

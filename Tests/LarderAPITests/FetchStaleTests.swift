@@ -75,7 +75,7 @@ import Testing
             // A second stale request while the refresh runs does not start another one.
             #expect(try harness.fetch("/w").text == "first")
             gate.open()
-            #expect(await harness.origin.waitForRequests(2))
+            #expect(await harness.origin.waitForRequests(2, timeout: .seconds(20)))
             #expect(await harness.settle())
             let refreshed = try harness.fetch("/w")
             #expect(refreshed.text == "second")

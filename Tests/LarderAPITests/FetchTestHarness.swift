@@ -35,7 +35,7 @@ final class FetchTestHarness: @unchecked Sendable {
     let server: HTTPServer
 
     init(
-        decision: FilterDecision = .defaultHTTP, limits: OriginLimits = OriginLimits(totalTimeout: .seconds(5)),
+        decision: FilterDecision = .defaultHTTP, limits: OriginLimits = OriginLimits(totalTimeout: .seconds(30)),
         configuration: FetchConfiguration = FetchConfiguration(), allowNetworks: [CIDR] = [CIDR("127.0.0.0/8")!]
     ) throws {
         origin = try StubOrigin()
@@ -54,7 +54,7 @@ final class FetchTestHarness: @unchecked Sendable {
         service.mount(on: &router, access: AdminAccess(token: nil))
         server = HTTPServer(
             configuration: HTTPServerConfiguration(
-                host: "127.0.0.1", port: 0, headerReadTimeout: 5, idleTimeout: 5, writeTimeout: 5, eventLoops: 2),
+                host: "127.0.0.1", port: 0, headerReadTimeout: 30, idleTimeout: 30, writeTimeout: 30, eventLoops: 2),
             responder: router)
         try server.start()
     }
@@ -92,7 +92,7 @@ final class FetchTestHarness: @unchecked Sendable {
 
     /// Sends one request and returns the client without reading.
     func open(_ method: String, _ path: String, headers: [(String, String)] = []) throws -> RawSocketClient {
-        let client = try RawSocketClient(port: server.port)
+        let client = try RawSocketClient(port: server.port, timeout: 30)
         var text = "\(method) \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         try client.send(text + "\r\n")
@@ -103,12 +103,12 @@ final class FetchTestHarness: @unchecked Sendable {
     func key(_ originPath: String) -> String { CacheKey.make(canonicalURL: origin.url(originPath)).hex }
 
     /// Waits until no fetch is in flight (stores are committed before a fetch leaves the registry).
-    func settle() async -> Bool { await waitUntil(timeout: .seconds(5)) { service.inFlightCount == 0 } }
+    func settle() async -> Bool { await waitUntil(timeout: .seconds(20)) { service.inFlightCount == 0 } }
 }
 
 /// Runs a test body against a fresh harness and always stops it.
 func withFetchHarness(
-    decision: FilterDecision = .defaultHTTP, limits: OriginLimits = OriginLimits(totalTimeout: .seconds(5)),
+    decision: FilterDecision = .defaultHTTP, limits: OriginLimits = OriginLimits(totalTimeout: .seconds(30)),
     configuration: FetchConfiguration = FetchConfiguration(), allowNetworks: [CIDR] = [CIDR("127.0.0.0/8")!],
     _ body: (FetchTestHarness) async throws -> Void
 ) async throws {
@@ -124,15 +124,15 @@ func withFetchHarness(
 }
 
 /// Holds stub-origin answers until the test opens it, so that "while the fetch is under way" never
-/// depends on timing. Every wait gives up after 5 s.
+/// depends on timing. Every wait gives up after 30 s (generous: the whole package's tests share two cores).
 final class OriginGate: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
     private let opened = Mutex(false)
 
-    /// Blocks the stub's connection thread until `open()` (or 5 s).
+    /// Blocks the stub's connection thread until `open()` (or 30 s).
     func pass() {
         if opened.withLock({ $0 }) { return }
-        if semaphore.wait(timeout: .now() + 5) == .success { semaphore.signal() }
+        if semaphore.wait(timeout: .now() + 30) == .success { semaphore.signal() }
     }
 
     /// Lets every held and later answer through.
@@ -152,6 +152,6 @@ extension FetchTestHarness {
 
     /// Waits until the one fetch under way has `count` callers.
     func waitForWaiters(_ count: Int) async -> Bool {
-        await waitUntil(timeout: .seconds(5)) { (try? waiters()) == [count] }
+        await waitUntil(timeout: .seconds(20)) { (try? waiters()) == [count] }
     }
 }
