@@ -18,7 +18,8 @@ enum LarderWiring {
         // /cache changes entries through the fetch service's store, so deletes and purges reach the
         // in-memory hot entries too.
         let fetchStore = mountFetch(
-            on: &router, store: store, settings: settings.fetch, adminToken: settings.adminToken, logger: logger)
+            on: &router, store: store, settings: settings.fetch, adminToken: settings.adminToken,
+            listening: (settings.server.host, settings.server.port), logger: logger)
         mountCacheAPI(on: &router, store: fetchStore, settings: settings, logger: logger)
         return router
     }

@@ -81,12 +81,22 @@ struct FetchSettings: Sendable {
     }
 
     /// The origin client's configuration.
-    var clientConfiguration: OriginClient.Configuration {
+    /// - Parameter ownEndpoints: Larder's listening addresses, refused even inside an allowed network.
+    func clientConfiguration(ownEndpoints: [IPEndpoint] = []) -> OriginClient.Configuration {
         OriginClient.Configuration(
             limits: OriginLimits(
                 connectTimeout: .milliseconds(Int64(connectTimeout * 1000)),
                 totalTimeout: .milliseconds(Int64(originTimeout * 1000)), maxBodyBytes: maxObjectBytes),
-            addressPolicy: AddressPolicy(allowNetworks: allowNetworks), viaName: viaName)
+            addressPolicy: AddressPolicy(allowNetworks: allowNetworks), ownEndpoints: ownEndpoints, viaName: viaName)
+    }
+
+    /// The addresses a server configured with `host` and `port` answers on, for the loop guard: the host
+    /// itself, or loopback for a wildcard host (other interfaces of a wildcard listener are not listed).
+    /// Empty for port 0, whose number is only known after listening.
+    static func ownEndpoints(host: String, port: Int) -> [IPEndpoint] {
+        guard let port = UInt16(exactly: port), port != 0 else { return [] }
+        let hosts = host == "0.0.0.0" || host == "::" ? ["127.0.0.1", "::1"] : [host]
+        return hosts.compactMap { IPAddress($0).map { IPEndpoint(address: $0, port: port) } }
     }
 }
 
@@ -98,14 +108,16 @@ extension LarderWiring {
     ///   - settings: the resolved fetch settings.
     ///   - adminToken: the admin token, if any.
     ///   - decider: the filter chain; the default policy when `nil`.
+    ///   - listening: the server's configured host and port (Larder never fetches from itself).
     ///   - logger: the process logger.
     /// - Returns: the store every other API must change entries through (it keeps memory consistent).
     @discardableResult
     static func mountFetch(
         on router: inout Router, store: any CacheStore, settings: FetchSettings, adminToken: String?,
-        decider: (any FilterDecider)? = nil, logger: Logger
+        decider: (any FilterDecider)? = nil, listening: (host: String, port: Int) = ("", 0), logger: Logger
     ) -> any CacheStore {
-        let client = OriginClient(configuration: settings.clientConfiguration)
+        let own = FetchSettings.ownEndpoints(host: listening.host, port: listening.port)
+        let client = OriginClient(configuration: settings.clientConfiguration(ownEndpoints: own))
         let service = FetchService(
             store: store, executor: StorageExecutor(), client: client,
             decider: decider ?? DefaultFilterDecider(settings.defaultDecision),

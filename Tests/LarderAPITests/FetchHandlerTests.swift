@@ -62,6 +62,17 @@ import Upstream
         }
     }
 
+    @Test func bypassedHeadIsAHeadToTheOrigin() async throws {
+        try await withFetchHarness(decision: .defaultBypass) { harness in
+            harness.origin.respond(to: "/a", with: .ok("five!"))
+            let response = try harness.fetch("/a", method: "HEAD")
+            #expect(response.status == 200)
+            #expect(response.header("Content-Length") == "5")
+            #expect(response.header("X-Cache") == "BYPASS")
+            #expect(harness.origin.requests(for: "/a").map(\.method) == ["HEAD"])
+        }
+    }
+
     @Test func missIsStoredAndTheNextRequestIsAHit() async throws {
         try await withFetchHarness { harness in
             let body = CacheCoreFixtures.randomBody(length: 20_000)

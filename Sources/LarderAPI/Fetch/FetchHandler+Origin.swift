@@ -48,7 +48,7 @@ extension FetchHandler {
                 requestHeaders: call.headers, mayStore: false, service: service)
         }
         wait(on: fetch, call: call, key: key, stored: nil, forward: .bypass, collapsed: false)
-        fetch.start(conditionalHeaders: HTTPHeaders())
+        fetch.start(conditionalHeaders: HTTPHeaders(), method: call.method == .head ? .head : .get)
     }
 
     /// Registers the caller on a fetch with a deadline for the outcome.

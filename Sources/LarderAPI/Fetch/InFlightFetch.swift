@@ -91,8 +91,10 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     }
 
     /// Sends the request to the origin, conditional on the stored entry's validators when there is one.
-    /// - Parameter conditionalHeaders: `If-None-Match` / `If-Modified-Since` for a revalidation.
-    func start(conditionalHeaders: HTTPHeaders) {
+    /// - Parameters:
+    ///   - conditionalHeaders: `If-None-Match` / `If-Modified-Since` for a revalidation.
+    ///   - method: GET, or HEAD for a bypassed HEAD request (a stored fetch always GETs the body).
+    func start(conditionalHeaders: HTTPHeaders, method: OriginRequest.Method = .get) {
         var headers = requestHeaders
         if mayStore {
             // The fetch is shared and its answer stored: the caller's own conditionals and ranges are
@@ -100,7 +102,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             for name in Self.callerOnlyFields { headers.remove(name: name) }
             for field in conditionalHeaders { headers.add(name: field.name, value: field.value) }
         }
-        let request = OriginRequest(method: .get, url: url, headers: headers)
+        let request = OriginRequest(method: mayStore ? .get : method, url: url, headers: headers)
         let fetch = service.client.fetch(request, delegate: self)
         state.withLock { $0.originFetch = fetch }
     }
