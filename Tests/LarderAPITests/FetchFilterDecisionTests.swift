@@ -30,6 +30,31 @@ import Testing
         }
     }
 
+    @Test func storedImageThatNoLongerValidatesIsDeletedAndRefetched() async throws {
+        try await withFetchHarness(decision: Self.images) { harness in
+            harness.origin.respond(
+                to: "/c.png",
+                with: .ok(bytes: ImageSamples.png1x1, contentType: "image/png").header("Cache-Control", "max-age=60"))
+            let url = harness.origin.url("/c.png")
+            let key = CacheKey.make(canonicalURL: url)
+            let writer = try harness.store.beginWrite(hints: CacheBodyHints(contentType: "image/png"))
+            try writer.append(Array("not a png at all".utf8))
+            let now = harness.clock.now
+            try writer.commit(
+                StoredEntry(
+                    key: key, url: url, status: .ok,
+                    headers: HTTPHeaders([("Content-Type", "image/png"), ("Cache-Control", "max-age=60")]),
+                    requestTime: now, responseTime: now, freshnessLifetime: 60, imageFormat: "png"))
+            let response = try harness.fetch("/c.png")
+            #expect(response.body == ImageSamples.png1x1)
+            #expect(response.header("X-Cache") == "MISS")
+            #expect(harness.origin.requestCount(for: "/c.png") == 1)
+            #expect(await harness.settle())
+            #expect(try harness.fetch("/c.png").body == ImageSamples.png1x1)
+            #expect(harness.origin.requestCount(for: "/c.png") == 1)
+        }
+    }
+
     @Test func truncatedImageIsServedButNotStored() async throws {
         try await withFetchHarness(decision: Self.images) { harness in
             let truncated = Array(ImageSamples.png1x1.prefix(30))

@@ -3,6 +3,7 @@ import CachePolicy
 import Foundation
 import HTTPCore
 import HTTPServer
+import ImageSniffing
 
 extension FetchHandler {
     /// The answer from a stored entry: the caller's own conditionals first (304, RFC 9110 §13.2.2), then
@@ -42,6 +43,13 @@ extension FetchHandler {
                 var body: [UInt8] = []
                 body.reserveCapacity(reader.length)
                 while let piece = try reader.next() { body.append(contentsOf: piece) }
+                if form == .identity, call.decision.validateImage, entry.imageFormat != nil,
+                    let rejection = ImageValidator(allowSVG: call.decision.allowSVG).validate(body).rejection
+                {
+                    // DESIGN.md: an image that no longer validates on read is deleted and refetched.
+                    _ = try? service.store.delete(entry.key)
+                    throw CacheStoreError.corruptEntryDeleted(key: entry.key, reason: "image: \(rejection)")
+                }
                 if form == .identity, planned == .ok, entry.varyNames.isEmpty {
                     var replayed = headers
                     for field in marks { replayed.remove(name: field.name) }
