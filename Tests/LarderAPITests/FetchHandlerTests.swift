@@ -2,7 +2,7 @@ import CacheCore
 import CachePolicy
 import Foundation
 import HTTPCore
-import LarderAPI
+@testable import LarderAPI
 import Storage
 import TestSupport
 import Testing
@@ -267,5 +267,22 @@ import Upstream
             #expect(bytes.contains(0x61))
             #expect(harness.service.inFlightCount == 1)
         }
+    }
+}
+
+/// The one-scan reading of the `url` query parameter.
+@Suite struct FetchURLParameterTests {
+    @Test(arguments: [
+        ("url=http://a/b", "http://a/b"), ("url=http%3A%2F%2Fa%2Fb%3Fq%3D1", "http://a/b?q=1"),
+        ("x=1&url=http://a/", "http://a/"), ("url=http://a/?q=1", "http://a/?q=1"), ("url=a+b", "a b"),
+        ("url=", ""),
+    ])
+    func urlParameterIsFoundAndDecoded(query: String, expected: String) {
+        #expect(FetchHandler.urlParameter(in: query) == expected)
+    }
+
+    @Test(arguments: [nil, "", "x=1", "url=a&url=b", "urls=a", "ur=a"] as [String?])
+    func absentOrRepeatedURLParameterIsNil(query: String?) {
+        #expect(FetchHandler.urlParameter(in: query) == nil)
     }
 }
