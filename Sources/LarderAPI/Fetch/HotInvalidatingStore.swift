@@ -37,6 +37,8 @@ public final class HotInvalidatingStore: CacheStore {
     @discardableResult
     public func updateMetadata(_ entry: StoredEntry) throws -> Bool {
         hot.remove(entry.key)
+        // Again after the update: a hit may have put the old metadata back in memory meanwhile.
+        defer { hot.remove(entry.key) }
         return try wrapped.updateMetadata(entry)
     }
 
@@ -45,17 +47,24 @@ public final class HotInvalidatingStore: CacheStore {
     @discardableResult
     public func delete(_ key: CacheKey) throws -> Bool {
         hot.remove(key)
+        defer { hot.remove(key) }
         return try wrapped.delete(key)
     }
 
     @discardableResult
     public func purge(_ scope: CachePurgeScope) throws -> Int {
+        forget(scope)
+        defer { forget(scope) }
+        return try wrapped.purge(scope)
+    }
+
+    /// Drops the hot entries a purge selects.
+    private func forget(_ scope: CachePurgeScope) {
         switch scope {
         case .all: hot.remove { _ in true }
         case .host(let host): hot.remove { $0.host == host.lowercased() }
         case .urlPrefix(let prefix): hot.remove { $0.url.hasPrefix(prefix) }
         }
-        return try wrapped.purge(scope)
     }
 
     public func list(_ query: CacheEntryQuery) throws -> CacheEntryPage { try wrapped.list(query) }

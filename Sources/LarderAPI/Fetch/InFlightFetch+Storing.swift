@@ -80,6 +80,8 @@ extension InFlightFetch {
         service.hot.remove { $0.url == url }
         do {
             try writer.commit(entry)
+            // Again after the commit: a hit may have put the old entry back in memory meanwhile.
+            service.hot.remove { $0.url == url }
         } catch {
             state.withLock {
                 $0.storing = false; $0.refusal = "store: \(error)"
