@@ -2,11 +2,12 @@ import CacheCore
 import CachePolicy
 import Foundation
 import HTTPCore
-@testable import LarderAPI
 import Storage
 import TestSupport
 import Testing
 import Upstream
+
+@testable import LarderAPI
 
 /// The core flow of `GET|HEAD /fetch`: validation, loop guard, filter actions, miss then hit, storage
 /// rules, origin errors. Each test checks what the caller got and how many requests the origin saw.
