@@ -1,6 +1,7 @@
 import HTTPCore
 import HTTPServer
 import Logging
+import Upstream
 
 /// Builds what `larder serve` runs. The integration point for the store, the origin client and the
 /// API handlers as they arrive: add them here, keep `ServeCommand` about flags and process life.
@@ -15,8 +16,16 @@ enum LarderWiring {
         var router = Router()
         router.add(.get, "/healthz", HealthResponder())
         let store = try openCacheStore(settings: settings, logger: logger)
-        mountCacheAPI(on: &router, store: store, settings: settings, logger: logger)
-        try mountFiltersAPI(on: &router, store: store, settings: settings, logger: logger)
+        // The filter chain decides for /fetch; explain judges addresses with the fetch path's policy.
+        let registry = try mountFiltersAPI(
+            on: &router, store: store, settings: settings,
+            addressPolicy: AddressPolicy(allowNetworks: settings.fetch.allowNetworks), logger: logger)
+        // /cache changes entries through the fetch service's store, so deletes and purges reach the
+        // in-memory hot entries too.
+        let fetchStore = mountFetch(
+            on: &router, store: store, settings: settings.fetch, adminToken: settings.adminToken, decider: registry,
+            listening: (settings.server.host, settings.server.port), logger: logger)
+        mountCacheAPI(on: &router, store: fetchStore, settings: settings, logger: logger)
         return router
     }
 }

@@ -37,6 +37,15 @@ struct ServeCommand: ParsableCommand {
     var shutdownGrace: String?
     @Option(name: .customLong("max-size"), help: ArgumentHelp(Setting.maxSize.help)) var maxSize: String?
     @Option(name: .customLong("admin-token"), help: ArgumentHelp(Setting.adminToken.help)) var adminToken: String?
+    @Option(name: .customLong("allow-network"), help: ArgumentHelp(Setting.allowNetwork.help))
+    var allowNetwork: [String] = []
+    @Option(name: .customLong("connect-timeout"), help: ArgumentHelp(Setting.connectTimeout.help))
+    var connectTimeout: String?
+    @Option(name: .customLong("origin-timeout"), help: ArgumentHelp(Setting.originTimeout.help))
+    var originTimeout: String?
+    @Option(name: .customLong("max-object-bytes"), help: ArgumentHelp(Setting.maxObjectBytes.help))
+    var maxObjectBytes: String?
+    @Option(name: .customLong("via-name"), help: ArgumentHelp(Setting.viaName.help)) var viaName: String?
     @Option(name: .customLong("default-policy"), help: ArgumentHelp(Setting.defaultPolicy.help))
     var defaultPolicy: String?
 
@@ -49,7 +58,9 @@ struct ServeCommand: ParsableCommand {
             (.maxRequestLine, maxRequestLine), (.maxHeaderBytes, maxHeaderBytes), (.maxHeaderCount, maxHeaderCount),
             (.maxBodyBytes, maxBodyBytes), (.maxPipelined, maxPipelined), (.eventLoops, eventLoops),
             (.shutdownGrace, shutdownGrace), (.maxSize, maxSize), (.adminToken, adminToken),
-            (.defaultPolicy, defaultPolicy),
+            (.allowNetwork, allowNetwork.isEmpty ? nil : allowNetwork.joined(separator: ",")),
+            (.connectTimeout, connectTimeout), (.originTimeout, originTimeout), (.maxObjectBytes, maxObjectBytes),
+            (.viaName, viaName), (.defaultPolicy, defaultPolicy),
         ]
         return Dictionary(uniqueKeysWithValues: pairs.compactMap { setting, value in value.map { (setting, $0) } })
     }

@@ -71,7 +71,7 @@ struct Setting: Sendable, Hashable {
     static let all: [Setting] = [
         host, port, db, logFormat, logLevel, accessLog, headerTimeout, idleTimeout, writeTimeout, maxConnections,
         backlog, maxRequestLine, maxHeaderBytes, maxHeaderCount, maxBodyBytes, maxPipelined, eventLoops, shutdownGrace,
-        maxSize, adminToken, defaultPolicy,
+        maxSize, adminToken, allowNetwork, connectTimeout, originTimeout, maxObjectBytes, viaName, defaultPolicy,
     ]
 
     /// The settings as a Markdown table for the README.

@@ -19,6 +19,7 @@ struct Settings: Sendable {
     var maxSize: Int?
     var adminToken: String?
     var defaultPolicy: FilterDefaultPolicy
+    var fetch: FetchSettings
 
     /// Resolves every setting.
     /// - Parameters:
@@ -51,6 +52,7 @@ struct Settings: Sendable {
         maxSize = try Settings.parseSize(resolver.raw(.maxSize).text, origin: resolver.raw(.maxSize).origin)
         adminToken = resolver.string(.adminToken).isEmpty ? nil : resolver.string(.adminToken)
         defaultPolicy = try resolver.choice(.defaultPolicy)
+        fetch = try FetchSettings(flags: flags, environment: environment)
     }
 
     static func processEnvironment(_ name: String) -> String? {

@@ -1,0 +1,30 @@
+import HTTPCore
+import Upstream
+
+extension APIError {
+    /// The answer for an origin fetch that failed with nothing stored to serve instead: 400, 403, 502 or
+    /// 504 by `OriginError.httpStatus`, with a stable type per kind.
+    /// - Parameter error: how the fetch failed.
+    /// - Returns: the error to answer with.
+    static func origin(_ error: OriginError) -> APIError {
+        let type: String
+        switch error {
+        case .addressRefused: type = FetchProblemType.addressRefused
+        case .invalidURL: type = FetchProblemType.invalidURL
+        case .invalidRequestHeader: type = FetchProblemType.invalidRequestHeader
+        case .connectFailed, .cancelled: type = FetchProblemType.originUnreachable
+        case .timeout: type = FetchProblemType.originTimeout
+        case .bodyTooLarge: type = FetchProblemType.bodyTooLarge
+        case .headersTooLarge: type = FetchProblemType.headersTooLarge
+        case .protocolError: type = FetchProblemType.originProtocolError
+        }
+        return APIError(status: HTTPStatus(code: error.httpStatus), type: type, detail: error.description)
+    }
+
+    /// 400 for a `url` parameter that is missing or unusable.
+    /// - Parameter detail: why.
+    /// - Returns: the error.
+    static func invalidFetchURL(_ detail: String) -> APIError {
+        APIError(status: .badRequest, type: FetchProblemType.invalidURL, detail: detail)
+    }
+}

@@ -1,0 +1,35 @@
+/// How `/fetch` behaves beyond what the origin client and the filter chain decide; set once at start.
+public struct FetchConfiguration: Sendable {
+    /// Larder's pseudonym in `Via` (RFC 9110 §7.6.3): a request that already carries it is a loop (508).
+    public var viaName: String
+    /// The cache's name in `Cache-Status` (RFC 9211 §2).
+    public var cacheName: String
+    /// The largest body fetched, in bytes; also the bound of one in-flight fetch's shared buffer.
+    public var maxObjectBytes: Int
+    /// Callers that may join one in-flight fetch; more are answered 503.
+    public var maxWaiters: Int
+    /// How long a caller waits for a shared fetch's response head before it is answered 504.
+    public var waiterTimeout: Duration
+    /// How long past expiry an entry with a validator stays stored so that it can still be revalidated.
+    public var revalidationAllowance: Double
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - viaName: the `Via` pseudonym, default `larder`.
+    ///   - cacheName: the `Cache-Status` name, default `Larder`.
+    ///   - maxObjectBytes: body bound, default 256 MiB.
+    ///   - maxWaiters: callers per shared fetch, default 1024.
+    ///   - waiterTimeout: head wait of a joined caller, default 30 s.
+    ///   - revalidationAllowance: seconds a stale entry with a validator is kept, default one day.
+    public init(
+        viaName: String = "larder", cacheName: String = "Larder", maxObjectBytes: Int = 256 << 20,
+        maxWaiters: Int = 1024, waiterTimeout: Duration = .seconds(30), revalidationAllowance: Double = 86_400
+    ) {
+        self.viaName = viaName
+        self.cacheName = cacheName
+        self.maxObjectBytes = max(1, maxObjectBytes)
+        self.maxWaiters = max(1, maxWaiters)
+        self.waiterTimeout = waiterTimeout
+        self.revalidationAllowance = revalidationAllowance
+    }
+}

@@ -1,0 +1,197 @@
+import CacheCore
+import CachePolicy
+import Dispatch
+import Foundation
+import HTTPCore
+import HTTPServer
+import Synchronization
+import Upstream
+
+extension FetchHandler {
+    /// Joins the fetch under way for `key`, or starts one (conditional on `stored`'s validators when
+    /// given), and answers the caller when the outcome is known.
+    ///
+    /// A request with `Authorization` never shares a fetch: its answer may be for that caller alone
+    /// (RFC 9111 §3.5), and it must not ride on another caller's credentials either. It is still stored
+    /// when the response allows shared reuse.
+    func fetchFromOrigin(
+        _ call: Call, key: CacheKey, stored: StoredEntry?, conditionalHeaders: HTTPHeaders = HTTPHeaders(),
+        forward: CacheStatus.Forward, coalesce: Bool = true
+    ) {
+        let shared = coalesce && !call.headers.contains("Authorization")
+        let (fetch, isNew) = service.registry.fetch(for: key, coalesce: shared) { id in
+            InFlightFetch(
+                id: id, key: key, url: call.fetchURL, keyURL: call.keyURL, decision: call.decision, stored: stored,
+                requestHeaders: call.headers, mayStore: true, service: service)
+        }
+        wait(on: fetch, call: call, key: key, stored: stored, forward: forward, collapsed: !isNew)
+        if isNew { fetch.start(conditionalHeaders: conditionalHeaders) }
+    }
+
+    /// Starts a refresh nobody waits for (RFC 5861 §3), unless one is already under way for the key.
+    func refreshInBackground(_ call: Call, key: CacheKey, entry: StoredEntry, conditionalHeaders: HTTPHeaders) {
+        let (fetch, isNew) = service.registry.fetch(for: key, coalesce: true) { id in
+            InFlightFetch(
+                id: id, key: key, url: call.fetchURL, keyURL: call.keyURL, decision: call.decision,
+                stored: conditionalHeaders.isEmpty ? nil : entry, requestHeaders: call.headers, mayStore: true,
+                service: service)
+        }
+        if isNew { fetch.start(conditionalHeaders: conditionalHeaders) }
+    }
+
+    /// Fetches for this caller alone, streams the answer and stores nothing (`X-Cache: BYPASS`).
+    func bypass(_ call: Call) {
+        let key = CacheKey.make(canonicalURL: call.keyURL)
+        let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
+            InFlightFetch(
+                id: id, key: key, url: call.fetchURL, keyURL: call.keyURL, decision: call.decision, stored: nil,
+                requestHeaders: call.headers, mayStore: false, service: service)
+        }
+        wait(on: fetch, call: call, key: key, stored: nil, forward: .bypass, collapsed: false)
+        fetch.start(conditionalHeaders: HTTPHeaders(), method: call.method == .head ? .head : .get)
+    }
+
+    /// Registers the caller on a fetch with a deadline for the outcome.
+    private func wait(
+        on fetch: InFlightFetch, call: Call, key: CacheKey, stored: StoredEntry?, forward: CacheStatus.Forward,
+        collapsed: Bool
+    ) {
+        let once = Atomic<Bool>(false)
+        let service = self.service
+        let handler = self
+        let joined = fetch.join { outcome in
+            guard once.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+            else { return }
+            handler.answer(
+                call, outcome: outcome, fetch: fetch, key: key, stored: stored, forward: forward, collapsed: collapsed)
+        }
+        guard joined else {
+            call.writer.send(
+                APIError(
+                    status: .serviceUnavailable, type: FetchProblemType.tooManyWaiters,
+                    detail: "\(service.configuration.maxWaiters) callers already wait on this URL's fetch."
+                ).makeResponse())
+            return
+        }
+        let timeout = service.configuration.waiterTimeout
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+            guard once.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+            else { return }
+            call.writer.send(
+                APIError(
+                    status: .gatewayTimeout, type: FetchProblemType.waiterTimeout,
+                    detail: "No response head from the origin within \(timeout)."
+                ).makeResponse())
+        }
+    }
+
+    /// Answers one caller with a fetch's outcome (on the origin thread or the fetch's store queue;
+    /// anything that touches the store is handed to the executor).
+    private func answer(
+        _ call: Call, outcome: InFlightOutcome, fetch: InFlightFetch, key: CacheKey, stored: StoredEntry?,
+        forward: CacheStatus.Forward, collapsed: Bool
+    ) {
+        let cacheName = service.configuration.cacheName
+        switch outcome {
+        case .revalidated(let entry):
+            service.executor.submit { [self] in
+                let facts = FetchKeys.facts(of: entry)
+                let now = Int64(service.clock().timeIntervalSince1970)
+                let age = facts.currentAge(now: now)
+                let ttl = facts.freshnessLifetime(overrides: call.decision.overrides).seconds - age
+                let status = CacheStatus(
+                    cacheName: cacheName, forward: forward, forwardStatus: 304, ttl: ttl, collapsed: collapsed)
+                serveStoredOrRefetch(call, key: key, entry: entry, xCache: .revalidated, age: age, cacheStatus: status)
+            }
+        case .failure(let error):
+            let failure: StaleIfError.OriginFailure
+            switch error {
+            case .connectFailed, .timeout, .protocolError, .cancelled: failure = .unreachable
+            default: failure = .status(0)
+            }
+            if let stored, serveStaleIfAllowed(call, key: key, entry: stored, failure: failure, detail: error.kind) {
+                return
+            }
+            call.writer.send(APIError.origin(error).makeResponse())
+        case .response(let head, _)
+        where collapsed && !Self.sameVariant(head, starter: fetch.requestHeaders, joiner: call.headers):
+            // The shared response varies on a header this caller sent differently (RFC 9111 §4.1): it
+            // needs its own fetch, keyed by its own variant.
+            let names = Self.varyNames(head)
+            let variant = FetchKeys.key(canonicalURL: call.keyURL, varyNames: names, requestHeaders: call.headers)
+            fetchFromOrigin(call, key: variant, stored: nil, forward: .varyMiss, coalesce: !names.isEmpty)
+        case .response(let head, let admission):
+            if let stored, StaleIfError.errorStatuses.contains(head.status),
+                serveStaleIfAllowed(
+                    call, key: key, entry: stored, failure: .status(head.status), detail: "origin \(head.status)")
+            {
+                return
+            }
+            let status = CacheStatus(
+                cacheName: cacheName, forward: forward, forwardStatus: head.status, stored: admission.stored,
+                collapsed: collapsed, detail: admission.refusal)
+            call.writer.send(
+                relayed(
+                    head, fetch: fetch, call: call, key: key, xCache: forward == .bypass ? .bypass : .miss,
+                    cacheStatus: status))
+        }
+    }
+
+    /// Serves the stored entry marked stale when RFC 5861 `stale-if-error` allows it for this caller.
+    /// - Returns: whether it did (asynchronously, on the executor).
+    private func serveStaleIfAllowed(
+        _ call: Call, key: CacheKey, entry: StoredEntry, failure: StaleIfError.OriginFailure, detail: String
+    ) -> Bool {
+        let facts = FetchKeys.facts(of: entry)
+        let decision = StaleIfError.decide(
+            stored: facts, requestMethod: call.method, requestHeaders: call.headers, failure: failure,
+            now: Int64(service.clock().timeIntervalSince1970), overrides: call.decision.overrides)
+        guard case .serveStale(let age, _) = decision else { return false }
+        let ttl = facts.freshnessLifetime(overrides: call.decision.overrides).seconds - age
+        let status = CacheStatus(
+            cacheName: service.configuration.cacheName, hit: true, ttl: ttl, detail: "stale-if-error: \(detail)")
+        service.executor.submit { [self] in
+            serveStoredOrRefetch(call, key: key, entry: entry, xCache: .stale, age: age, cacheStatus: status)
+        }
+        return true
+    }
+
+    /// The origin's response relayed to one caller, its body read from the fetch's shared buffer.
+    private func relayed(
+        _ head: OriginResponseHead, fetch: InFlightFetch, call: Call, key: CacheKey, xCache: XCache,
+        cacheStatus: CacheStatus
+    ) -> HTTPResponse {
+        var headers = OriginHeaderForwarding.endToEnd(head.headers)
+        let length = headers["Content-Length"].flatMap { Int($0) }
+        for name in ["Content-Length", "X-Cache", "X-Cache-Key", "Cache-Status"] { headers.remove(name: name) }
+        headers.add(name: "X-Cache", value: xCache.rawValue)
+        headers.add(name: "Cache-Status", value: cacheStatus.fieldValue)
+        headers.add(name: "X-Cache-Key", value: key.hex)
+        let status = HTTPStatus(code: head.status, reasonPhrase: head.reasonPhrase.isEmpty ? nil : head.reasonPhrase)
+        if xCache != .bypass, head.status == 200, Self.callerConditionalFails(call.headers, responseHeaders: headers) {
+            return Self.notModified(headers, marks: HTTPHeaders())
+        }
+        if status.forbidsContent { return HTTPResponse(status: status, headers: headers) }
+        return HTTPResponse(
+            status: status, headers: headers, body: .stream(InFlightBodySource(fetch: fetch), length: length))
+    }
+
+    /// Whether a joiner's request selects the same `Vary` variant as the request that started the fetch.
+    static func sameVariant(_ head: OriginResponseHead, starter: HTTPHeaders, joiner: HTTPHeaders) -> Bool {
+        switch Vary.field(in: head.headers) {
+        case .any: return false
+        case .names(let names):
+            return names.isEmpty
+                || Vary.keyPairs(names: names, requestHeaders: starter)
+                    == Vary.keyPairs(names: names, requestHeaders: joiner)
+        }
+    }
+
+    /// The names a response's `Vary` lists (none for `*`, which never matches anyway).
+    static func varyNames(_ head: OriginResponseHead) -> [String] {
+        if case .names(let names) = Vary.field(in: head.headers) { return names }
+        return []
+    }
+}

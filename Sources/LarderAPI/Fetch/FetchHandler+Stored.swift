@@ -1,0 +1,93 @@
+import CacheCore
+import CachePolicy
+import Foundation
+import HTTPCore
+import HTTPServer
+import ImageSniffing
+
+extension FetchHandler {
+    /// The answer from a stored entry: the caller's own conditionals first (304, RFC 9110 §13.2.2), then
+    /// `Range` and `Accept-Encoding` as `CacheBodyPlan` decides, with `Age`, `X-Cache`, `Cache-Status` and
+    /// `X-Cache-Key`. Runs on the storage executor (it opens the body).
+    /// - Throws: `CacheStoreError` when the body cannot be opened, `APIError` for an unsatisfiable range.
+    func makeStoredResponse(
+        _ call: Call, key: CacheKey, entry: StoredEntry, xCache: XCache, age: Int64, cacheStatus: CacheStatus
+    ) throws -> HTTPResponse {
+        var marks = HTTPHeaders()
+        marks.add(name: "Age", value: String(max(0, age)))
+        marks.add(name: "X-Cache", value: xCache.rawValue)
+        marks.add(name: "Cache-Status", value: cacheStatus.fieldValue)
+        marks.add(name: "X-Cache-Key", value: key.hex)
+
+        if entry.status.code == 200, Self.callerConditionalFails(call.headers, responseHeaders: entry.headers) {
+            service.store.recordHit(entry.key, at: service.clock())
+            return Self.notModified(entry.headers, marks: marks)
+        }
+        var requestHeaders = call.headers
+        // RFC 9110 §14.2: Range is defined for GET; Larder applies it to the 200 representations it stores.
+        if call.method != .get || entry.status.code != 200 { requestHeaders.remove(name: "Range") }
+        switch CacheBodyPlan(entry: entry, requestHeaders: requestHeaders).outcome {
+        case .unsatisfiable(let error):
+            throw error
+        case .send(let planned, let form, var headers):
+            for name in ["Age", "X-Cache", "Cache-Status", "X-Cache-Key"] { headers.remove(name: name) }
+            for field in marks { headers.add(name: field.name, value: field.value) }
+            let status = planned == .ok ? entry.status : planned
+            service.store.recordHit(entry.key, at: service.clock())
+            if status.forbidsContent { return HTTPResponse(status: status, headers: headers) }
+            let reader = try service.store.openBody(of: entry, form: form)
+            if reader.length <= Self.inlineBodyLimit {
+                // A small body is read here, on the executor already running this lookup: one hop
+                // instead of a second executor round trip per piece, and a corrupt chunk still turns
+                // into a refetch rather than an aborted response.
+                var body: [UInt8] = []
+                body.reserveCapacity(reader.length)
+                while let piece = try reader.next() { body.append(contentsOf: piece) }
+                if form == .identity, call.decision.validateImage, entry.imageFormat != nil,
+                    let rejection = ImageValidator(allowSVG: call.decision.allowSVG).validate(body).rejection
+                {
+                    // DESIGN.md: an image that no longer validates on read is deleted and refetched.
+                    _ = try? service.store.delete(entry.key)
+                    throw CacheStoreError.corruptEntryDeleted(key: entry.key, reason: "image: \(rejection)")
+                }
+                if form == .identity, planned == .ok, entry.varyNames.isEmpty {
+                    var replayed = headers
+                    for field in marks { replayed.remove(name: field.name) }
+                    service.hot.insert(
+                        HotEntryCache.Entry(
+                            stored: entry, facts: FetchKeys.facts(of: entry), body: body, headers: replayed))
+                }
+                return HTTPResponse(status: status, headers: headers, body: .bytes(body))
+            }
+            let source = CacheBodySource(reader: reader, executor: service.executor)
+            return HTTPResponse(status: status, headers: headers, body: .stream(source, length: source.length))
+        }
+    }
+
+    /// Bodies up to this size are read whole during the lookup; larger ones are streamed.
+    static let inlineBodyLimit = 1 << 20
+
+    /// Whether the caller's `If-None-Match` (or, without it, `If-Modified-Since`) says it already has
+    /// this representation (RFC 9110 §13.1.2, §13.1.3, evaluated in the order of §13.2.2).
+    static func callerConditionalFails(_ requestHeaders: HTTPHeaders, responseHeaders: HTTPHeaders) -> Bool {
+        if requestHeaders.contains("If-None-Match") {
+            guard let condition = EntityTag.Condition(field: "If-None-Match", in: requestHeaders) else { return false }
+            let current = responseHeaders["ETag"].flatMap { EntityTag(parsing: $0) }
+            return !condition.ifNoneMatchPasses(current: current)
+        }
+        guard let since = requestHeaders["If-Modified-Since"].flatMap({ HTTPDate($0) }),
+            let modified = responseHeaders["Last-Modified"].flatMap({ HTTPDate($0) })
+        else { return false }
+        return modified <= since
+    }
+
+    /// A 304 carrying the fields RFC 9110 §15.4.5 asks a 304 to repeat, plus Larder's marks.
+    static func notModified(_ responseHeaders: HTTPHeaders, marks: HTTPHeaders) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        for name in ["Cache-Control", "Content-Location", "ETag", "Expires", "Last-Modified", "Vary"] {
+            for value in responseHeaders.values(for: name) { headers.add(name: name, value: value) }
+        }
+        for field in marks { headers.add(name: field.name, value: field.value) }
+        return HTTPResponse(status: .notModified, headers: headers)
+    }
+}

@@ -1,0 +1,98 @@
+import CacheCore
+import CachePolicy
+import HTTPCore
+import HTTPServer
+import Upstream
+
+/// `GET|HEAD /fetch?url=U`: validates the request on the connection's queue, asks the filter chain who
+/// owns it, then answers from the store or the origin (see `FetchHandler+Lookup`, `+Origin`, `+Stored`).
+///
+/// Checks, in order: exactly one non-empty `url` (400); the URL canonicalizes (`URLCanonicalizer`, 400;
+/// the origin client's `OriginURL` check runs before any fetch, also 400); the request does not carry
+/// our own `Via` pseudonym (508, loop guard); the owning filter does not `deny` it (403).
+struct FetchHandler: HTTPResponder {
+    let service: FetchService
+
+    /// What the later steps need about one request.
+    struct Call: Sendable {
+        let method: HTTPMethod
+        let headers: HTTPHeaders
+        /// The URL fetched: the target canonicalized with default options.
+        let fetchURL: String
+        /// The URL the key is computed from: canonicalized with the owning filter's options.
+        let keyURL: String
+        let decision: FilterDecision
+        let writer: HTTPResponseWriter
+    }
+
+    func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
+        switch makeCall(request, writer: writer) {
+        case .failure(let error):
+            writer.send(error.makeResponse())
+        case .success(let call):
+            switch call.decision.action {
+            case .deny:
+                let owner = call.decision.filterName.map { "filter '\($0)'" } ?? "the default policy"
+                writer.send(
+                    APIError(status: .forbidden, type: FetchProblemType.denied, detail: "Denied by \(owner).")
+                        .makeResponse())
+            case .bypass:
+                bypass(call)
+            case .cache:
+                if let response = hotHit(call) { return writer.send(response) }
+                service.executor.submit { lookUp(call) }
+            }
+        }
+    }
+
+    private func makeCall(_ request: HTTPRequest, writer: HTTPResponseWriter) -> Result<Call, APIError> {
+        guard let text = Self.urlParameter(in: request.query), !text.isEmpty else {
+            return .failure(.invalidFetchURL("Give exactly one non-empty url parameter: /fetch?url=<absolute URL>."))
+        }
+        let canonical: CanonicalURL
+        switch URLCanonicalizer().canonicalize(text) {
+        case .success(let url): canonical = url
+        case .failure(let rejection): return .failure(.invalidFetchURL(rejection.description))
+        }
+        // The origin client validates the URL again (`OriginURL`) before anything is sent; a URL it
+        // refuses can only miss, and its refusal is the same 400. Hits skip that second parse.
+        if OriginHeaderForwarding.isLoop(requestHeaders: request.headers, viaName: service.configuration.viaName) {
+            return .failure(
+                APIError(
+                    status: .loopDetected, type: FetchProblemType.loopDetected,
+                    detail:
+                        "The request already passed through this Larder (Via names '\(service.configuration.viaName)')."
+                ))
+        }
+        let decision = service.decider.decide(url: canonical, headers: request.headers)
+        let fetchURL = canonical.string
+        var keyURL = fetchURL
+        if decision.canonicalization != URLCanonicalizer.Options(),
+            case .success(let keyed) = URLCanonicalizer(options: decision.canonicalization).canonicalize(text)
+        {
+            keyURL = keyed.string
+        }
+        return .success(
+            Call(
+                method: request.method, headers: request.headers, fetchURL: fetchURL, keyURL: keyURL,
+                decision: decision, writer: writer))
+    }
+
+    /// The one `url` query parameter, form-decoded; `nil` when absent or given more than once. Scans the
+    /// query once without building the list of every parameter (this runs on every request).
+    static func urlParameter(in query: String?) -> String? {
+        guard let query else { return nil }
+        var found: Substring?
+        for pair in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let name = pair.prefix { $0 != UInt8(ascii: "=") }
+            guard name.elementsEqual("url".utf8) else { continue }
+            guard found == nil else { return nil }
+            let value = pair.dropFirst(name.count + (name.count < pair.count ? 1 : 0))
+            found = Substring(value)
+        }
+        guard let found else { return nil }
+        let raw = String(found)
+        return raw.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") })
+            ? raw.formDecoded() : raw
+    }
+}

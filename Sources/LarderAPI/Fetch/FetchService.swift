@@ -1,0 +1,72 @@
+public import CacheCore
+public import CachePolicy
+public import Foundation
+import HTTPCore
+public import HTTPServer
+public import Upstream
+
+/// The `/fetch` service (DESIGN.md, "HTTP API"): answers `GET|HEAD /fetch?url=U` from the cache when
+/// RFC 9111 allows and from the origin otherwise, coalescing concurrent misses, and lists the fetches
+/// under way on `GET /fetches`.
+///
+/// | route | answer |
+/// | --- | --- |
+/// | `GET`, `HEAD /fetch?url=U` | the origin's (or the stored) response with `X-Cache`, `Cache-Status`, `X-Cache-Key`, `Age` (`FetchHandler`) |
+/// | `GET /fetches` | JSON list of in-flight origin fetches, admin only (`FetchesHandler`) |
+///
+/// Store calls run on the `StorageExecutor`, origin callbacks on the origin client's thread, stores of
+/// a fetched body on a serial queue of that fetch: no connection queue ever waits on disk or network.
+public final class FetchService: Sendable {
+    /// The store hits are served from and misses written to: the given store behind the invalidating
+    /// wrapper of the in-memory hot entries. Give this one to every other API that changes entries
+    /// (`CacheAPI`), so that a purge or delete also reaches memory.
+    public let store: HotInvalidatingStore
+    /// Where lookups and body reads run.
+    public let executor: StorageExecutor
+    /// The origin client (its address policy is the SSRF guard).
+    public let client: OriginClient
+    /// The filter chain's seam: who owns a request and how its response is kept.
+    public let decider: any FilterDecider
+    /// The time source for freshness (injected so tests never sleep).
+    public let clock: @Sendable () -> Date
+    /// Limits and names.
+    public let configuration: FetchConfiguration
+    let registry = InFlightRegistry()
+    let hot: HotEntryCache
+
+    /// Creates the service.
+    /// - Parameters:
+    ///   - store: the cache store.
+    ///   - executor: runs the blocking store calls.
+    ///   - client: fetches from origins.
+    ///   - decider: the filter chain, or `DefaultFilterDecider`.
+    ///   - clock: the time source.
+    ///   - configuration: limits and names.
+    public init(
+        store: any CacheStore, executor: StorageExecutor, client: OriginClient,
+        decider: any FilterDecider = DefaultFilterDecider(), clock: @escaping @Sendable () -> Date = Date.init,
+        configuration: FetchConfiguration = FetchConfiguration()
+    ) {
+        let hot = HotEntryCache()
+        self.hot = hot
+        self.store = (store as? HotInvalidatingStore) ?? HotInvalidatingStore(wrapping: store, hot: hot)
+        self.executor = executor
+        self.client = client
+        self.decider = decider
+        self.clock = clock
+        self.configuration = configuration
+    }
+
+    /// Adds `GET|HEAD /fetch` and the admin route `GET /fetches` to a router.
+    /// - Parameters:
+    ///   - router: the router.
+    ///   - access: who may use `/fetches`.
+    public func mount(on router: inout Router, access: AdminAccess) {
+        router.add(.get, "/fetch", FetchHandler(service: self))
+        router.add(.head, "/fetch", FetchHandler(service: self))
+        router.addAdmin(.get, "/fetches", access: access, FetchesHandler(service: self))
+    }
+
+    /// How many origin fetches are under way (for metrics and tests).
+    public var inFlightCount: Int { registry.all.count }
+}

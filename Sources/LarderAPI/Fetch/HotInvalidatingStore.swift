@@ -1,0 +1,87 @@
+public import CacheCore
+public import Foundation
+
+/// A `CacheStore` that forwards every call to the real store and keeps `/fetch`'s in-memory hot
+/// entries consistent with it: whatever deletes, purges or rewrites entries through this store (the
+/// `/cache` API, `/fetch` itself) also drops them from memory. Hand this store, not the wrapped one, to
+/// every API that changes entries.
+public final class HotInvalidatingStore: CacheStore {
+    /// The store every call goes to.
+    public let wrapped: any CacheStore
+    let hot: HotEntryCache
+
+    init(wrapping wrapped: any CacheStore, hot: HotEntryCache) {
+        self.wrapped = wrapped
+        self.hot = hot
+    }
+
+    public func entry(for key: CacheKey) throws -> StoredEntry? { try wrapped.entry(for: key) }
+
+    public func varyNames(forPrimaryKey primaryKey: CacheKey) throws -> [String]? {
+        try wrapped.varyNames(forPrimaryKey: primaryKey)
+    }
+
+    public func openBody(of entry: StoredEntry, form: CacheBodyForm) throws -> any CacheBodyReader {
+        do {
+            return try wrapped.openBody(of: entry, form: form)
+        } catch {
+            hot.remove(entry.key)
+            throw error
+        }
+    }
+
+    public func beginWrite(hints: CacheBodyHints) throws -> any CacheBodyWriter {
+        try wrapped.beginWrite(hints: hints)
+    }
+
+    @discardableResult
+    public func updateMetadata(_ entry: StoredEntry) throws -> Bool {
+        hot.remove(entry.key)
+        // Again after the update: a hit may have put the old metadata back in memory meanwhile.
+        defer { hot.remove(entry.key) }
+        return try wrapped.updateMetadata(entry)
+    }
+
+    public func recordHit(_ key: CacheKey, at now: Date) { wrapped.recordHit(key, at: now) }
+
+    @discardableResult
+    public func delete(_ key: CacheKey) throws -> Bool {
+        hot.remove(key)
+        defer { hot.remove(key) }
+        return try wrapped.delete(key)
+    }
+
+    @discardableResult
+    public func purge(_ scope: CachePurgeScope) throws -> Int {
+        forget(scope)
+        defer { forget(scope) }
+        return try wrapped.purge(scope)
+    }
+
+    /// Drops the hot entries a purge selects.
+    private func forget(_ scope: CachePurgeScope) {
+        switch scope {
+        case .all: hot.remove { _ in true }
+        case .host(let host): hot.remove { $0.host == host.lowercased() }
+        case .urlPrefix(let prefix): hot.remove { $0.url.hasPrefix(prefix) }
+        }
+    }
+
+    public func list(_ query: CacheEntryQuery) throws -> CacheEntryPage { try wrapped.list(query) }
+
+    public func stats() throws -> CacheStoreStats { try wrapped.stats() }
+
+    @discardableResult
+    public func sweep(now: Date) throws -> Int {
+        // Swept entries are past expiry plus their stale allowance; memory only ever serves fresh ones.
+        hot.remove { $0.sweepAfter <= now }
+        return try wrapped.sweep(now: now)
+    }
+
+    public func loadFilterChain() throws -> FilterChainRecord { try wrapped.loadFilterChain() }
+
+    @discardableResult
+    public func saveFilterChain(_ filters: [FilterRecord], expectedVersion: Int?) throws -> FilterChainRecord {
+        try wrapped.saveFilterChain(filters, expectedVersion: expectedVersion)
+    }
+}

@@ -1,0 +1,177 @@
+import CacheCore
+import CachePolicy
+import Foundation
+import HTTPCore
+import ImageSniffing
+import Synchronization
+import Upstream
+
+extension InFlightFetch {
+    /// Decides whether a response goes into the store: the action, RFC 9111 §3, the filter's content
+    /// types and byte bound.
+    func admit(_ head: OriginResponseHead) -> InFlightAdmission {
+        guard mayStore else { return .bypass }
+        switch Storability.evaluate(
+            requestMethod: .get, requestHeaders: requestHeaders, status: head.status, responseHeaders: head.headers)
+        {
+        case .doNotStore(let reason):
+            return InFlightAdmission(stored: false, refusal: reason.rawValue)
+        case .store:
+            break
+        }
+        if stored != nil, StaleIfError.errorStatuses.contains(head.status) {
+            return InFlightAdmission(stored: false, refusal: "origin error kept out of the store")
+        }
+        if !decision.contentTypes.isEmpty {
+            let mediaType =
+                (head.headers["Content-Type"] ?? "").split(separator: ";").first.map {
+                    $0.trimmingHTTPWhitespace().lowercased()
+                } ?? ""
+            guard decision.contentTypes.contains(where: { Self.mediaType(mediaType, matches: $0) }) else {
+                return InFlightAdmission(stored: false, refusal: "content type '\(mediaType)' not admitted")
+            }
+        }
+        if let limit = decision.maxBytes, let length = head.headers["Content-Length"].flatMap({ Int($0) }),
+            length > limit
+        {
+            return InFlightAdmission(stored: false, refusal: "larger than the filter's maxBytes \(limit)")
+        }
+        return InFlightAdmission(stored: true, refusal: nil)
+    }
+
+    /// `image/*` style matching of a media type against a filter's pattern.
+    static func mediaType(_ mediaType: String, matches pattern: String) -> Bool {
+        let pattern = pattern.lowercased()
+        if pattern == "*/*" || pattern == "*" { return true }
+        if pattern.hasSuffix("/*") { return mediaType.hasPrefix(pattern.dropLast()) }
+        return mediaType == pattern
+    }
+
+    /// Validates (when the filter asks) and commits the body; runs on `storeQueue` after the last byte.
+    func commit() {
+        guard let writer = writerBox.writer else {
+            releaseHeld()
+            return
+        }
+        writerBox.writer = nil
+        let (head, responseTime, body) = state.withLock { ($0.head, $0.responseTime, $0.buffer) }
+        guard let head else {
+            writer.abandon()
+            return
+        }
+        var imageFormat: String?
+        if decision.validateImage {
+            let validator = ImageValidator(allowSVG: decision.allowSVG)
+            switch validator.validate(body) {
+            case .valid(let info):
+                imageFormat = info.format.rawValue
+            case .invalid(let rejection):
+                writer.abandon()
+                state.withLock {
+                    $0.storing = false; $0.refusal = "not a valid image: \(rejection)"
+                }
+                releaseHeld()
+                return
+            }
+        }
+        let entry = makeEntry(head: head, responseTime: responseTime, imageFormat: imageFormat)
+        // Whatever memory holds for this URL is about to be replaced.
+        let url = keyURL
+        service.hot.remove { $0.url == url }
+        do {
+            try writer.commit(entry)
+            // Again after the commit: a hit may have put the old entry back in memory meanwhile.
+            service.hot.remove { $0.url == url }
+        } catch {
+            state.withLock {
+                $0.storing = false; $0.refusal = "store: \(error)"
+            }
+        }
+        releaseHeld()
+    }
+
+    /// The metadata stored for a response.
+    private func makeEntry(head: OriginResponseHead, responseTime: Date, imageFormat: String?) -> StoredEntry {
+        let facts = ResponseFacts(
+            status: head.status, headers: head.headers, requestTime: Int64(requestTime.timeIntervalSince1970),
+            responseTime: Int64(responseTime.timeIntervalSince1970))
+        let varyNames: [String]
+        if case .names(let names) = Vary.field(in: head.headers) { varyNames = names } else { varyNames = [] }
+        let storeKey = FetchKeys.key(canonicalURL: keyURL, varyNames: varyNames, requestHeaders: requestHeaders)
+        let lifetime = Double(facts.freshnessLifetime(overrides: decision.overrides).seconds)
+        return StoredEntry(
+            key: storeKey, url: keyURL,
+            status: HTTPStatus(code: head.status, reasonPhrase: head.reasonPhrase.isEmpty ? nil : head.reasonPhrase),
+            headers: HeaderFilter.storable(head.headers), varyNames: varyNames, requestTime: requestTime,
+            responseTime: responseTime,
+            date: head.headers["Date"].flatMap { HTTPDate($0) }.map {
+                Date(timeIntervalSince1970: Double($0.secondsSinceEpoch))
+            },
+            ageReceived: Int(facts.ageValue), freshnessLifetime: lifetime,
+            staleAllowance: staleAllowance(facts), filterName: decision.filterName, imageFormat: imageFormat)
+    }
+
+    /// How long past expiry the entry is kept: the longest stale window, or long enough to revalidate.
+    private func staleAllowance(_ facts: ResponseFacts) -> Double {
+        let control = facts.cacheControl
+        let windows: [Int64] = [
+            control.staleIfError.value ?? 0, control.staleWhileRevalidate.value ?? 0,
+            decision.overrides.staleIfError ?? 0, decision.overrides.staleWhileRevalidate ?? 0,
+        ]
+        let window = Double(windows.max() ?? 0)
+        return Revalidation.hasValidator(facts) ? max(window, service.configuration.revalidationAllowance) : window
+    }
+
+    /// Tells callers held until the body was complete (image validation) what they get.
+    func releaseHeld() {
+        var waiters: [Waiter] = []
+        var outcome: InFlightOutcome?
+        state.withLock { state in
+            guard state.outcome == nil, let head = state.head else { return }
+            let made = InFlightOutcome.response(
+                head, admission: InFlightAdmission(stored: state.storing, refusal: state.refusal))
+            state.outcome = made
+            outcome = made
+            waiters = state.waiters
+            state.waiters = []
+        }
+        guard let outcome else { return }
+        for waiter in waiters { waiter(outcome) }
+    }
+
+    /// Freshens the stored entry after a 304 (RFC 9111 §4.3.4) and tells every caller.
+    func revalidate(_ stored: StoredEntry, notModified head: OriginResponseHead, responseTime: Date) {
+        storeQueue.async { [self] in
+            let facts = FetchKeys.facts(of: stored)
+            let outcome: InFlightOutcome
+            if let fresh = Revalidation.freshen(
+                stored: facts, notModified: head.headers, requestTime: Int64(requestTime.timeIntervalSince1970),
+                responseTime: Int64(responseTime.timeIntervalSince1970))
+            {
+                var entry = stored
+                entry.headers = fresh.headers
+                entry.requestTime = requestTime
+                entry.responseTime = responseTime
+                entry.date = fresh.headers["Date"].flatMap { HTTPDate($0) }.map {
+                    Date(timeIntervalSince1970: Double($0.secondsSinceEpoch))
+                }
+                entry.ageReceived = Int(fresh.ageValue)
+                entry.freshnessLifetime = Double(fresh.freshnessLifetime(overrides: decision.overrides).seconds)
+                entry.staleAllowance = staleAllowance(fresh)
+                _ = try? service.store.updateMetadata(entry)
+                outcome = .revalidated(entry)
+            } else {
+                outcome = .failure(.protocolError(detail: "304 names another representation than the stored one"))
+            }
+            let waiters = state.withLock { state -> [Waiter] in
+                state.outcome = outcome
+                state.end = .success(())
+                let waiters = state.waiters
+                state.waiters = []
+                return waiters
+            }
+            for waiter in waiters { waiter(outcome) }
+            service.registry.remove(self)
+        }
+    }
+}

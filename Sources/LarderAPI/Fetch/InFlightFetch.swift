@@ -1,0 +1,257 @@
+import CacheCore
+import CachePolicy
+import Dispatch
+import Foundation
+import HTTPCore
+import ImageSniffing
+import Synchronization
+import Upstream
+
+/// One origin fetch shared by every caller that missed on the same key (coalescing), and the writer
+/// that stores its response.
+///
+/// The body is kept in an append-only buffer while the fetch runs; each caller reads it through its own
+/// `InFlightBodySource` with its own offset, so a caller that joins late still gets the body from its
+/// first byte, and a slow or departed caller never holds up the others or the origin. Memory: one fetch
+/// holds at most its body, which the origin client bounds by `maxObjectBytes`; the buffer is released
+/// when the fetch ends and its last reader is done. (Next step for very large bodies: drop the prefix
+/// every reader has passed once the fetch is no longer joinable, or let late joiners read the committed
+/// prefix from the store.)
+///
+/// Origin callbacks arrive on the origin client's driver thread and only touch memory; every store call
+/// runs on `storeQueue`, a serial queue of this fetch, in arrival order.
+final class InFlightFetch: OriginFetchDelegate, Sendable {
+    /// A caller waiting for the outcome.
+    typealias Waiter = @Sendable (InFlightOutcome) -> Void
+
+    struct Pull {
+        let maxBytes: Int
+        let deliver: @Sendable (HTTPBodyChunk) -> Void
+    }
+
+    struct State {
+        var outcome: InFlightOutcome?
+        var waiters: [Waiter] = []
+        var joined = 0
+        var buffer: [UInt8] = []
+        /// `nil` while the body is arriving; then `.success` or the failure.
+        var end: Result<Void, OriginError>?
+        var cursors: [Int: Int] = [:]
+        var pulls: [Int: Pull] = [:]
+        var nextReader = 0
+        var head: OriginResponseHead?
+        var storing = false
+        var refusal: String?
+        var holdUntilComplete = false
+        var originFetch: OriginFetch?
+        var responseTime = Date()
+    }
+
+    /// A number for `/fetches`.
+    let id: Int
+    /// The key callers coalesce on (primary, or secondary when the store knew the `Vary` names).
+    let key: CacheKey
+    /// The URL fetched.
+    let url: String
+    /// The canonical URL keys are computed from.
+    let keyURL: String
+    /// The owning filter's decision.
+    let decision: FilterDecision
+    /// The stored entry this fetch revalidates, if any.
+    let stored: StoredEntry?
+    /// The headers of the caller that started the fetch (they pick the `Vary` variant stored).
+    let requestHeaders: HTTPHeaders
+    /// Whether the response may be stored at all (`false` for bypass).
+    let mayStore: Bool
+    /// When the fetch started.
+    let startedAt: Date
+    let requestTime: Date
+    let service: FetchService
+    let state = Mutex(State())
+    let storeQueue: DispatchQueue
+    let writerBox: InFlightWriterBox
+
+    init(
+        id: Int, key: CacheKey, url: String, keyURL: String, decision: FilterDecision, stored: StoredEntry?,
+        requestHeaders: HTTPHeaders, mayStore: Bool, service: FetchService
+    ) {
+        self.id = id
+        self.key = key
+        self.url = url
+        self.keyURL = keyURL
+        self.decision = decision
+        self.stored = stored
+        self.requestHeaders = requestHeaders
+        self.mayStore = mayStore
+        self.service = service
+        startedAt = service.clock()
+        requestTime = startedAt
+        storeQueue = DispatchQueue(label: "larder.fetch.store", qos: .userInitiated)
+        writerBox = InFlightWriterBox(queue: storeQueue)
+    }
+
+    /// Sends the request to the origin, conditional on the stored entry's validators when there is one.
+    /// - Parameters:
+    ///   - conditionalHeaders: `If-None-Match` / `If-Modified-Since` for a revalidation.
+    ///   - method: GET, or HEAD for a bypassed HEAD request (a stored fetch always GETs the body).
+    func start(conditionalHeaders: HTTPHeaders, method: OriginRequest.Method = .get) {
+        var headers = requestHeaders
+        if mayStore {
+            // The fetch is shared and its answer stored: the caller's own conditionals and ranges are
+            // answered by Larder from the full response, never forwarded.
+            for name in Self.callerOnlyFields { headers.remove(name: name) }
+            for field in conditionalHeaders { headers.add(name: field.name, value: field.value) }
+        }
+        let request = OriginRequest(method: mayStore ? .get : method, url: url, headers: headers)
+        let fetch = service.client.fetch(request, delegate: self)
+        state.withLock { $0.originFetch = fetch }
+    }
+
+    static let callerOnlyFields = [
+        "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range",
+    ]
+
+    /// Adds a caller; it is told the outcome once (at once if known).
+    /// - Parameter waiter: receives the outcome.
+    /// - Returns: `false` when the fetch already has `maxWaiters` callers.
+    func join(_ waiter: @escaping Waiter) -> Bool {
+        let known: InFlightOutcome?? = state.withLock { state in
+            guard state.joined < service.configuration.maxWaiters else { return .none }
+            state.joined += 1
+            if let outcome = state.outcome { return .some(outcome) }
+            state.waiters.append(waiter)
+            return .some(nil)
+        }
+        switch known {
+        case .none: return false
+        case .some(.some(let outcome)): waiter(outcome)
+        case .some(.none): break
+        }
+        return true
+    }
+
+    /// A snapshot for `/fetches`.
+    var snapshot: (bytesReceived: Int, bytesExpected: Int?, waiters: Int, status: Int?) {
+        let (joined, fetch, head, count) = state.withLock { ($0.joined, $0.originFetch, $0.head, $0.buffer.count) }
+        let progress = fetch?.progress
+        return (progress?.bytesReceived ?? count, progress?.bytesExpected, joined, head?.status)
+    }
+
+    // MARK: Origin callbacks (driver thread)
+
+    func fetch(_ fetch: OriginFetch, didReceiveHead head: OriginResponseHead) {
+        let responseTime = service.clock()
+        if head.status == 304, let stored {
+            revalidate(stored, notModified: head, responseTime: responseTime)
+            return
+        }
+        let admission = admit(head)
+        let hold = admission.stored && decision.validateImage
+        var waiters: [Waiter] = []
+        state.withLock { state in
+            state.head = head
+            state.responseTime = responseTime
+            state.storing = admission.stored
+            state.refusal = admission.refusal
+            state.holdUntilComplete = hold
+            if let length = head.headers["Content-Length"].flatMap({ Int($0) }),
+                length <= service.configuration.maxObjectBytes
+            {
+                state.buffer.reserveCapacity(length)
+            }
+            if !hold {
+                state.outcome = .response(head, admission: admission)
+                waiters = state.waiters
+                state.waiters = []
+            }
+        }
+        if admission.stored {
+            let hints = CacheBodyHints(headers: head.headers)
+            storeQueue.async { [self] in
+                do {
+                    writerBox.writer = try service.store.beginWrite(hints: hints)
+                } catch {
+                    state.withLock {
+                        $0.refusal = "store: \(error)"; $0.storing = false
+                    }
+                }
+            }
+        }
+        for waiter in waiters { waiter(.response(head, admission: admission)) }
+    }
+
+    func fetch(_ fetch: OriginFetch, didReceive bytes: [UInt8]) {
+        var ready: [(Pull, [UInt8])] = []
+        let (storing, overLimit) = state.withLock { state -> (Bool, Bool) in
+            guard state.end == nil, state.head != nil else { return (false, false) }
+            state.buffer.append(contentsOf: bytes)
+            for (reader, pull) in state.pulls {
+                let offset = state.cursors[reader] ?? 0
+                let end = min(state.buffer.count, offset + pull.maxBytes)
+                ready.append((pull, Array(state.buffer[offset..<end])))
+                state.cursors[reader] = end
+            }
+            state.pulls.removeAll(keepingCapacity: true)
+            var overLimit = false
+            if state.storing, let limit = decision.maxBytes, state.buffer.count > limit {
+                state.storing = false
+                state.refusal = "larger than the filter's maxBytes \(limit)"
+                overLimit = true
+            }
+            return (state.storing, overLimit)
+        }
+        for (pull, piece) in ready { pull.deliver(.bytes(piece)) }
+        if storing {
+            storeQueue.async { [self] in
+                guard let writer = writerBox.writer else { return }
+                do {
+                    try writer.append(bytes)
+                } catch {
+                    writerBox.writer = nil
+                    state.withLock {
+                        $0.storing = false; $0.refusal = "store: \(error)"
+                    }
+                }
+            }
+        } else if overLimit {
+            storeQueue.async { [self] in
+                writerBox.writer?.abandon()
+                writerBox.writer = nil
+            }
+        }
+    }
+
+    func fetch(_ fetch: OriginFetch, didFinish result: Result<OriginFetchMetrics, OriginError>) {
+        var failure: OriginError?
+        if case .failure(let error) = result { failure = error }
+        var waiters: [Waiter] = []
+        var ready: [(Pull, HTTPBodyChunk)] = []
+        let (storing, held) = state.withLock { state -> (Bool, Bool) in
+            guard state.end == nil else { return (false, false) }
+            state.end = failure.map { .failure($0) } ?? .success(())
+            for (_, pull) in state.pulls { ready.append((pull, failure.map { .failure($0) } ?? .end)) }
+            state.pulls.removeAll()
+            if state.outcome == nil, let failure {
+                // No head yet, or a held response that will never be complete: every caller gets the failure.
+                state.outcome = .failure(failure)
+                waiters = state.waiters
+                state.waiters = []
+            }
+            return (state.storing && failure == nil, state.outcome == nil)
+        }
+        for (pull, chunk) in ready { pull.deliver(chunk) }
+        if let failure {
+            for waiter in waiters { waiter(.failure(failure)) }
+        }
+        storeQueue.async { [self] in
+            if storing {
+                commit()
+            } else {
+                writerBox.writer?.abandon()
+                writerBox.writer = nil
+                if held { releaseHeld() }
+            }
+            service.registry.remove(self)
+        }
+    }
+}

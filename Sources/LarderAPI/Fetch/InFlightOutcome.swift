@@ -1,0 +1,23 @@
+import CacheCore
+import Upstream
+
+/// What a shared origin fetch produced, handed to every caller waiting on it.
+enum InFlightOutcome: Sendable {
+    /// A response to relay: its head now, its body from the fetch's shared buffer
+    /// (`InFlightBodySource`). `admission` says whether it is being stored and, if not, why.
+    case response(OriginResponseHead, admission: InFlightAdmission)
+    /// The origin answered 304 to Larder's conditional request: the stored entry, freshened, answers.
+    case revalidated(StoredEntry)
+    /// The fetch failed before a response head.
+    case failure(OriginError)
+}
+
+/// Whether a fetched response goes into the store.
+struct InFlightAdmission: Sendable, Equatable {
+    /// Whether it is stored (or, for a validated body, was stored).
+    var stored: Bool
+    /// Why not, for `Cache-Status`'s `detail`; `nil` when stored.
+    var refusal: String?
+
+    static let bypass = InFlightAdmission(stored: false, refusal: nil)
+}

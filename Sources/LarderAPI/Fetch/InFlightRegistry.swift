@@ -1,0 +1,44 @@
+import CacheCore
+import Synchronization
+
+/// The fetches under way: by key for coalescing, and all of them for `GET /fetches`.
+final class InFlightRegistry: Sendable {
+    private struct State {
+        var byKey: [CacheKey: InFlightFetch] = [:]
+        var all: [Int: InFlightFetch] = [:]
+        var nextID = 1
+    }
+
+    private let state = Mutex(State())
+
+    /// The fetch under way for `key`, or a new one made by `make` and registered.
+    /// - Parameters:
+    ///   - key: the coalescing key.
+    ///   - coalesce: `false` for fetches that must not be shared (bypass): always a new one.
+    ///   - make: builds the fetch with its id; called under the registry's lock, so it must not block.
+    /// - Returns: the fetch and whether it is new (the caller then starts it).
+    func fetch(for key: CacheKey, coalesce: Bool, make: (Int) -> InFlightFetch) -> (InFlightFetch, isNew: Bool) {
+        state.withLock { state in
+            if coalesce, let existing = state.byKey[key] { return (existing, false) }
+            let fetch = make(state.nextID)
+            state.nextID += 1
+            state.all[fetch.id] = fetch
+            if coalesce { state.byKey[key] = fetch }
+            return (fetch, true)
+        }
+    }
+
+    /// Whether a coalescable fetch for `key` is under way.
+    func contains(_ key: CacheKey) -> Bool { state.withLock { $0.byKey[key] != nil } }
+
+    /// Forgets a fetch once its answer is stored (or failed); later misses start a new one.
+    func remove(_ fetch: InFlightFetch) {
+        state.withLock { state in
+            state.all[fetch.id] = nil
+            if state.byKey[fetch.key] === fetch { state.byKey[fetch.key] = nil }
+        }
+    }
+
+    /// Every fetch under way, oldest first.
+    var all: [InFlightFetch] { state.withLock { $0.all.values.sorted { $0.id < $1.id } } }
+}

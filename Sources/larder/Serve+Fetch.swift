@@ -1,0 +1,125 @@
+import ArgumentParser
+import CacheCore
+import CachePolicy
+import Foundation
+import HTTPServer
+import LarderAPI
+import Logging
+import Upstream
+
+extension Setting {
+    static let allowNetwork = Setting(
+        flag: "allow-network", environment: "LARDER_ALLOW_NETWORKS", defaultValue: "",
+        summary: "CIDR the origin client may connect to although it is not public (repeatable; env: comma-separated).")
+    static let connectTimeout = Setting(
+        flag: "connect-timeout", environment: "LARDER_CONNECT_TIMEOUT", defaultValue: "10",
+        summary: "Seconds to connect to an origin (TCP and TLS).")
+    static let originTimeout = Setting(
+        flag: "origin-timeout", environment: "LARDER_ORIGIN_TIMEOUT", defaultValue: "60",
+        summary: "Seconds for a whole origin fetch, first to last byte (504 when no head came).")
+    static let maxObjectBytes = Setting(
+        flag: "max-object-bytes", environment: "LARDER_MAX_OBJECT_BYTES", defaultValue: "256M",
+        summary: "Largest origin body fetched (suffix K, M, G); larger ones are cut off and never stored (502).")
+    static let viaName = Setting(
+        flag: "via-name", environment: "LARDER_VIA_NAME", defaultValue: "larder",
+        summary: "Larder's pseudonym in Via; a request already carrying it is refused as a loop (508).")
+}
+
+/// The origin-client and `/fetch` settings, resolved and checked.
+struct FetchSettings: Sendable {
+    var allowNetworks: [CIDR]
+    var connectTimeout: Double
+    var originTimeout: Double
+    var maxObjectBytes: Int
+    var viaName: String
+
+    /// Resolves the settings: flag over environment over default.
+    /// - Throws: `ValidationError` naming the flag or variable and the bad value.
+    init(flags: [Setting: String], environment: (String) -> String? = Settings.processEnvironment) throws {
+        func raw(_ setting: Setting) -> (String, String) {
+            if let value = flags[setting] { return (value, "--\(setting.flag)") }
+            if let value = environment(setting.environment), !value.isEmpty { return (value, setting.environment) }
+            return (setting.defaultValue, "default of --\(setting.flag)")
+        }
+        func seconds(_ setting: Setting) throws -> Double {
+            let (text, origin) = raw(setting)
+            guard let value = Double(text), value > 0, value.isFinite else {
+                throw ValidationError("\(origin): '\(text)' is not a positive number of seconds")
+            }
+            return value
+        }
+        let (networks, networksOrigin) = raw(.allowNetwork)
+        allowNetworks = try networks.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.map { text in
+                guard let cidr = CIDR(text) else {
+                    throw ValidationError("\(networksOrigin): '\(text)' is not a CIDR (e.g. 10.0.0.0/8, fd00::/8)")
+                }
+                return cidr
+            }
+        connectTimeout = try seconds(.connectTimeout)
+        originTimeout = try seconds(.originTimeout)
+        let (sizeText, sizeOrigin) = raw(.maxObjectBytes)
+        guard let size = try Settings.parseSize(sizeText, origin: sizeOrigin) else {
+            throw ValidationError("\(sizeOrigin): the object size bound cannot be 0")
+        }
+        maxObjectBytes = size
+        let (via, viaOrigin) = raw(.viaName)
+        guard !via.isEmpty, via.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._".contains($0)) }) else {
+            throw ValidationError("\(viaOrigin): '\(via)' is not a token (letters, digits, '-', '.', '_')")
+        }
+        viaName = via
+    }
+
+    /// The origin client's configuration.
+    /// - Parameter ownEndpoints: Larder's listening addresses, refused even inside an allowed network.
+    func clientConfiguration(ownEndpoints: [IPEndpoint] = []) -> OriginClient.Configuration {
+        OriginClient.Configuration(
+            limits: OriginLimits(
+                connectTimeout: .milliseconds(Int64(connectTimeout * 1000)),
+                totalTimeout: .milliseconds(Int64(originTimeout * 1000)), maxBodyBytes: maxObjectBytes),
+            addressPolicy: AddressPolicy(allowNetworks: allowNetworks), ownEndpoints: ownEndpoints, viaName: viaName)
+    }
+
+    /// The addresses a server configured with `host` and `port` answers on, for the loop guard: the host
+    /// itself, or loopback for a wildcard host (other interfaces of a wildcard listener are not listed).
+    /// Empty for port 0, whose number is only known after listening.
+    static func ownEndpoints(host: String, port: Int) -> [IPEndpoint] {
+        guard let port = UInt16(exactly: port), port != 0 else { return [] }
+        let hosts = host == "0.0.0.0" || host == "::" ? ["127.0.0.1", "::1"] : [host]
+        return hosts.compactMap { IPAddress($0).map { IPEndpoint(address: $0, port: port) } }
+    }
+}
+
+extension LarderWiring {
+    /// Mounts `GET|HEAD /fetch` and the admin route `GET /fetches` on an origin client built from the settings.
+    /// - Parameters:
+    ///   - router: the router.
+    ///   - store: the cache store.
+    ///   - settings: the resolved fetch settings.
+    ///   - adminToken: the admin token, if any.
+    ///   - decider: the filter chain (it holds the default policy for requests no filter owns).
+    ///   - listening: the server's configured host and port (Larder never fetches from itself).
+    ///   - logger: the process logger.
+    /// - Returns: the store every other API must change entries through (it keeps memory consistent).
+    @discardableResult
+    static func mountFetch(
+        on router: inout Router, store: any CacheStore, settings: FetchSettings, adminToken: String?,
+        decider: any FilterDecider, listening: (host: String, port: Int) = ("", 0), logger: Logger
+    ) -> any CacheStore {
+        let own = FetchSettings.ownEndpoints(host: listening.host, port: listening.port)
+        let client = OriginClient(configuration: settings.clientConfiguration(ownEndpoints: own))
+        let service = FetchService(
+            store: store, executor: StorageExecutor(), client: client,
+            decider: decider,
+            configuration: FetchConfiguration(viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes))
+        service.mount(on: &router, access: AdminAccess(token: adminToken))
+        // Debug, like the store's line: the first info line stays "listening on …", which scripts wait for.
+        logger.debug(
+            "fetch ready",
+            metadata: [
+                "allowNetworks": "\(settings.allowNetworks.map(\.description).joined(separator: ","))",
+                "maxObjectBytes": "\(settings.maxObjectBytes)", "via": "\(settings.viaName)",
+            ])
+        return service.store
+    }
+}
