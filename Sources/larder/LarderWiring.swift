@@ -16,6 +16,7 @@ enum LarderWiring {
         var router = Router()
         router.add(.get, "/healthz", HealthResponder())
         let store = try openCacheStore(settings: settings, logger: logger)
+        startMaintenance(store: store, settings: settings, logger: logger)
         // The filter chain decides for /fetch; explain judges addresses with the fetch path's policy.
         let registry = try mountFiltersAPI(
             on: &router, store: store, settings: settings,

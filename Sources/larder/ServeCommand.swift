@@ -48,6 +48,8 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("via-name"), help: ArgumentHelp(Setting.viaName.help)) var viaName: String?
     @Option(name: .customLong("default-policy"), help: ArgumentHelp(Setting.defaultPolicy.help))
     var defaultPolicy: String?
+    @Option(name: .customLong("sweep-interval"), help: ArgumentHelp(Setting.sweepInterval.help))
+    var sweepInterval: String?
 
     /// The flags given, by setting.
     private var givenFlags: [Setting: String] {
@@ -60,7 +62,7 @@ struct ServeCommand: ParsableCommand {
             (.shutdownGrace, shutdownGrace), (.maxSize, maxSize), (.adminToken, adminToken),
             (.allowNetwork, allowNetwork.isEmpty ? nil : allowNetwork.joined(separator: ",")),
             (.connectTimeout, connectTimeout), (.originTimeout, originTimeout), (.maxObjectBytes, maxObjectBytes),
-            (.viaName, viaName), (.defaultPolicy, defaultPolicy),
+            (.viaName, viaName), (.defaultPolicy, defaultPolicy), (.sweepInterval, sweepInterval),
         ]
         return Dictionary(uniqueKeysWithValues: pairs.compactMap { setting, value in value.map { (setting, $0) } })
     }

@@ -72,6 +72,7 @@ struct Setting: Sendable, Hashable {
         host, port, db, logFormat, logLevel, accessLog, headerTimeout, idleTimeout, writeTimeout, maxConnections,
         backlog, maxRequestLine, maxHeaderBytes, maxHeaderCount, maxBodyBytes, maxPipelined, eventLoops, shutdownGrace,
         maxSize, adminToken, allowNetwork, connectTimeout, originTimeout, maxObjectBytes, viaName, defaultPolicy,
+        sweepInterval,
     ]
 
     /// The settings as a Markdown table for the README.

@@ -20,6 +20,7 @@ struct Settings: Sendable {
     var adminToken: String?
     var defaultPolicy: FilterDefaultPolicy
     var fetch: FetchSettings
+    var sweepInterval: Double
 
     /// Resolves every setting.
     /// - Parameters:
@@ -53,6 +54,7 @@ struct Settings: Sendable {
         adminToken = resolver.string(.adminToken).isEmpty ? nil : resolver.string(.adminToken)
         defaultPolicy = try resolver.choice(.defaultPolicy)
         fetch = try FetchSettings(flags: flags, environment: environment)
+        sweepInterval = try resolver.seconds(.sweepInterval)
     }
 
     static func processEnvironment(_ name: String) -> String? {

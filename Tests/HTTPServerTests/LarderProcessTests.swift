@@ -102,6 +102,44 @@ import Testing
         return (process.terminationStatus, (try? String(contentsOf: logURL, encoding: .utf8)) ?? "")
     }
 
+    @Test func backgroundSweepRemovesAnExpiredEntry() async throws {
+        let binary = try #require(Self.binary, "the larder binary is not built next to the tests")
+        let origin = try StubOrigin()
+        origin.respond(to: "/short", with: StubOriginResponse.ok("short-lived").header("Cache-Control", "max-age=1"))
+        let logURL = FileManager.default.temporaryDirectory.appendingPathComponent("larder-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: logURL) }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = [
+            "serve", "--host", "127.0.0.1", "--port", "0", "--allow-network", "127.0.0.0/8", "--sweep-interval", "0.3",
+        ]
+        process.environment = ProcessInfo.processInfo.environment.merging(["LARDER_DB": Self.scratchDatabase()]) { $1 }
+        process.standardOutput = try FileHandle(forWritingTo: logURL)
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        var port: Int?
+        #expect(
+            await eventually(timeout: 10) {
+                let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+                guard let range = log.range(of: "listening on 127.0.0.1:") else { return false }
+                port = Int(log[range.upperBound...].prefix { $0.isNumber })
+                return port != nil
+            })
+        let boundPort = try #require(port)
+        func get(_ target: String) throws -> RawHTTPResponse {
+            let client = try RawSocketClient(port: boundPort)
+            try client.send("GET \(target) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+            return try client.readResponse()
+        }
+        let target = "/fetch?url=" + origin.url("/short").formEncodedForTest()
+        #expect(try get(target).status == 200)
+        #expect(try get("/cache").text.contains("/short"))
+        // max-age=1, no validator, no stale window: swept about a second after it was stored.
+        #expect(await eventually(timeout: 10) { (try? get("/cache").text.contains("/short")) == false })
+        #expect(origin.requestCount(for: "/short") == 1)
+    }
+
     @Test func badEnvironmentValueIsRefusedNamingTheVariable() async throws {
         let result = try await runLarder(["serve"], environment: ["LARDER_PORT": "eighty"])
         #expect(result.status != 0)
@@ -135,5 +173,17 @@ import Testing
         ] {
             #expect(result.output.contains(variable), "\(variable) missing from serve --help")
         }
+    }
+}
+
+extension String {
+    /// The string with every byte outside the unreserved set percent-encoded, for a query value.
+    fileprivate func formEncodedForTest() -> String {
+        utf8.map { byte -> String in
+            let unreserved =
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x7E
+            return unreserved ? String(UnicodeScalar(byte)) : String(format: "%%%02X", byte)
+        }.joined()
     }
 }

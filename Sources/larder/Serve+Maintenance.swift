@@ -1,0 +1,54 @@
+import Dispatch
+import Foundation
+import Logging
+import Storage
+
+extension Setting {
+    static let sweepInterval = Setting(
+        flag: "sweep-interval", environment: "LARDER_SWEEP_INTERVAL", defaultValue: "60",
+        summary: "Seconds between background sweeps of entries expired beyond their stale allowance; 0 turns it off.")
+}
+
+/// Sweeps the store in the background: entries expired beyond their stale allowance go, orphaned
+/// partial bodies are cleared, and batched hit counts are written (issue 3, "Capacity").
+///
+/// The timer's handler holds this object, so it lives as long as the process, like the server.
+/// `@unchecked Sendable`: `timer` is set up in `init` and never touched again; its handler runs on the
+/// maintenance queue only.
+final class CacheMaintenance: @unchecked Sendable {
+    private let timer: any DispatchSourceTimer
+
+    /// Starts sweeping `store` every `interval` seconds on a utility queue (never a connection queue).
+    /// - Parameters:
+    ///   - store: the SQLite store.
+    ///   - interval: seconds between sweeps; the first runs one interval after start.
+    ///   - logger: where sweeps that removed something, and failures, are reported.
+    init(store: SQLiteCacheStore, interval: Double, logger: Logger) {
+        let queue = DispatchQueue(label: "larder.maintenance", qos: .utility)
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        let period = DispatchTimeInterval.milliseconds(Int(interval * 1000))
+        timer.schedule(deadline: .now() + period, repeating: period, leeway: .milliseconds(Int(interval * 100)))
+        timer.setEventHandler { [self] in
+            _ = self  // the handler keeps the maintenance alive
+            do {
+                let swept = try store.sweep(now: Date())
+                if swept > 0 { logger.info("swept expired entries", metadata: ["count": "\(swept)"]) }
+            } catch {
+                logger.error("sweep failed", metadata: ["error": "\(error)"])
+            }
+        }
+        timer.resume()
+    }
+}
+
+extension LarderWiring {
+    /// Starts the background sweep unless `--sweep-interval` is 0.
+    /// - Parameters:
+    ///   - store: the SQLite store.
+    ///   - settings: the resolved settings.
+    ///   - logger: the process logger.
+    static func startMaintenance(store: SQLiteCacheStore, settings: Settings, logger: Logger) {
+        guard settings.sweepInterval > 0 else { return }
+        _ = CacheMaintenance(store: store, interval: settings.sweepInterval, logger: logger)
+    }
+}
