@@ -11,8 +11,10 @@ extension CacheBodyHints {
     ]
 
     /// Whether trying deflate makes sense: not when the body already has a `Content-Encoding` (other
-    /// than `identity`) nor when its media type is a compressed format.
+    /// than `identity`), nor when its media type is a compressed format, nor when the response says
+    /// `no-transform` (a deflated body would be offered to gzip callers, a transformation).
     public var allowsCompression: Bool {
+        if noTransform { return false }
         if let encoding = contentEncoding, !encoding.isEmpty, encoding.lowercased() != "identity" { return false }
         guard let contentType else { return true }
         let mediaType = Substring(contentType.split(separator: ";", maxSplits: 1).first ?? "")

@@ -112,20 +112,27 @@ public struct CacheBodyHints: Sendable, Equatable {
     public var contentType: String?
     /// The response's `Content-Encoding`; a body that already has one is stored as it came.
     public var contentEncoding: String?
+    /// Whether the response says `Cache-Control: no-transform`: its body is stored as it came, so the
+    /// gzip form is never offered for it (RFC 9111 §5.2.2.6, RFC 9110 §7.7).
+    public var noTransform: Bool
 
     /// Creates hints.
     /// - Parameters:
     ///   - contentType: the response's `Content-Type`.
     ///   - contentEncoding: the response's `Content-Encoding`.
-    public init(contentType: String? = nil, contentEncoding: String? = nil) {
+    ///   - noTransform: whether the response forbids transformation.
+    public init(contentType: String? = nil, contentEncoding: String? = nil, noTransform: Bool = false) {
         self.contentType = contentType
         self.contentEncoding = contentEncoding
+        self.noTransform = noTransform
     }
 
     /// Reads the hints off response headers.
     /// - Parameter headers: the response headers.
     public init(headers: HTTPHeaders) {
-        self.init(contentType: headers["Content-Type"], contentEncoding: headers["Content-Encoding"])
+        self.init(
+            contentType: headers["Content-Type"], contentEncoding: headers["Content-Encoding"],
+            noTransform: CacheControl(headers: headers).noTransform)
     }
 }
 

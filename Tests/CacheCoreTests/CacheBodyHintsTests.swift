@@ -1,4 +1,5 @@
 import CacheCore
+import HTTPCore
 import Testing
 
 @Suite struct CacheBodyHintsTests {
@@ -15,5 +16,15 @@ import Testing
     ])
     func compressionIsTriedOnlyWhenItCanPay(contentType: String?, encoding: String?, allowed: Bool) {
         #expect(CacheBodyHints(contentType: contentType, contentEncoding: encoding).allowsCompression == allowed)
+    }
+
+    @Test(arguments: [
+        ("public, max-age=60", true),
+        ("public, no-transform, max-age=60", false),
+        ("No-Transform", false),
+    ])
+    func noTransformResponsesAreStoredAsTheyCame(cacheControl: String, allowed: Bool) {
+        let headers = HTTPHeaders([("Content-Type", "text/plain"), ("Cache-Control", cacheControl)])
+        #expect(CacheBodyHints(headers: headers).allowsCompression == allowed)
     }
 }
