@@ -1,10 +1,8 @@
 public import HTTPCore
 
 /// Validating a stored response with the origin,
-/// [RFC 9111 §4.3](https://www.rfc-editor.org/rfc/rfc9111#section-4.3).
-///
-/// Entity tags are compared by a minimal private reader here (`W/` prefix and quoted opaque tag);
-/// the full `EntityTag` type in HTTPCore belongs to the parser work and can replace it.
+/// [RFC 9111 §4.3](https://www.rfc-editor.org/rfc/rfc9111#section-4.3). Entity tags are HTTPCore's
+/// `EntityTag`, compared as RFC 9110 §8.8.3.2 says.
 public enum Revalidation {
     /// Fields a 304 never changes in a stored response (§3.2, §4.3.4): `Content-Length` (the stored
     /// body's length), `Content-Range`, and the ones the stored bytes and their admission depend on:
@@ -43,11 +41,11 @@ public enum Revalidation {
     /// - Returns: Zero, one or two fields; empty when the response has no usable validator.
     public static func conditionalHeaders(for stored: ResponseFacts) -> HTTPHeaders {
         var headers = HTTPHeaders()
-        if let etag = stored.headers["ETag"], EntityTagValue(etag) != nil {
-            headers.add(name: "If-None-Match", value: etag.trimmingSpaces())
+        if let etag = stored.headers["ETag"], EntityTag(parsing: etag) != nil {
+            headers.add(name: "If-None-Match", value: Substring(etag).trimmingHTTPWhitespace())
         }
         if let modified = stored.headers["Last-Modified"], HTTPDate(modified) != nil {
-            headers.add(name: "If-Modified-Since", value: modified.trimmingSpaces())
+            headers.add(name: "If-Modified-Since", value: Substring(modified).trimmingHTTPWhitespace())
         }
         return headers
     }
@@ -145,46 +143,22 @@ public enum Revalidation {
     ///   - candidates: The stored responses for the request's key (variants included).
     /// - Returns: Indices into `candidates`; empty when the 304 updates nothing.
     public static func responsesToUpdate(notModified: HTTPHeaders, candidates: [ResponseFacts]) -> [Int] {
-        let newTag = notModified["ETag"].flatMap(EntityTagValue.init)
+        let newTag = notModified["ETag"].flatMap { EntityTag(parsing: $0) }
         if let newTag, !newTag.isWeak {
             return candidates.indices.filter { index in
-                candidates[index].headers["ETag"].flatMap(EntityTagValue.init).map { !$0.isWeak && $0 == newTag }
-                    ?? false
+                candidates[index].headers["ETag"].flatMap { EntityTag(parsing: $0) }?.matchesStrongly(newTag) ?? false
             }
         }
         let newModified = notModified["Last-Modified"].flatMap { HTTPDate($0) }
         if newTag != nil || newModified != nil {
             let matching = candidates.indices.filter { index in
-                let storedTag = candidates[index].headers["ETag"].flatMap(EntityTagValue.init)
-                if let newTag { return storedTag?.opaqueTag == newTag.opaqueTag }
+                let storedTag = candidates[index].headers["ETag"].flatMap { EntityTag(parsing: $0) }
+                if let newTag { return storedTag?.matchesWeakly(newTag) ?? false }
                 return candidates[index].headers["Last-Modified"].flatMap { HTTPDate($0) } == newModified
             }
             return matching.max { candidates[$0].responseTime < candidates[$1].responseTime }.map { [$0] } ?? []
         }
         if candidates.count == 1, !hasValidator(candidates[0]) { return [0] }
         return []
-    }
-}
-
-/// `entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE` (RFC 9110 §8.8.3), just enough to compare tags.
-private struct EntityTagValue: Equatable {
-    let isWeak: Bool
-    let opaqueTag: String
-
-    init?(_ text: String) {
-        var value = Substring(text.trimmingSpaces())
-        isWeak = value.hasPrefix("W/")
-        if isWeak { value = value.dropFirst(2) }
-        guard value.count >= 2, value.first == "\"", value.last == "\"" else { return nil }
-        let inner = value.dropFirst().dropLast()
-        // etagc = %x21 / %x23-7E / obs-text
-        guard inner.utf8.allSatisfy({ $0 == 0x21 || (0x23...0x7E).contains($0) || $0 >= 0x80 }) else { return nil }
-        opaqueTag = String(inner)
-    }
-}
-
-extension String {
-    fileprivate func trimmingSpaces() -> String {
-        Substring(self).trimmingHTTPWhitespace()
     }
 }
