@@ -1,5 +1,6 @@
 import HTTPCore
 import HTTPServer
+import LarderAPI
 import Logging
 import Upstream
 
@@ -21,12 +22,14 @@ enum LarderWiring {
         let registry = try mountFiltersAPI(
             on: &router, store: store, settings: settings,
             addressPolicy: AddressPolicy(allowNetworks: settings.fetch.allowNetworks), logger: logger)
-        // /cache changes entries through the fetch service's store, so deletes and purges reach the
-        // in-memory hot entries too.
+        // One set of storage queues for /fetch and /cache: a thread pool per route family would only
+        // multiply the threads blocking on one SQLite writer. /cache changes entries through the fetch
+        // service's store, so deletes and purges reach the in-memory hot entries too.
+        let executor = StorageExecutor()
         let fetchStore = mountFetch(
-            on: &router, store: store, settings: settings.fetch, adminToken: settings.adminToken, decider: registry,
-            listening: (settings.server.host, settings.server.port), logger: logger)
-        mountCacheAPI(on: &router, store: fetchStore, settings: settings, logger: logger)
+            on: &router, store: store, executor: executor, settings: settings.fetch, adminToken: settings.adminToken,
+            decider: registry, listening: (settings.server.host, settings.server.port), logger: logger)
+        mountCacheAPI(on: &router, store: fetchStore, executor: executor, settings: settings, logger: logger)
         return router
     }
 }

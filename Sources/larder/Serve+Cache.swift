@@ -67,16 +67,17 @@ extension LarderWiring {
     /// - Parameters:
     ///   - router: the router.
     ///   - store: the cache store.
+    ///   - executor: the queues store calls run on (shared with `/fetch`).
     ///   - settings: the resolved settings.
     ///   - logger: the process logger.
     static func mountCacheAPI(
-        on router: inout Router, store: any CacheStore, settings: Settings, logger: Logger
+        on router: inout Router, store: any CacheStore, executor: StorageExecutor, settings: Settings, logger: Logger
     ) {
         let access = AdminAccess(token: settings.adminToken)
         logger.debug(
             "admin API \(access.requiresToken ? "requires the bearer token" : "answers loopback clients only")")
         let api = CacheAPI(
-            store: store, executor: StorageExecutor(),
+            store: store, executor: executor,
             onBodyFailure: { key, error in
                 Logger(label: "larder.cache").warning(
                     "body read failed mid-response", metadata: ["key": "\(key)", "error": "\(error)"])

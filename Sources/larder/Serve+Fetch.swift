@@ -95,6 +95,7 @@ extension LarderWiring {
     /// - Parameters:
     ///   - router: the router.
     ///   - store: the cache store.
+    ///   - executor: the queues store calls run on (shared with `/cache`).
     ///   - settings: the resolved fetch settings.
     ///   - adminToken: the admin token, if any.
     ///   - decider: the filter chain (it holds the default policy for requests no filter owns).
@@ -103,13 +104,14 @@ extension LarderWiring {
     /// - Returns: the store every other API must change entries through (it keeps memory consistent).
     @discardableResult
     static func mountFetch(
-        on router: inout Router, store: any CacheStore, settings: FetchSettings, adminToken: String?,
+        on router: inout Router, store: any CacheStore, executor: StorageExecutor, settings: FetchSettings,
+        adminToken: String?,
         decider: any FilterDecider, listening: (host: String, port: Int) = ("", 0), logger: Logger
     ) -> any CacheStore {
         let own = FetchSettings.ownEndpoints(host: listening.host, port: listening.port)
         let client = OriginClient(configuration: settings.clientConfiguration(ownEndpoints: own))
         let service = FetchService(
-            store: store, executor: StorageExecutor(), client: client,
+            store: store, executor: executor, client: client,
             decider: decider,
             configuration: FetchConfiguration(viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes))
         service.mount(on: &router, access: AdminAccess(token: adminToken))

@@ -38,6 +38,8 @@ extension LarderWiring {
                 "version": "\(chain.version)", "filters": "\(chain.filters.map(\.name))",
                 "defaultPolicy": "\(settings.defaultPolicy.rawValue)",
             ])
+        // Queues of its own, not the fetch path's: explain resolves host names, which can block for
+        // seconds, and must not hold up the queues that serve cache hits.
         FiltersAPI(
             registry: registry, executor: StorageExecutor(width: 2, label: "larder.filters"),
             addressPolicy: addressPolicy
