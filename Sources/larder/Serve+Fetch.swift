@@ -35,19 +35,8 @@ struct FetchSettings: Sendable {
 
     /// Resolves the settings: flag over environment over default.
     /// - Throws: `ValidationError` naming the flag or variable and the bad value.
-    init(flags: [Setting: String], environment: (String) -> String? = Settings.processEnvironment) throws {
-        func raw(_ setting: Setting) -> (String, String) {
-            if let value = flags[setting] { return (value, "--\(setting.flag)") }
-            if let value = environment(setting.environment), !value.isEmpty { return (value, setting.environment) }
-            return (setting.defaultValue, "default of --\(setting.flag)")
-        }
-        func seconds(_ setting: Setting) throws -> Double {
-            let (text, origin) = raw(setting)
-            guard let value = Double(text), value > 0, value.isFinite else {
-                throw ValidationError("\(origin): '\(text)' is not a positive number of seconds")
-            }
-            return value
-        }
+    init(resolver: Settings.Resolver) throws {
+        let raw = resolver.raw
         let (networks, networksOrigin) = raw(.allowNetwork)
         allowNetworks = try networks.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.map { text in
@@ -56,8 +45,8 @@ struct FetchSettings: Sendable {
                 }
                 return cidr
             }
-        connectTimeout = try seconds(.connectTimeout)
-        originTimeout = try seconds(.originTimeout)
+        connectTimeout = try resolver.positiveSeconds(.connectTimeout)
+        originTimeout = try resolver.positiveSeconds(.originTimeout)
         let (sizeText, sizeOrigin) = raw(.maxObjectBytes)
         guard let size = try Settings.parseSize(sizeText, origin: sizeOrigin) else {
             throw ValidationError("\(sizeOrigin): the object size bound cannot be 0")

@@ -53,7 +53,7 @@ struct Settings: Sendable {
         maxSize = try Settings.parseSize(resolver.raw(.maxSize).text, origin: resolver.raw(.maxSize).origin)
         adminToken = resolver.string(.adminToken).isEmpty ? nil : resolver.string(.adminToken)
         defaultPolicy = try resolver.choice(.defaultPolicy)
-        fetch = try FetchSettings(flags: flags, environment: environment)
+        fetch = try FetchSettings(resolver: resolver)
         sweepInterval = try resolver.seconds(.sweepInterval)
     }
 
@@ -61,7 +61,8 @@ struct Settings: Sendable {
         getenv(name).map { String(cString: $0) }
     }
 
-    private struct Resolver {
+    /// Reads settings: flag over environment over default, each failure naming where the value came from.
+    struct Resolver {
         let flags: [Setting: String]
         let environment: (String) -> String?
 
@@ -87,6 +88,14 @@ struct Settings: Sendable {
             let (text, origin) = raw(setting)
             guard let value = Double(text), value >= 0, value.isFinite else {
                 throw ValidationError("\(origin): '\(text)' is not a number of seconds")
+            }
+            return value
+        }
+
+        func positiveSeconds(_ setting: Setting) throws -> Double {
+            let (text, origin) = raw(setting)
+            guard let value = Double(text), value > 0, value.isFinite else {
+                throw ValidationError("\(origin): '\(text)' is not a positive number of seconds")
             }
             return value
         }
