@@ -158,59 +158,11 @@ private final class HTTPResponseDateCache: Sendable {
                 entry.second = second
                 entry.line.removeAll(keepingCapacity: true)
                 appendStatic("Date: ", to: &entry.line)
-                appendIMFFixdate(epochSeconds: second, to: &entry.line)
+                entry.line.append(contentsOf: HTTPDate(secondsSinceEpoch: Int64(second)).imfFixdate.utf8)
                 entry.line.append(13)
                 entry.line.append(10)
             }
             out.append(contentsOf: entry.line)
         }
     }
-}
-
-/// Formats `Sun, 06 Nov 1994 08:49:37 GMT` from seconds since the Unix epoch, without libc's locale.
-func appendIMFFixdate(epochSeconds: Int, to out: inout [UInt8]) {
-    let days = epochSeconds >= 0 ? epochSeconds / 86_400 : (epochSeconds - 86_399) / 86_400
-    let secondsOfDay = epochSeconds - days * 86_400
-    // 1970-01-01 was a Thursday.
-    let weekday = ((days % 7) + 7 + 4) % 7
-    let (year, month, day) = civilDate(daysSinceEpoch: days)
-    let dayNames: [StaticString] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    let monthNames: [StaticString] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ]
-    appendStatic(dayNames[weekday], to: &out)
-    appendStatic(", ", to: &out)
-    appendTwoDigits(day, to: &out)
-    out.append(UInt8(ascii: " "))
-    appendStatic(monthNames[month - 1], to: &out)
-    out.append(UInt8(ascii: " "))
-    appendTwoDigits(year / 100, to: &out)
-    appendTwoDigits(year % 100, to: &out)
-    out.append(UInt8(ascii: " "))
-    appendTwoDigits(secondsOfDay / 3600, to: &out)
-    out.append(UInt8(ascii: ":"))
-    appendTwoDigits(secondsOfDay / 60 % 60, to: &out)
-    out.append(UInt8(ascii: ":"))
-    appendTwoDigits(secondsOfDay % 60, to: &out)
-    appendStatic(" GMT", to: &out)
-}
-
-private func appendTwoDigits(_ value: Int, to out: inout [UInt8]) {
-    out.append(UInt8(truncatingIfNeeded: value / 10 % 10) + 48)
-    out.append(UInt8(truncatingIfNeeded: value % 10) + 48)
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (the "civil from days" algorithm:
-/// eras of 400 years, years starting in March so the leap day is last).
-private func civilDate(daysSinceEpoch: Int) -> (year: Int, month: Int, day: Int) {
-    let shifted = daysSinceEpoch + 719_468
-    let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-    let dayOfEra = shifted - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let monthIndex = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    return (year, month, day)
 }

@@ -19,8 +19,8 @@ import Testing
         (1_700_000_000, "Tue, 14 Nov 2023 22:13:20 GMT"),
     ])
     func imfFixdateMatchesRFC9110(seconds: Int, expected: String) {
-        var out: [UInt8] = []
-        appendIMFFixdate(epochSeconds: seconds, to: &out)
+        // The serializer's Date line is HTTPDate's IMF-fixdate.
+        let out = Array(HTTPDate(secondsSinceEpoch: Int64(seconds)).imfFixdate.utf8)
         #expect(String(decoding: out, as: UTF8.self) == expected)
     }
 
