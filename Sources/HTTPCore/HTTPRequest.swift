@@ -45,6 +45,28 @@ public struct HTTPRequest: Sendable, Equatable {
         }
     }
 
+    /// Creates a request whose target was already split, as the parser does on bytes.
+    /// - Parameters:
+    ///   - method: The method token.
+    ///   - target: The request target as it appeared on the request line.
+    ///   - path: The target's path, still percent-encoded.
+    ///   - query: The target's query without the `?`, or `nil`.
+    ///   - version: The protocol version.
+    ///   - headers: The header fields in order.
+    ///   - body: The content, de-chunked.
+    public init(
+        method: HTTPMethod, target: String, path: String, query: String?, version: HTTPVersion,
+        headers: HTTPHeaders, body: [UInt8]
+    ) {
+        self.method = method
+        self.target = target
+        self.path = path
+        self.query = query
+        self.version = version
+        self.headers = headers
+        self.body = body
+    }
+
     /// Whether the connection stays open after this request unless the response says otherwise
     /// (RFC 9112 §9.3: HTTP/1.1 by default, HTTP/1.0 only with `Connection: keep-alive`).
     public var wantsKeepAlive: Bool {

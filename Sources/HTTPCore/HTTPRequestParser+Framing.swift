@@ -172,13 +172,10 @@ extension HTTPRequestParser {
             // RFC 9112 §3.2.2: the target's authority replaces Host.
             headers.replaceOrAdd(name: "Host", value: authority)
         }
-        // HTTPRequest's initializer splits the target into path and query with Character-based String
-        // operations; the parser already split it on bytes, so it passes an empty target and sets all three.
-        var request = HTTPRequest(
-            method: finished.method, target: "", version: finished.version, headers: headers, body: finished.body)
-        request.target = finished.target
-        request.path = finished.path
-        request.query = finished.query
+        // The parser split the target on bytes already; the splitting initializer is for hand-made requests.
+        let request = HTTPRequest(
+            method: finished.method, target: finished.target, path: finished.path, query: finished.query,
+            version: finished.version, headers: headers, body: finished.body)
         state = .requestLine
         return .request(request)
     }
