@@ -2,6 +2,10 @@ import Testing
 
 @testable import HTTPCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite struct HTTPResponseSerializationTests {
     private func head(_ response: HTTPResponse, framing: HTTPResponse.Framing, connection: StaticString? = nil)
         -> String
@@ -22,6 +26,16 @@ import Testing
         // The serializer's Date line is HTTPDate's IMF-fixdate.
         let out = Array(HTTPDate(secondsSinceEpoch: Int64(seconds)).imfFixdate.utf8)
         #expect(String(decoding: out, as: UTF8.self) == expected)
+    }
+
+    @Test func dateLineIsTheCurrentTimeAsIMFFixdate() throws {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let text = head(HTTPResponse(status: .ok), framing: .contentLength(0))
+        let line = try #require(text.split(separator: "\r\n").first { $0.hasPrefix("Date: ") })
+        let date = try #require(HTTPDate(line.dropFirst("Date: ".count)))
+        #expect(date.imfFixdate == String(line.dropFirst("Date: ".count)))
+        #expect(abs(date.secondsSinceEpoch - Int64(now.tv_sec)) <= 2)
     }
 
     @Test func headHasStatusLineFieldsDateAndLength() {
