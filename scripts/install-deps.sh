@@ -22,9 +22,11 @@ if ((${#missing[@]} > 0)); then
 fi
 
 if [[ "${1:-}" == "--test" ]]; then
-    # Pillow writes the valid images of the sniffing corpus; the tests build the corrupt ones.
-    if ! python3 -c 'import PIL' 2>/dev/null; then
-        echo "install-deps: installing Pillow"
-        python3 -m pip install -q Pillow 2>/dev/null || python3 -m pip install -q --break-system-packages Pillow
+    # Python packages: one per line in python-requirements.txt; pip runs only when one is missing.
+    requirements="$(dirname "$0")/python-requirements.txt"
+    if ! python3 "$(dirname "$0")/python-requirements-met.py" "$requirements"; then
+        echo "install-deps: installing Python packages from $requirements"
+        python3 -m pip install -q -r "$requirements" 2>/dev/null ||
+            python3 -m pip install -q --break-system-packages -r "$requirements"
     fi
 fi
