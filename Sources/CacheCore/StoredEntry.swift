@@ -33,6 +33,10 @@ public struct StoredEntry: Sendable, Equatable {
     public var filterName: String?
     /// The image format sniffed on admission (e.g. "png"), `nil` when not an image or not sniffed.
     public var imageFormat: String?
+    /// The `Content-Type` the origin declared, kept when Larder serves another one: the type sniffed from
+    /// the image bytes wins (`headers` then holds the sniffed type). `nil` when `headers` holds the
+    /// origin's own `Content-Type`; empty when the origin sent none and the sniffed type was added.
+    public var declaredContentType: String?
 
     /// The body length in bytes as received (identity); set by the store at commit.
     public internal(set) var originalSize: Int
@@ -69,11 +73,12 @@ public struct StoredEntry: Sendable, Equatable {
     ///   - staleAllowance: seconds it may be served stale after that.
     ///   - filterName: the admitting filter.
     ///   - imageFormat: the sniffed image format.
+    ///   - declaredContentType: the origin's `Content-Type` when `headers` carries the sniffed one instead.
     public init(
         key: CacheKey, url: String, status: HTTPStatus, headers: HTTPHeaders, varyNames: [String] = [],
         requestTime: Date, responseTime: Date, date: Date? = nil, ageReceived: Int = 0,
         freshnessLifetime: Double, staleAllowance: Double = 0, filterName: String? = nil,
-        imageFormat: String? = nil
+        imageFormat: String? = nil, declaredContentType: String? = nil
     ) {
         self.key = key
         self.url = url
@@ -88,6 +93,7 @@ public struct StoredEntry: Sendable, Equatable {
         self.staleAllowance = staleAllowance
         self.filterName = filterName
         self.imageFormat = imageFormat
+        self.declaredContentType = declaredContentType
         self.originalSize = 0
         self.storedSize = 0
         self.codec = .identity
@@ -105,6 +111,12 @@ public struct StoredEntry: Sendable, Equatable {
     public var lastModified: String? { headers["Last-Modified"] }
     /// The `Content-Type` field value, with its parameters (charset).
     public var contentType: String? { headers["Content-Type"] }
+    /// The `Content-Type` the origin sent: `declaredContentType` when Larder replaced it, else the stored
+    /// one; `nil` when the origin sent none.
+    public var originContentType: String? {
+        guard let declaredContentType else { return contentType }
+        return declaredContentType.isEmpty ? nil : declaredContentType
+    }
     /// The media type alone, lower-cased, without parameters (`text/html`).
     public var mediaType: String? {
         guard let contentType else { return nil }

@@ -14,6 +14,11 @@ public import HTTPCore
 /// - **`HEAD` responses are stored** but only answer later `HEAD` requests (``ServePolicy``).
 /// - **`must-understand`**: Larder understands the statuses it stores (200, 203, 204, 300, 301,
 ///   302, 303, 307, 308, 404, 405, 410, 414, 501); with the directive, those ignore `no-store`.
+/// - **A filter's `ignoreNoStore`** lifts the response's `no-store` (§5.2.2.5) and nothing else: the
+///   caller's own request `no-store` (§5.2.1.5) still wins, and `private` (§5.2.2.7), `Authorization`
+///   (§3.5), `Vary: *` and `Set-Cookie` still refuse, because those protect one caller's data from the
+///   others rather than the origin's wish not to be kept. `Pragma: no-cache` is a request field with no
+///   defined meaning in a response (§5.4) and never refused storage, with or without the option.
 public enum Storability {
     /// Status codes Larder knows the caching semantics of, for `must-understand` (§5.2.2.3).
     public static let understoodStatuses: Set<Int> = [
@@ -27,12 +32,15 @@ public enum Storability {
     ///   - requestHeaders: The request as sent to the origin (for `no-store` and `Authorization`).
     ///   - status: The response status code.
     ///   - responseHeaders: The response header section.
+    ///   - ignoringResponseNoStore: Whether the owning filter set `ignoreNoStore`: the response's
+    ///     `no-store` is then not a reason to refuse.
     /// - Returns: `.store`, or `.doNotStore` with the first rule that refused.
     public static func evaluate(
         requestMethod: HTTPMethod,
         requestHeaders: HTTPHeaders,
         status: Int,
-        responseHeaders: HTTPHeaders
+        responseHeaders: HTTPHeaders,
+        ignoringResponseNoStore: Bool = false
     ) -> StorabilityDecision {
         guard requestMethod == .get || requestMethod == .head else { return .doNotStore(.methodNotCacheable) }
         guard (200...599).contains(status) else { return .doNotStore(.statusNotFinal) }
@@ -45,7 +53,7 @@ public enum Storability {
         if response.mustUnderstand {
             // §5.2.2.3: with must-understand, an understood status overrides no-store.
             guard understoodStatuses.contains(status) else { return .doNotStore(.statusNotUnderstood) }
-        } else if response.noStore {
+        } else if response.noStore && !ignoringResponseNoStore {
             return .doNotStore(.responseNoStore)
         }
         if response.isPrivate { return .doNotStore(.privateResponse) }

@@ -44,6 +44,7 @@ public enum CacheEntryJSON {
         object.add("headers", json: headers(entry))
         object.add("varyNames", json: JSONObjectWriter.array(entry.varyNames))
         object.add("contentType", entry.contentType)
+        object.add("declaredContentType", entry.originContentType)
         object.add("etag", entry.etag)
         object.add("lastModified", entry.lastModified)
         object.add("storedBytes", entry.storedSize)

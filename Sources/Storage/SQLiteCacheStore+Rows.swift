@@ -7,7 +7,7 @@ extension SQLiteCacheStore {
     static let selectEntry = """
         SELECT id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
             freshness, stale_allowance, filter_name, image_format, original_size, stored_size, codec, crc32,
-            chunk_size, hit_count, last_access, created, body_id, seq FROM entry
+            chunk_size, hit_count, last_access, created, body_id, seq, declared_content_type FROM entry
         """
 
     /// Reads an entry from a row of `selectEntry`.
@@ -22,7 +22,7 @@ extension SQLiteCacheStore {
             responseTime: Date(timeIntervalSince1970: row.double(8)),
             date: row.isNull(9) ? nil : Date(timeIntervalSince1970: row.double(9)), ageReceived: row.int(10),
             freshnessLifetime: row.double(11), staleAllowance: row.double(12), filterName: row.text(13),
-            imageFormat: row.text(14))
+            imageFormat: row.text(14), declaredContentType: row.text(25))
         entry.setStoredBody(
             StoredBodyFacts(
                 originalSize: row.int(15), storedSize: row.int(16), codec: codec,
@@ -43,9 +43,9 @@ extension SQLiteCacheStore {
             INSERT INTO entry (id, seq, key, url, host, media_type, status, reason, headers, vary, request_time,
                 response_time, date, age_received, freshness, stale_allowance, sweep_after, filter_name,
                 image_format, original_size, stored_size, codec, crc32, chunk_size, hit_count, last_access,
-                created, body_id, footprint)
+                created, body_id, footprint, declared_content_type)
             VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM entry), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+                ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)
             """,
             [
                 .integer(rowID(entry.key)), .blob(entry.key.bytes), .text(entry.url), .text(entry.host),
@@ -59,7 +59,7 @@ extension SQLiteCacheStore {
                 .optionalText(entry.imageFormat), .int(entry.originalSize), .int(entry.storedSize),
                 .int(entry.codec.storageCode), .integer(Int64(entry.crc32)), .int(entry.chunkSize),
                 .real(entry.lastAccess.timeIntervalSince1970), .real(entry.created.timeIntervalSince1970),
-                .integer(entry.bodyID), .int(footprint),
+                .integer(entry.bodyID), .int(footprint), .optionalText(entry.declaredContentType),
             ])
     }
 

@@ -81,6 +81,10 @@ enum StorageSchema {
         """
         CREATE INDEX entry_media ON entry(media_type, seq);
         """,
+        // Version 3: the origin's Content-Type when the sniffed image type replaced it in `headers`.
+        """
+        ALTER TABLE entry ADD COLUMN declared_content_type TEXT;
+        """,
     ]
 
     /// The version this build writes.

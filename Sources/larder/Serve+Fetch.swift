@@ -23,6 +23,11 @@ extension Setting {
     static let viaName = Setting(
         flag: "via-name", environment: "LARDER_VIA_NAME", defaultValue: "larder",
         summary: "Larder's pseudonym in Via; a request already carrying it is refused as a loop (508).")
+    static let maxImagePixels = Setting(
+        flag: "max-image-pixels", environment: "LARDER_MAX_IMAGE_PIXELS", defaultValue: "67108864",
+        summary:
+            "Largest width × height an image filter stores (decompression bombs); larger images are relayed, not stored."
+    )
 }
 
 /// The origin-client and `/fetch` settings, resolved and checked.
@@ -32,6 +37,7 @@ struct FetchSettings: Sendable {
     var originTimeout: Double
     var maxObjectBytes: Int
     var viaName: String
+    var maxImagePixels: Int
 
     /// Resolves the settings: flag over environment over default.
     /// - Throws: `ValidationError` naming the flag or variable and the bad value.
@@ -57,6 +63,7 @@ struct FetchSettings: Sendable {
             throw ValidationError("\(viaOrigin): '\(via)' is not a token (letters, digits, '-', '.', '_')")
         }
         viaName = via
+        maxImagePixels = try resolver.integer(.maxImagePixels, in: 1...Int.max)
     }
 
     /// The origin client's configuration.
@@ -102,7 +109,9 @@ extension LarderWiring {
         let service = FetchService(
             store: store, executor: executor, client: client,
             decider: decider,
-            configuration: FetchConfiguration(viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes))
+            configuration: FetchConfiguration(
+                viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes,
+                maxImagePixels: settings.maxImagePixels))
         service.mount(on: &router, access: AdminAccess(token: adminToken))
         // Debug, like the store's line: the first info line stays "listening on …", which scripts wait for.
         logger.debug(
@@ -110,6 +119,7 @@ extension LarderWiring {
             metadata: [
                 "allowNetworks": "\(settings.allowNetworks.map(\.description).joined(separator: ","))",
                 "maxObjectBytes": "\(settings.maxObjectBytes)", "via": "\(settings.viaName)",
+                "maxImagePixels": "\(settings.maxImagePixels)",
             ])
         return service.store
     }

@@ -46,6 +46,8 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("max-object-bytes"), help: ArgumentHelp(Setting.maxObjectBytes.help))
     var maxObjectBytes: String?
     @Option(name: .customLong("via-name"), help: ArgumentHelp(Setting.viaName.help)) var viaName: String?
+    @Option(name: .customLong("max-image-pixels"), help: ArgumentHelp(Setting.maxImagePixels.help))
+    var maxImagePixels: String?
     @Option(name: .customLong("default-policy"), help: ArgumentHelp(Setting.defaultPolicy.help))
     var defaultPolicy: String?
     @Option(name: .customLong("sweep-interval"), help: ArgumentHelp(Setting.sweepInterval.help))
@@ -62,7 +64,8 @@ struct ServeCommand: ParsableCommand {
             (.shutdownGrace, shutdownGrace), (.maxSize, maxSize), (.adminToken, adminToken),
             (.allowNetwork, allowNetwork.isEmpty ? nil : allowNetwork.joined(separator: ",")),
             (.connectTimeout, connectTimeout), (.originTimeout, originTimeout), (.maxObjectBytes, maxObjectBytes),
-            (.viaName, viaName), (.defaultPolicy, defaultPolicy), (.sweepInterval, sweepInterval),
+            (.viaName, viaName), (.maxImagePixels, maxImagePixels), (.defaultPolicy, defaultPolicy),
+            (.sweepInterval, sweepInterval),
         ]
         return Dictionary(uniqueKeysWithValues: pairs.compactMap { setting, value in value.map { (setting, $0) } })
     }

@@ -100,4 +100,58 @@ import Testing
             status: testCase.status, responseHeaders: HTTPHeaders(testCase.response))
         #expect(decision == testCase.expected)
     }
+
+    /// What a filter's `ignoreNoStore` lifts, and what it does not.
+    struct IgnoreNoStoreCase: CustomTestStringConvertible, Sendable {
+        var rule: String
+        var request: [(String, String)] = []
+        var status = 200
+        var response: [(String, String)]
+        var withOption: StorabilityDecision
+        var withoutOption: StorabilityDecision
+        var testDescription: String { rule }
+    }
+
+    static let ignoreNoStoreCases: [IgnoreNoStoreCase] = [
+        IgnoreNoStoreCase(
+            rule: "response no-store is lifted", response: [("Cache-Control", "no-store")], withOption: .store,
+            withoutOption: .doNotStore(.responseNoStore)),
+        IgnoreNoStoreCase(
+            rule: "response no-store with max-age is lifted", response: [("Cache-Control", "max-age=60, no-store")],
+            withOption: .store, withoutOption: .doNotStore(.responseNoStore)),
+        IgnoreNoStoreCase(
+            rule: "the caller's request no-store still wins", request: [("Cache-Control", "no-store")],
+            response: [("Cache-Control", "no-store")], withOption: .doNotStore(.requestNoStore),
+            withoutOption: .doNotStore(.requestNoStore)),
+        IgnoreNoStoreCase(
+            rule: "private is not lifted", response: [("Cache-Control", "no-store, private")],
+            withOption: .doNotStore(.privateResponse), withoutOption: .doNotStore(.responseNoStore)),
+        IgnoreNoStoreCase(
+            rule: "Set-Cookie is not lifted", response: [("Cache-Control", "no-store"), ("Set-Cookie", "s=1")],
+            withOption: .doNotStore(.setCookie), withoutOption: .doNotStore(.responseNoStore)),
+        IgnoreNoStoreCase(
+            rule: "Authorization is not lifted", request: [("Authorization", "Bearer x")],
+            response: [("Cache-Control", "no-store")], withOption: .doNotStore(.authorization),
+            withoutOption: .doNotStore(.responseNoStore)),
+        IgnoreNoStoreCase(
+            rule: "Vary * is not lifted", response: [("Cache-Control", "no-store"), ("Vary", "*")],
+            withOption: .doNotStore(.varyAny), withoutOption: .doNotStore(.responseNoStore)),
+        IgnoreNoStoreCase(
+            rule: "response Pragma no-cache never refused storage", response: [("Pragma", "no-cache")],
+            withOption: .store, withoutOption: .store),
+        IgnoreNoStoreCase(
+            rule: "must-understand with an unknown status still refuses", status: 299,
+            response: [("Cache-Control", "must-understand, no-store")], withOption: .doNotStore(.statusNotUnderstood),
+            withoutOption: .doNotStore(.statusNotUnderstood)),
+    ]
+
+    @Test(arguments: ignoreNoStoreCases)
+    func ignoreNoStoreLiftsOnlyTheResponseNoStore(_ testCase: IgnoreNoStoreCase) {
+        for (ignoring, expected) in [(true, testCase.withOption), (false, testCase.withoutOption)] {
+            let decision = Storability.evaluate(
+                requestMethod: .get, requestHeaders: HTTPHeaders(testCase.request), status: testCase.status,
+                responseHeaders: HTTPHeaders(testCase.response), ignoringResponseNoStore: ignoring)
+            #expect(decision == expected, "ignoreNoStore \(ignoring)")
+        }
+    }
 }

@@ -27,6 +27,9 @@ struct CacheMetaHandlerTests {
             #expect(json["crc32"] as? String == String(format: "%08x", entry.crc32))
             #expect(json["filter"] as? String == "test-filter")
             #expect(json["imageFormat"] is NSNull)
+            // Not retyped by sniffing: the served type is the origin's.
+            #expect(json["contentType"] as? String == "text/plain; charset=utf-8")
+            #expect(json["declaredContentType"] as? String == "text/plain; charset=utf-8")
             #expect(json["hits"] as? Int == 0)
             #expect(json["freshnessLifetime"] as? Int == 3600)
             // Stored at the epoch (0.5 s after the request), read 600 s later by the API's clock.

@@ -37,7 +37,43 @@ import Testing
             try $0.queryFirst("SELECT count(*) FROM sqlite_master WHERE name = 'entry_media'") { $0.int(0) }
         }
         #expect(index == 1)
-        #expect(try store.database.read { try $0.userVersion } == 2)
+        #expect(try store.database.read { try $0.userVersion } == StorageSchema.currentVersion)
+    }
+
+    @Test func versionTwoDatabaseGainsTheDeclaredContentTypeAndKeepsItsEntries() throws {
+        let directory = StorageTestDirectory()
+        let old = CacheCoreFixtures.makeEntry(url: "https://old.example/a.png", contentType: "image/png")
+        do {
+            // A version-2 file with one entry, written as a version-2 Larder wrote it (no new column).
+            let connection = try SQLiteConnection(path: directory.file(), readOnly: false)
+            try StorageSchema.migrate(connection, to: 2)
+            try connection.run(
+                """
+                INSERT INTO entry (id, seq, key, url, host, media_type, status, reason, headers, vary, request_time,
+                    response_time, date, age_received, freshness, stale_allowance, sweep_after, filter_name,
+                    image_format, original_size, stored_size, codec, crc32, chunk_size, hit_count, last_access,
+                    created, body_id, footprint)
+                VALUES (?, 1, ?, ?, 'old.example', 'image/png', 200, 'OK', 'Content-Type:image/png', '', 0, 0,
+                    NULL, 0, 60, 0, 60, 'images', 'png', 0, 0, 0, 0, 65536, 0, 0, 0, 1, 300)
+                """, [.integer(SQLiteCacheStore.rowID(old.key)), .blob(old.key.bytes), .text(old.url)])
+        }
+        let store = try SQLiteCacheStore(path: directory.file())
+        #expect(try store.database.read { try $0.userVersion } == 3)
+        let migrated = try #require(try store.entry(for: old.key))
+        #expect(migrated.contentType == "image/png")
+        #expect(migrated.declaredContentType == nil)
+        #expect(migrated.originContentType == "image/png")
+        #expect(migrated.imageFormat == "png")
+
+        var retyped = CacheCoreFixtures.makeEntry(url: "https://new.example/b", contentType: "image/png")
+        retyped.declaredContentType = "image/jpeg"
+        let writer = try store.beginWrite(hints: CacheBodyHints(contentType: "image/png"))
+        try writer.append([1, 2, 3])
+        try writer.commit(retyped)
+        let read = try #require(try store.entry(for: retyped.key))
+        #expect(read.contentType == "image/png")
+        #expect(read.declaredContentType == "image/jpeg")
+        #expect(read.originContentType == "image/jpeg")
     }
 
     @Test func databaseFromANewerVersionIsRefusedAndLeftAlone() throws {

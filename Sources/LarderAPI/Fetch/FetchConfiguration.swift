@@ -1,3 +1,5 @@
+public import ImageSniffing
+
 /// How `/fetch` behaves beyond what the origin client and the filter chain decide; set once at start.
 public struct FetchConfiguration: Sendable {
     /// Larder's pseudonym in `Via` (RFC 9110 §7.6.3): a request that already carries it is a loop (508).
@@ -12,6 +14,9 @@ public struct FetchConfiguration: Sendable {
     public var waiterTimeout: Duration
     /// How long past expiry an entry with a validator stays stored so that it can still be revalidated.
     public var revalidationAllowance: Double
+    /// The bounds image validation applies on admission and on read (`--max-image-pixels`): an image
+    /// over them is relayed but not stored, as any image that fails validation.
+    public var imageLimits: ImageValidationLimits
 
     /// Creates a configuration.
     /// - Parameters:
@@ -21,9 +26,11 @@ public struct FetchConfiguration: Sendable {
     ///   - maxWaiters: callers per shared fetch, default 1024.
     ///   - waiterTimeout: head wait of a joined caller, default 30 s.
     ///   - revalidationAllowance: seconds a stale entry with a validator is kept, default one day.
+    ///   - maxImagePixels: the largest width × height image validation accepts, default 64 Mi pixels.
     public init(
         viaName: String = "larder", cacheName: String = "Larder", maxObjectBytes: Int = 256 << 20,
-        maxWaiters: Int = 1024, waiterTimeout: Duration = .seconds(30), revalidationAllowance: Double = 86_400
+        maxWaiters: Int = 1024, waiterTimeout: Duration = .seconds(30), revalidationAllowance: Double = 86_400,
+        maxImagePixels: Int = ImageValidationLimits.default.maxPixels
     ) {
         self.viaName = viaName
         self.cacheName = cacheName
@@ -31,5 +38,6 @@ public struct FetchConfiguration: Sendable {
         self.maxWaiters = max(1, maxWaiters)
         self.waiterTimeout = waiterTimeout
         self.revalidationAllowance = revalidationAllowance
+        self.imageLimits = ImageValidationLimits(maxPixels: max(1, maxImagePixels))
     }
 }

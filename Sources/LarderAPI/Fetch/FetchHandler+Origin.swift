@@ -134,7 +134,8 @@ extension FetchHandler {
                 collapsed: collapsed, detail: admission.refusal)
             call.writer.send(
                 relayed(
-                    head, fetch: fetch, call: call, key: key, xCache: forward == .bypass ? .bypass : .miss,
+                    head, fetch: fetch, call: call, key: key,
+                    xCache: forward == .bypass || admission.invalidImage ? .bypass : .miss,
                     cacheStatus: status))
         }
     }

@@ -44,7 +44,9 @@ extension FetchHandler {
                 body.reserveCapacity(reader.length)
                 while let piece = try reader.next() { body.append(contentsOf: piece) }
                 if form == .identity, call.decision.validateImage, entry.imageFormat != nil,
-                    let rejection = ImageValidator(allowSVG: call.decision.allowSVG).validate(body).rejection
+                    let rejection = ImageValidator(
+                        limits: service.configuration.imageLimits, allowSVG: call.decision.allowSVG
+                    ).validate(body).rejection
                 {
                     // DESIGN.md: an image that no longer validates on read is deleted and refetched.
                     _ = try? service.store.delete(entry.key)

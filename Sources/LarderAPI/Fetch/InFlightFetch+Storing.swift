@@ -12,7 +12,8 @@ extension InFlightFetch {
     func admit(_ head: OriginResponseHead) -> InFlightAdmission {
         guard mayStore else { return .bypass }
         switch Storability.evaluate(
-            requestMethod: .get, requestHeaders: requestHeaders, status: head.status, responseHeaders: head.headers)
+            requestMethod: .get, requestHeaders: requestHeaders, status: head.status, responseHeaders: head.headers,
+            ignoringResponseNoStore: decision.ignoreNoStore)
         {
         case .doNotStore(let reason):
             return InFlightAdmission(stored: false, refusal: reason.rawValue)
@@ -22,14 +23,10 @@ extension InFlightFetch {
         if stored != nil, StaleIfError.errorStatuses.contains(head.status) {
             return InFlightAdmission(stored: false, refusal: "origin error kept out of the store")
         }
-        if !decision.contentTypes.isEmpty {
-            let mediaType =
-                (head.headers["Content-Type"] ?? "").split(separator: ";").first.map {
-                    $0.trimmingHTTPWhitespace().lowercased()
-                } ?? ""
-            guard decision.contentTypes.contains(where: { Self.mediaType(mediaType, matches: $0) }) else {
-                return InFlightAdmission(stored: false, refusal: "content type '\(mediaType)' not admitted")
-            }
+        // With image validation the sniffed type is the one stored and served, so the filter's content types
+        // are checked against it once the body is complete (`commit`), not against the declared one here.
+        if !decision.validateImage, let refusal = contentTypeRefusal(Self.mediaType(of: head.headers["Content-Type"])) {
+            return InFlightAdmission(stored: false, refusal: refusal)
         }
         if let limit = decision.maxBytes, let length = head.headers["Content-Length"].flatMap({ Int($0) }),
             length > limit
@@ -37,6 +34,19 @@ extension InFlightFetch {
             return InFlightAdmission(stored: false, refusal: "larger than the filter's maxBytes \(limit)")
         }
         return InFlightAdmission(stored: true, refusal: nil)
+    }
+
+    /// Why the filter's `contentTypes` refuse a media type, or `nil` when they admit it (or list none).
+    func contentTypeRefusal(_ mediaType: String) -> String? {
+        guard !decision.contentTypes.isEmpty,
+            !decision.contentTypes.contains(where: { Self.mediaType(mediaType, matches: $0) })
+        else { return nil }
+        return "content type '\(mediaType)' not admitted"
+    }
+
+    /// The media type of a `Content-Type` value, lower-cased, without parameters; empty for none.
+    static func mediaType(of contentType: String?) -> String {
+        (contentType ?? "").split(separator: ";").first.map { $0.trimmingHTTPWhitespace().lowercased() } ?? ""
     }
 
     /// `image/*` style matching of a media type against a filter's pattern.
@@ -55,26 +65,31 @@ extension InFlightFetch {
         }
         writerBox.writer = nil
         let (head, responseTime, body) = state.withLock { ($0.head, $0.responseTime, $0.buffer) }
-        guard let head else {
+        guard var head else {
             writer.abandon()
             return
         }
         var imageFormat: String?
+        var declaredContentType: String?
         if decision.validateImage {
-            let validator = ImageValidator(allowSVG: decision.allowSVG)
+            let validator = ImageValidator(limits: service.configuration.imageLimits, allowSVG: decision.allowSVG)
             switch validator.validate(body) {
             case .valid(let info):
                 imageFormat = info.format.rawValue
-            case .invalid(let rejection):
-                writer.abandon()
-                state.withLock {
-                    $0.storing = false; $0.refusal = "not a valid image: \(rejection)"
+                if let refusal = contentTypeRefusal(info.format.mimeType) {
+                    refuse(writer, refusal)
+                    return
                 }
-                releaseHeld()
+                declaredContentType = Self.retype(&head, as: info.format)
+                // Callers are held until now (validation), so every one of them gets the sniffed type too.
+                if declaredContentType != nil { state.withLock { $0.head = head } }
+            case .invalid(let rejection):
+                refuse(writer, "not a valid image: \(rejection)", invalidImage: true)
                 return
             }
         }
-        let entry = makeEntry(head: head, responseTime: responseTime, imageFormat: imageFormat)
+        var entry = makeEntry(head: head, responseTime: responseTime, imageFormat: imageFormat)
+        entry.declaredContentType = declaredContentType
         // Whatever memory holds for this URL is about to be replaced.
         let url = keyURL
         service.hot.remove { $0.url == url }
@@ -88,6 +103,25 @@ extension InFlightFetch {
             }
         }
         releaseHeld()
+    }
+
+    /// Drops a body that will not be stored and tells the held callers why.
+    private func refuse(_ writer: any CacheBodyWriter, _ refusal: String, invalidImage: Bool = false) {
+        writer.abandon()
+        state.withLock {
+            $0.storing = false; $0.refusal = refusal; $0.invalidImage = invalidImage
+        }
+        releaseHeld()
+    }
+
+    /// Makes the sniffed image type the response's `Content-Type` when the declared one disagrees (issue 5:
+    /// the bytes, not the label, say what the body is).
+    /// - Returns: the declared `Content-Type` it replaced (empty when there was none), `nil` when they agree.
+    static func retype(_ head: inout OriginResponseHead, as format: ImageFormat) -> String? {
+        let declared = head.headers["Content-Type"]
+        guard mediaType(of: declared) != format.mimeType else { return nil }
+        head.headers.replaceOrAdd(name: "Content-Type", value: format.mimeType)
+        return declared ?? ""
     }
 
     /// The metadata stored for a response.
@@ -129,7 +163,9 @@ extension InFlightFetch {
         state.withLock { state in
             guard state.outcome == nil, let head = state.head else { return }
             let made = InFlightOutcome.response(
-                head, admission: InFlightAdmission(stored: state.storing, refusal: state.refusal))
+                head,
+                admission: InFlightAdmission(
+                    stored: state.storing, refusal: state.refusal, invalidImage: state.invalidImage))
             state.outcome = made
             outcome = made
             waiters = state.waiters
@@ -150,6 +186,10 @@ extension InFlightFetch {
             {
                 var entry = stored
                 entry.headers = fresh.headers
+                if stored.declaredContentType != nil, let served = stored.contentType {
+                    // A 304 repeating the origin's label must not undo the sniffed type.
+                    entry.headers.replaceOrAdd(name: "Content-Type", value: served)
+                }
                 entry.requestTime = requestTime
                 entry.responseTime = responseTime
                 entry.date = fresh.headers["Date"].flatMap { HTTPDate($0) }.map {

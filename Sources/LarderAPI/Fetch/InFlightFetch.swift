@@ -42,6 +42,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         var head: OriginResponseHead?
         var storing = false
         var refusal: String?
+        var invalidImage = false
         var holdUntilComplete = false
         var originFetch: OriginFetch?
         var responseTime = Date()
