@@ -15,5 +15,13 @@ swift build --build-tests -Xswiftc -warnings-as-errors
 echo "== README settings table"
 scripts/check-readme.sh
 
+echo "== OpenAPI document (valid, and the copy the binary serves is current)"
+scripts/check-openapi.sh
+
+# Here rather than only in CI: it takes seconds, and a README example that no longer works should stop
+# the commit that broke it. The schemathesis run (minutes) is in .ci/run.
+echo "== README endpoint examples"
+scripts/check-readme-examples.sh
+
 echo "== tests"
 swift test --skip-build

@@ -57,8 +57,9 @@ public final class FilterChainRegistry: FilterDecider {
         chain.decide(url: url, headers: headers)
     }
 
-    /// Changes the chain: checks `precondition` against the current version, applies `change` to the
-    /// filter list, saves the result, then publishes it with the new version.
+    /// Changes the chain: applies `change` to the filter list, checks `precondition` against the current
+    /// version (after `change`, whose refusals win: RFC 9110 §13.2.2), saves the result, then publishes it
+    /// with the new version.
     ///
     /// - Parameters:
     ///   - precondition: Whether the change may proceed at this version (`If-Match`); `nil` always may.
@@ -72,14 +73,16 @@ public final class FilterChainRegistry: FilterDecider {
     ) throws -> FilterChain {
         try changes.withLock { _ in
             let before = chain
-            if let precondition, !precondition(before.version) {
-                throw FilterChainError.preconditionFailed(currentVersion: before.version)
-            }
             var filters = before.filters
             try change(&filters)
             var seen = Set<String>()
             for filter in filters where !seen.insert(filter.name).inserted {
                 throw FilterChainError.duplicateName(filter.name)
+            }
+            // RFC 9110 §13.2.2: preconditions are ignored when the request would fail without them, so
+            // a missing filter or a duplicate name answers 404 or 409 whatever If-Match says.
+            if let precondition, !precondition(before.version) {
+                throw FilterChainError.preconditionFailed(currentVersion: before.version)
             }
             let saved: FilterChainRecord
             do {

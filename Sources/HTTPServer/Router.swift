@@ -42,7 +42,9 @@ public struct Router: HTTPResponder {
         add(method, pattern, HTTPClosureResponder(handler))
     }
 
-    /// Finds the route and calls its responder with the captured parameters in the context.
+    /// Finds the route and calls its responder with the captured parameters in the context. The first
+    /// route (in the order added) whose pattern matches the path owns it: 405 with its `Allow` when it has
+    /// no handler for the method, 404 when no pattern matches.
     public func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
         var allowed: [HTTPMethod]?
         for route in routes {
@@ -54,7 +56,11 @@ public struct Router: HTTPResponder {
                 handler.respond(to: request, context: routed, writer: writer)
                 return
             }
-            allowed = (allowed ?? []) + Array(route.handlers.keys)
+            // The first route whose pattern matches owns the path: a literal route added before a
+            // parameterised one (`/filters/explain` before `/filters/:name`) is a resource of its own,
+            // so another method on it is 405 with its own Allow (RFC 9110 §15.5.6).
+            allowed = Array(route.handlers.keys)
+            break
         }
         if let allowed {
             writer.send(Self.methodNotAllowed(request.method, allowed: allowed))

@@ -16,6 +16,7 @@ enum LarderWiring {
     static func makeResponder(settings: Settings, logger: Logger) throws -> any HTTPResponder {
         var router = Router()
         router.add(.get, "/healthz", HealthResponder())
+        router.add(.get, "/openapi.yaml", OpenAPIResponder())
         let store = try openCacheStore(settings: settings, logger: logger)
         startMaintenance(store: store, settings: settings, logger: logger)
         // The filter chain decides for /fetch; explain judges addresses with the fetch path's policy.

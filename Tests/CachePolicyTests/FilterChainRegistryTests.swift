@@ -64,6 +64,22 @@ struct FilterChainRegistryTests {
         #expect(registry.chain.version == 2)
     }
 
+    /// RFC 9110 §13.2.2: a request that fails without its preconditions fails the same way with them.
+    @Test func aChangeThatFailsAnywayIgnoresAStalePrecondition() throws {
+        let registry = try FilterChainRegistry(store: InMemoryCacheStore())
+        let stale: (Int) -> Bool = { $0 == 0 }
+        #expect(throws: FilterChainError.notFound("nope")) { try registry.remove(named: "nope", precondition: stale) }
+        #expect(throws: FilterChainError.duplicateName("images")) { try registry.add(.images, precondition: stale) }
+        #expect(throws: FilterChainError.beforeNotFound("nope")) {
+            try registry.add(FilterDefinition(name: "n"), before: "nope", precondition: stale)
+        }
+        // A change that would succeed is still refused at a stale version.
+        #expect(throws: FilterChainError.preconditionFailed(currentVersion: 1)) {
+            try registry.remove(named: "images", precondition: stale)
+        }
+        #expect(registry.chain.version == 1)
+    }
+
     @Test func aConcurrentWriterToTheStoreIsAPreconditionFailureNotAnOverwrite() throws {
         let store = InMemoryCacheStore()
         let registry = try FilterChainRegistry(store: store)

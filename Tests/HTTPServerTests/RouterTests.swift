@@ -64,6 +64,31 @@ import Testing
         }
     }
 
+    /// `/filters/explain` answers GET only: PUT on it must not fall through to `/filters/:name`.
+    @Test(
+        arguments: [("PUT", 405, "GET, HEAD"), ("POST", 405, "GET, HEAD"), ("GET", 200, nil)]
+            as [(String, Int, String?)])
+    func aLiteralRouteAddedFirstOwnsItsPath(method: String, status: Int, allow: String?) async throws {
+        var ordered = Router()
+        ordered.add(.get, "/filters/explain") { _, _, writer in
+            writer.send(HTTPResponse(status: .ok, body: .bytes(Array("explain".utf8))))
+        }
+        ordered.add(.put, "/filters/:name") { _, context, writer in
+            writer.send(HTTPResponse(status: .ok, body: .bytes(Array("put \(context.parameters["name"] ?? "-")".utf8))))
+        }
+        try await withServer(responder: ordered) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send("\(method) /filters/explain HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == status)
+            #expect(response.header("Allow") == allow)
+            if status == 200 { #expect(response.text == "explain") }
+            // Other names still reach the parameterised route.
+            try client.send("PUT /filters/web HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n")
+            #expect(try client.readResponse().text == "put web")
+        }
+    }
+
     @Test func headIsServedByTheGetRoute() async throws {
         try await withServer(responder: Self.makeRouter()) { server in
             let client = try RawSocketClient(port: server.port)

@@ -56,7 +56,8 @@ struct FiltersAPITests {
             ("POST", "/filters", "", "$"),
             ("PUT", "/filters/images", #"{"name":"other"}"#, "name"),
             ("PUT", "/filters/bad%20name", #"{}"#, "name"),
-            ("PUT", "/filters/explain", #"{}"#, "name"),
+            // PUT /filters/explain is 405 (FiltersContractTests); the reserved name is refused in a body.
+            ("POST", "/filters", #"{"name":"explain"}"#, "name"),
         ] as [(String, String, String, String)])
     func badBodiesAre400NamingTheFieldAndChangeNothing(
         _ method: String, _ path: String, _ body: String, _ field: String
