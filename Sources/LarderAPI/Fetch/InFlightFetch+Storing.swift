@@ -66,6 +66,7 @@ extension InFlightFetch {
             case .valid(let info):
                 imageFormat = info.format.rawValue
             case .invalid(let rejection):
+                service.metrics.imageValidationFailed(format: rejection.format, stage: .admission)
                 writer.abandon()
                 state.withLock {
                     $0.storing = false; $0.refusal = "not a valid image: \(rejection)"
