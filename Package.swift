@@ -30,17 +30,19 @@ let package = Package(
         .target(name: "Storage", dependencies: ["CacheCore", "HTTPCore", "CSQLite", "CZlib"]),
         .target(name: "Upstream", dependencies: ["HTTPCore", "CCurl"]),
         .target(name: "HTTPServer", dependencies: ["HTTPCore"]),
+        // Counters, histograms and the Prometheus text format; no dependency, so any target may count.
+        .target(name: "Metrics"),
         .target(
             name: "LarderAPI",
             dependencies: [
-                "HTTPCore", "HTTPServer", "CacheCore", "CachePolicy", "ImageSniffing", "Upstream",
+                "HTTPCore", "HTTPServer", "CacheCore", "CachePolicy", "ImageSniffing", "Upstream", "Metrics",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "larder",
             dependencies: [
-                "HTTPCore", "HTTPServer", "CacheCore", "CachePolicy", "Storage", "Upstream", "LarderAPI",
+                "HTTPCore", "HTTPServer", "CacheCore", "CachePolicy", "Storage", "Upstream", "LarderAPI", "Metrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -66,10 +68,12 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CacheCore", "TestSupport"]),
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPCore", "TestSupport"]),
         .testTarget(name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(
             name: "LarderAPITests",
             dependencies: [
                 "LarderAPI", "HTTPServer", "HTTPCore", "CacheCore", "Storage", "TestSupport", "CachePolicy", "Upstream",
+                "Metrics", "ImageSniffing",
             ]),
     ]
 )

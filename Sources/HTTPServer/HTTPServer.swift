@@ -25,6 +25,7 @@ public final class HTTPServer: @unchecked Sendable {
     private let loops: [EventLoop]
     private let state = Mutex(ServerState())
     private let activeConnections = Atomic<Int>(0)
+    private let acceptedConnections = Atomic<Int>(0)
     private let drainSignal = DrainSignal()
     // Dispatch sources are not Sendable; these two are only touched on `acceptQueue`.
     nonisolated(unsafe) private var listenSource: (any DispatchSourceRead)?
@@ -68,6 +69,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// The number of connections being served now.
     public var connectionCount: Int { activeConnections.load(ordering: .relaxed) }
+
+    /// The number of connections accepted since `start()`, including those refused at the limit (metrics).
+    public var acceptedConnectionCount: Int { acceptedConnections.load(ordering: .relaxed) }
 
     /// Binds, listens and starts accepting connections.
     /// - Throws: `SocketError` when the address cannot be parsed, bound or listened on.
@@ -183,6 +187,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func admit(_ fd: Int32) {
+        acceptedConnections.add(1, ordering: .relaxed)
         try? Socket.setNoDelay(fd)
         let remote = (try? Socket.remoteAddress(of: fd).endpoint) ?? HTTPAddress(ip: "?", port: 0, isLoopback: false)
         let local = (try? Socket.localAddress(of: fd).endpoint) ?? HTTPAddress(ip: "?", port: 0, isLoopback: false)

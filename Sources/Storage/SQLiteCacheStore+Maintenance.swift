@@ -44,7 +44,7 @@ extension SQLiteCacheStore {
     @discardableResult
     public func sweep(now: Date) throws -> Int {
         try flushHits()
-        return try guarded("sweep") {
+        let swept = try guarded("sweep") {
             try database.write { connection in
                 // Read under the writer lock, under which writers register their bodies.
                 let live = liveBodies.withLock { $0 }
@@ -62,7 +62,15 @@ extension SQLiteCacheStore {
                 return swept
             }
         }
+        sweeps.add(swept, ordering: .relaxed)
+        return swept
     }
+
+    /// Entries removed by LRU eviction to keep within `maxSize` since the store was opened.
+    public var evictedCount: Int { evictions.load(ordering: .relaxed) }
+
+    /// Entries removed by `sweep(now:)` since the store was opened.
+    public var sweptCount: Int { sweeps.load(ordering: .relaxed) }
 
     /// Deletes least recently used entries until the total is within `maxSize`. Runs on the writer
     /// right after a commit.
@@ -70,6 +78,7 @@ extension SQLiteCacheStore {
         guard let maxSize = configuration.maxSize else { return }
         var total = try connection.queryFirst("SELECT total_bytes FROM stats WHERE id = 1") { $0.int(0) } ?? 0
         guard total > maxSize else { return }
+        var evicted = 0
         // Pending hits move entries up the LRU order; apply them before choosing victims.
         let hits = pendingHits.withLock { hits in
             defer { hits.removeAll(keepingCapacity: true) }
@@ -93,10 +102,13 @@ extension SQLiteCacheStore {
                 for victim in victims where total > maxSize {
                     try connection.run("DELETE FROM entry WHERE id = ?", [.integer(victim.id)])
                     total -= victim.footprint
+                    evicted += 1
                 }
             }
             return .commit
         }
+        // Counted once the transaction committed: a rolled-back eviction removed nothing.
+        evictions.add(evicted, ordering: .relaxed)
     }
 
     /// Deletes an entry whose body failed its checks, unless it was replaced meanwhile.

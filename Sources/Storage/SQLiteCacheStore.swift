@@ -71,6 +71,10 @@ public final class SQLiteCacheStore: CacheStore {
     let pendingHits = Mutex<[CacheKey: PendingHit]>([:])
     /// Bodies being written by live writers of this process; everything else pending is abandoned.
     let liveBodies = Mutex<Set<Int64>>([])
+    /// Entries this process removed by LRU eviction, for metrics.
+    let evictions = Atomic<Int>(0)
+    /// Entries this process removed by sweeps, for metrics.
+    let sweeps = Atomic<Int>(0)
 
     /// Opens (or creates) the store: migrates the schema and clears bodies abandoned by a crash.
     /// - Parameter configuration: the settings.

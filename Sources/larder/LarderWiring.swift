@@ -2,6 +2,7 @@ import HTTPCore
 import HTTPServer
 import LarderAPI
 import Logging
+import Metrics
 import Upstream
 
 /// Builds what `larder serve` runs. The integration point for the store, the origin client and the
@@ -11,9 +12,12 @@ enum LarderWiring {
     /// - Parameters:
     ///   - settings: the resolved settings.
     ///   - logger: the process logger.
+    ///   - metrics: what `/metrics` exposes; the fetch and store groups are registered here.
     /// - Returns: the root responder.
     /// - Throws: when a dependency (later: the database) cannot be opened.
-    static func makeResponder(settings: Settings, logger: Logger) throws -> any HTTPResponder {
+    static func makeResponder(
+        settings: Settings, logger: Logger, metrics: ServeMetrics = ServeMetrics()
+    ) throws -> any HTTPResponder {
         var router = Router()
         router.add(.get, "/healthz", HealthResponder())
         router.add(.get, "/openapi.yaml", OpenAPIResponder())
@@ -29,8 +33,12 @@ enum LarderWiring {
         let executor = StorageExecutor()
         let fetchStore = mountFetch(
             on: &router, store: store, executor: executor, settings: settings.fetch, adminToken: settings.adminToken,
-            decider: registry, listening: (settings.server.host, settings.server.port), logger: logger)
+            decider: registry, listening: (settings.server.host, settings.server.port), metrics: metrics.registry,
+            logger: logger)
         mountCacheAPI(on: &router, store: fetchStore, executor: executor, settings: settings, logger: logger)
+        metrics.registry.register(StoreMetrics(store: store))
+        // A scrape is public like /healthz: it names no URL, key or client.
+        router.add(.get, "/metrics", MetricsHandler(registry: metrics.registry, executor: executor))
         return router
     }
 }

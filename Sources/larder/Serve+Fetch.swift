@@ -5,6 +5,7 @@ import Foundation
 import HTTPServer
 import LarderAPI
 import Logging
+import Metrics
 import Upstream
 
 extension Setting {
@@ -96,13 +97,15 @@ extension LarderWiring {
     ///   - adminToken: the admin token, if any.
     ///   - decider: the filter chain (it holds the default policy for requests no filter owns).
     ///   - listening: the server's configured host and port (Larder never fetches from itself).
+    ///   - metrics: where the fetch path's metrics are registered, if anywhere.
     ///   - logger: the process logger.
     /// - Returns: the store every other API must change entries through (it keeps memory consistent).
     @discardableResult
     static func mountFetch(
         on router: inout Router, store: any CacheStore, executor: StorageExecutor, settings: FetchSettings,
         adminToken: String?,
-        decider: any FilterDecider, listening: (host: String, port: Int) = ("", 0), logger: Logger
+        decider: any FilterDecider, listening: (host: String, port: Int) = ("", 0), metrics: MetricsRegistry? = nil,
+        logger: Logger
     ) -> any CacheStore {
         let own = FetchSettings.ownEndpoints(host: listening.host, port: listening.port)
         let client = OriginClient(configuration: settings.clientConfiguration(ownEndpoints: own))
@@ -113,6 +116,7 @@ extension LarderWiring {
                 viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes,
                 maxImagePixels: settings.maxImagePixels))
         service.mount(on: &router, access: AdminAccess(token: adminToken))
+        metrics?.register(service.metrics)
         // Debug, like the store's line: the first info line stays "listening on …", which scripts wait for.
         logger.debug(
             "fetch ready",

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Glibc
 import HTTPServer
+import LarderAPI
 import Logging
 
 /// `larder serve`: runs the HTTP service until SIGTERM or SIGINT, then drains and exits 0.
@@ -79,15 +80,15 @@ struct ServeCommand: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "larder")
-        let responder = try LarderWiring.makeResponder(settings: settings, logger: logger)
-        var accessLog: (@Sendable (HTTPAccessRecord) -> Void)?
-        if settings.accessLog {
-            let accessLogger = AccessLogger(format: settings.logFormat)
-            accessLog = { record in accessLogger.log(record) }
-        }
+        let metrics = ServeMetrics()
+        let responder = try LarderWiring.makeResponder(settings: settings, logger: logger, metrics: metrics)
+        // Every access record feeds the metrics; the log line is written only when the access log is on.
+        let accessLog = metrics.accessRecordSink(
+            accessLogger: settings.accessLog ? AccessLogger(format: settings.logFormat) : nil)
         let server = HTTPServer(
             configuration: settings.server, responder: responder, accessLog: accessLog,
             onError: { error in Logger(label: "larder").error("\(error)") })
+        metrics.http.attach(server)
         do {
             try server.start()
         } catch {

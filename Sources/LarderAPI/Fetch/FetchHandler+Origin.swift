@@ -25,7 +25,11 @@ extension FetchHandler {
                 requestHeaders: call.headers, mayStore: true, service: service)
         }
         wait(on: fetch, call: call, key: key, stored: stored, forward: forward, collapsed: !isNew)
-        if isNew { fetch.start(conditionalHeaders: conditionalHeaders) }
+        if isNew {
+            fetch.start(conditionalHeaders: conditionalHeaders)
+        } else {
+            service.metrics.callerCoalesced()
+        }
     }
 
     /// Starts a refresh nobody waits for (RFC 5861 §3), unless one is already under way for the key.

@@ -49,6 +49,7 @@ extension FetchHandler {
                     ).validate(body).rejection
                 {
                     // DESIGN.md: an image that no longer validates on read is deleted and refetched.
+                    service.metrics.imageValidationFailed(format: rejection.format, stage: .read)
                     _ = try? service.store.delete(entry.key)
                     throw CacheStoreError.corruptEntryDeleted(key: entry.key, reason: "image: \(rejection)")
                 }

@@ -31,7 +31,9 @@ public final class FetchService: Sendable {
     public let clock: @Sendable () -> Date
     /// Limits and names.
     public let configuration: FetchConfiguration
-    let registry = InFlightRegistry()
+    /// Origin fetches, coalescing and image validation, counted for `/metrics` (register it there).
+    public let metrics: FetchMetrics
+    let registry: InFlightRegistry
     let hot: HotEntryCache
 
     /// Creates the service.
@@ -55,6 +57,9 @@ public final class FetchService: Sendable {
         self.decider = decider
         self.clock = clock
         self.configuration = configuration
+        let registry = InFlightRegistry()
+        self.registry = registry
+        metrics = FetchMetrics(inFlight: { registry.all.count })
     }
 
     /// Adds `GET|HEAD /fetch` and the admin route `GET /fetches` to a router.

@@ -84,6 +84,7 @@ extension InFlightFetch {
                 // Callers are held until now (validation), so every one of them gets the sniffed type too.
                 if declaredContentType != nil { state.withLock { $0.head = head } }
             case .invalid(let rejection):
+                service.metrics.imageValidationFailed(format: rejection.format, stage: .admission)
                 refuse(writer, "not a valid image: \(rejection)", invalidImage: true)
                 return
             }

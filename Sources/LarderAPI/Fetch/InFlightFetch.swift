@@ -66,6 +66,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     let mayStore: Bool
     /// When the fetch started.
     let startedAt: Date
+    /// The same on the monotonic clock, for the latency metric (the injected clock may stand still).
+    let startedUptime = DispatchTime.now().uptimeNanoseconds
     let requestTime: Date
     let service: FetchService
     let state = Mutex(State())
@@ -225,6 +227,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     func fetch(_ fetch: OriginFetch, didFinish result: Result<OriginFetchMetrics, OriginError>) {
         var failure: OriginError?
         if case .failure(let error) = result { failure = error }
+        service.metrics.originFetchFinished(
+            error: failure, nanoseconds: DispatchTime.now().uptimeNanoseconds &- startedUptime)
         var waiters: [Waiter] = []
         var ready: [(Pull, HTTPBodyChunk)] = []
         let (storing, held) = state.withLock { state -> (Bool, Bool) in

@@ -1,0 +1,33 @@
+import HTTPServer
+import LarderAPI
+import Metrics
+
+/// What `GET /metrics` of `larder serve` exposes, in this order: build and process basics, HTTP
+/// requests and cache results (from the server's access records), then the groups the wiring
+/// registers as it builds them (fetch, store).
+struct ServeMetrics: Sendable {
+    /// Reported by `larder_build_info`.
+    static let version = "0.1.0"
+
+    /// Every collector.
+    let registry = MetricsRegistry()
+    /// Counts the server's access records.
+    let http = HTTPMetrics()
+
+    init() {
+        registry.register(ProcessMetrics(version: Self.version))
+        registry.register(http)
+    }
+
+    /// The server's per-request callback: counts the record, then logs it when the access log is on.
+    /// - Parameter accessLogger: the access log, `nil` when off.
+    /// - Returns: the callback for `HTTPServer`'s `accessLog`.
+    func accessRecordSink(accessLogger: AccessLogger?) -> @Sendable (HTTPAccessRecord) -> Void {
+        let http = self.http
+        guard let accessLogger else { return { record in http.record(record) } }
+        return { record in
+            http.record(record)
+            accessLogger.log(record)
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import CacheCore
+import Metrics
+import Storage
+
+/// The SQLite store's figures for `/metrics`: entries and bytes from its O(1) stats row, the size
+/// bound, and the entries removed by eviction and by sweeps since start.
+struct StoreMetrics: MetricsSource {
+    let store: SQLiteCacheStore
+
+    func write(to text: inout PrometheusText) {
+        // A store that cannot be read leaves its gauges out rather than reporting a false 0.
+        if let stats = try? store.stats() {
+            text.family("larder_store_entries", type: .gauge, help: "Entries in the cache store.")
+            text.sample("larder_store_entries", value: stats.entryCount)
+            text.family(
+                "larder_store_bytes", type: .gauge,
+                help: "Bytes counted against the size bound: stored bodies plus a fixed overhead per entry.")
+            text.sample("larder_store_bytes", value: stats.totalBytes)
+            if let maxSize = stats.maxSize {
+                text.family("larder_store_max_bytes", type: .gauge, help: "The size bound (--max-size).")
+                text.sample("larder_store_max_bytes", value: maxSize)
+            }
+        }
+        text.family(
+            "larder_store_evictions_total", type: .counter,
+            help: "Entries removed least recently used first to stay within the size bound.")
+        text.sample("larder_store_evictions_total", value: store.evictedCount)
+        text.family(
+            "larder_store_swept_entries_total", type: .counter,
+            help: "Entries removed by background sweeps (expired beyond their stale allowance).")
+        text.sample("larder_store_swept_entries_total", value: store.sweptCount)
+    }
+}

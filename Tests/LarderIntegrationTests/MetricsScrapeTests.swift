@@ -1,0 +1,209 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Scrapes a real `larder serve` process and reads `/metrics` with the reference Prometheus text
+/// parser (`prometheus_client.parser` from PyPI, scripts/python-requirements.txt): the output must
+/// parse, every family must be typed, and the counts must match the requests made.
+@Suite(.serialized) struct MetricsScrapeTests {
+    /// Parses stdin with `text_string_to_metric_families` and prints one JSON object per sample; exits
+    /// non-zero when the parser refuses the text, a family is untyped, or a name is not a metric name.
+    static let parserScript = """
+        import json, re, sys
+        from prometheus_client.parser import text_string_to_metric_families
+        text = sys.stdin.read()
+        if not text.endswith("\\n"):
+            sys.exit("exposition does not end in a line feed")
+        name = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
+        for family in text_string_to_metric_families(text):
+            if family.type == "unknown":
+                sys.exit("family without TYPE: " + family.name)
+            for sample in family.samples:
+                if not name.match(sample.name) or not all(name.match(label) for label in sample.labels):
+                    sys.exit("bad name in " + sample.name)
+                print(json.dumps({"family": family.name, "type": family.type, "name": sample.name,
+                                  "labels": sample.labels, "value": sample.value}))
+        """
+
+    /// One parsed sample.
+    struct Sample: Decodable, Equatable {
+        var family: String
+        var type: String
+        var name: String
+        var labels: [String: String]
+        var value: Double
+    }
+
+    /// Runs the parser on `text`.
+    /// - Returns: the samples, or `nil` when the parser (or the checks around it) refused the text.
+    static func parse(_ text: String) throws -> [Sample]? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", parserScript]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data(text.utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+            try JSONDecoder().decode(Sample.self, from: Data($0.utf8))
+        }
+    }
+
+    /// The `larder` binary next to the test bundle (both are products of the same build).
+    static var binary: URL? {
+        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("larder")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    static let malformed: [String] = [
+        "larder_x{route=\"fetch} 1\n",  // unterminated label value
+        "# TYPE larder_x gauge\nlarder_x{a=1} 1\n",  // unquoted label value
+        "# TYPE larder_x gauge\nlarder_x{a=\"x\"y\"} 1\n",  // a quote left unescaped
+        "# TYPE larder_x gauge\nlarder_x{a=\"x\ny\"} 1\n",  // a raw line feed in a value
+        "# TYPE larder_x counter\nlarder_x{a=\"1\"} one\n",  // not a number
+        "# TYPE larder_x counter\nlarder_x 1",  // no final line feed
+        "larder_untyped 1\n",  // no TYPE line
+    ]
+
+    @Test(arguments: malformed) func parserRefusesMalformedText(text: String) throws {
+        #expect(try Self.parse(text) == nil)
+    }
+
+    @Test func parserAcceptsWellFormedText() throws {
+        let samples = try #require(
+            try Self.parse("# HELP a_total An \\\\ a.\n# TYPE a_total counter\na_total{l=\"x\\\"y\"} 2\n"))
+        #expect(samples == [Sample(family: "a", type: "counter", name: "a_total", labels: ["l": "x\"y"], value: 2)])
+    }
+
+    @Test func liveScrapeParsesAndCountsTheRequestsMade() async throws {
+        let binary = try #require(Self.binary, "the larder binary is not built next to the tests")
+        let origin = try StubOrigin()
+        defer { origin.stop() }
+        origin.respond(to: "/kept", with: StubOriginResponse.ok("kept body").header("Cache-Control", "max-age=600"))
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "larder-metrics-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let logURL = scratch.appendingPathComponent("serve.log")
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = binary
+        // Only the stub's own address is opened: 127.0.0.2 stays refused, for the SSRF counter.
+        process.arguments = [
+            "serve", "--host", "127.0.0.1", "--port", "0", "--allow-network", "127.0.0.1/32", "--sweep-interval", "0",
+        ]
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "LARDER_DB": scratch.appendingPathComponent("cache.db").path
+        ]) { $1 }
+        process.standardOutput = try FileHandle(forWritingTo: logURL)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+        }
+        var port: Int?
+        let listening = await waitUntil(timeout: .seconds(20)) {
+            let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+            guard let range = log.range(of: "listening on 127.0.0.1:") else { return false }
+            port = Int(log[range.upperBound...].prefix { $0.isNumber })
+            return port != nil
+        }
+        #expect(listening)
+        let boundPort = try #require(port)
+        func get(_ target: String) throws -> RawHTTPResponse {
+            let client = try RawSocketClient(port: boundPort, timeout: 30)
+            defer { client.close() }
+            try client.send("GET \(target) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+            return try client.readResponse()
+        }
+        func fetchTarget(_ url: String) -> String {
+            var allowed = CharacterSet.alphanumerics
+            allowed.insert(charactersIn: "-._~")
+            return "/fetch?url=" + (url.addingPercentEncoding(withAllowedCharacters: allowed) ?? url)
+        }
+
+        #expect(try get(fetchTarget(origin.url("/kept"))).header("X-Cache") == "MISS")
+        // The entry is committed before the fetch leaves the registry; a hit may need a moment.
+        #expect(
+            await waitUntil(timeout: .seconds(10)) {
+                (try? get(fetchTarget(origin.url("/kept"))).header("X-Cache")) == "HIT"
+            })
+        #expect(try get(fetchTarget("http://127.0.0.2:\(origin.port)/kept")).status == 403)
+        #expect(try get("/no/such/path?secret=1").status == 404)
+        #expect(try get("/healthz").status == 200)
+
+        // Access records are counted after the last byte is written; scrape until the healthz is in.
+        var samples: [Sample] = []
+        let counted = try await Self.scrapeUntil(get) { found in
+            samples = found
+            return Self.value(found, "larder_http_requests_total", ["route": "healthz", "code": "200"]) == 1
+        }
+        #expect(counted)
+        func value(_ name: String, _ labels: [String: String] = [:]) -> Double? { Self.value(samples, name, labels) }
+        let misses = try #require(value("larder_cache_results_total", ["result": "miss"]))
+        let hits = try #require(value("larder_cache_results_total", ["result": "hit"]))
+        #expect(misses >= 1)
+        #expect(hits == 1)
+        #expect(value("larder_http_requests_total", ["route": "fetch", "code": "403"]) == 1)
+        #expect(value("larder_http_requests_total", ["route": "other", "code": "404"]) == 1)
+        #expect(value("larder_origin_refused_addresses_total") == 1)
+        #expect(value("larder_origin_requests_total", ["outcome": "address_refused"]) == 1)
+        #expect(value("larder_origin_requests_total", ["outcome": "response"]) == 1)
+        #expect(value("larder_origin_request_duration_seconds_count") == 2)
+        #expect(value("larder_store_entries") == 1)
+        #expect((value("larder_store_bytes") ?? 0) >= Double("kept body".utf8.count))
+        #expect(value("larder_store_evictions_total") == 0)
+        #expect((value("larder_http_connections_open") ?? 0) >= 1)
+        #expect((value("process_resident_memory_bytes") ?? 0) > 0)
+        #expect((value("process_open_fds") ?? 0) > 0)
+        #expect(samples.contains { $0.name == "larder_build_info" && $0.value == 1 && $0.labels["version"] != nil })
+        let fetchBytes = try #require(value("larder_http_response_bytes_total", ["route": "fetch"]))
+        #expect(fetchBytes >= Double(2 * "kept body".utf8.count))
+        let histogramTypes = Set(samples.filter { $0.type == "histogram" }.map(\.family))
+        #expect(
+            histogramTypes.isSuperset(of: [
+                "larder_http_request_duration_seconds", "larder_origin_request_duration_seconds",
+            ]))
+        // Routes are a fixed set: the raw path of the 404 never became a label.
+        #expect(!samples.contains { $0.labels.values.contains { $0.contains("secret") || $0.contains("/") } })
+        let routes = Set(samples.compactMap { $0.labels["route"] })
+        #expect(
+            routes.isSubset(of: ["fetch", "cache", "filters", "fetches", "healthz", "metrics", "openapi", "other"]))
+    }
+
+    /// Scrapes `/metrics` (parsing each answer) until `done` accepts the samples, for at most 10 s.
+    static func scrapeUntil(
+        _ get: (String) throws -> RawHTTPResponse, _ done: ([Sample]) -> Bool
+    ) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let response = try get("/metrics")
+            #expect(response.status == 200)
+            #expect(response.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
+            let samples = try #require(try parse(response.text), "the Prometheus parser refused:\n\(response.text)")
+            if done(samples) { return true }
+            if ContinuousClock.now > deadline { return false }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// The value of the sample named `name` whose labels are exactly `labels` (ignoring none).
+    static func value(_ samples: [Sample], _ name: String, _ labels: [String: String] = [:]) -> Double? {
+        samples.first { $0.name == name && $0.labels == labels }?.value
+    }
+}
