@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "CachePolicyTests", dependencies: ["CachePolicy", "HTTPCore", "CacheCore"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CacheCore", "TestSupport"]),
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPCore", "TestSupport"]),
-        .testTarget(name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore"]),
+        .testTarget(name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore", "Storage"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(
             name: "LarderAPITests",

@@ -10,7 +10,10 @@ struct Larder: ParsableCommand {
             Every setting of `larder serve` is a flag with a LARDER_* environment twin; the flag wins \
             over the environment, the environment over the default. See `larder serve --help`.
             """,
-        subcommands: [ServeCommand.self, SettingsCommand.self],
+        subcommands: [
+            ServeCommand.self, SettingsCommand.self, HealthCommand.self, StatsCommand.self, BackupCommand.self,
+            FanoutCommand.self,
+        ],
         defaultSubcommand: nil
     )
 }

@@ -1,0 +1,43 @@
+import ArgumentParser
+
+/// `larder health`: exits 0 when a server answers `GET /healthz` with 200 in time; the container's
+/// `HEALTHCHECK`. Prints one line either way, so `docker inspect` shows why a check failed.
+struct HealthCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "health", abstract: "Exit 0 when the server answers /healthz with 200.",
+        discussion: """
+            Without --url it asks the server this environment configures: LARDER_HOST (0.0.0.0 and :: \
+            become loopback) and LARDER_PORT.
+            """)
+
+    @Option(help: "The server, e.g. http://127.0.0.1:8080 (its path is ignored).") var url: String?
+    @Option(help: "Seconds to wait for the answer.") var timeout: Double = 3
+
+    func run() throws {
+        do {
+            let target = try CommandHTTPClient.Target(url: url ?? Self.configuredURL(), path: "/healthz")
+            let response = try CommandHTTPClient(timeout: timeout).send("GET", to: target)
+            guard response.status == 200 else {
+                print("unhealthy: \(target.authority) answered /healthz with \(response.status)")
+                throw ExitCode.failure
+            }
+            print("healthy: \(target.authority) answered /healthz with 200")
+        } catch let error as CommandHTTPError {
+            print("unhealthy: \(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    /// The URL of the server that `larder serve` would start with this environment.
+    static func configuredURL(environment: @escaping (String) -> String? = Settings.processEnvironment) -> String {
+        let resolver = Settings.Resolver(flags: [:], environment: environment)
+        var host = resolver.string(.host)
+        switch host {
+        case "0.0.0.0", "": host = "127.0.0.1"
+        case "::", "[::]": host = "::1"
+        default: break
+        }
+        if host.contains(":") { host = "[\(host)]" }
+        return "http://\(host):\(resolver.string(.port))"
+    }
+}
