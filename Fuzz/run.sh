@@ -2,13 +2,22 @@
 # Builds and runs one libFuzzer target for a limited time.
 #
 #   Fuzz/run.sh <target> <seconds> [libFuzzer flags...]
+#   FUZZ_BUILD_ONLY=1 Fuzz/run.sh <target> 0     # build, do not run
 #
 # A target is a folder Fuzz/<target>/ holding the entry point (*.swift with
-# @_cdecl("LLVMFuzzerTestOneInput")), a file `sources` listing the source folders compiled into
-# the same module (one per line, relative to the package root), and a committed seed corpus in
-# seeds/. The binary and the growing corpus live in .build/fuzz/<target>/; crash and timeout
-# inputs are written there too (crash-*, timeout-*). Exit status is libFuzzer's: non-zero on a
-# finding.
+# @_cdecl("LLVMFuzzerTestOneInput")), a file `modules` naming the project modules it imports, in
+# dependency order (one per line), and a committed seed corpus in seeds/.
+#
+# Each project module is compiled on its own with swiftc, instrumented for libFuzzer and address
+# sanitizer (`-sanitize=fuzzer,address`, -O, `-enable-testing` so an entry may `@testable import` it),
+# into .build/fuzz/modules/<Module>.{o,swiftmodule}, and rebuilt only when one of its sources or an
+# earlier module changed; targets share them. C modules (Sources/C*) are found through their module
+# maps. swift-crypto, which CacheCore imports, is not instrumented: its objects are taken from the
+# package's own debug build (.build/debug, made by scripts/test.sh; built here when missing) and linked
+# as they are (coverage of BoringSSL would only distract the fuzzer).
+#
+# The binary and the growing corpus live in .build/fuzz/<target>/; crash, leak and timeout inputs are
+# written there too (crash-*, leak-*, timeout-*). Exit status is libFuzzer's: non-zero on a finding.
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
@@ -20,21 +29,90 @@ seconds=$2
 shift 2
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir="$root/Fuzz/$target"
-out="$root/.build/fuzz/$target"
-[ -d "$dir" ] || { echo "no fuzz target $dir" >&2; exit 2; }
-mkdir -p "$out/corpus"
+build="$root/.build/fuzz"
+out="$build/$target"
+deps="$root/.build/debug"
+[ -f "$dir/modules" ] || { echo "no fuzz target $dir (no modules file)" >&2; exit 2; }
+mkdir -p "$out/corpus" "$build/modules"
 
-sources=()
-while IFS= read -r folder; do
-    [ -n "$folder" ] || continue
-    while IFS= read -r file; do sources+=("$file"); done < <(find "$root/$folder" -name '*.swift' | sort)
-done < "$dir/sources"
+flags=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name Larder
+    -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
+    -enable-upcoming-feature MemberImportVisibility -I "$build/modules")
+for cmodule in "$root"/Sources/C*/; do flags+=(-I "$cmodule"); done
 
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \
-    -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
-    -enable-upcoming-feature MemberImportVisibility \
-    -module-name "${target}Fuzz" "${sources[@]}" "$dir"/*.swift -o "$out/fuzzer"
+# Modules are shared between targets: one build at a time.
+exec 9>"$build/.lock"
+flock 9
 
+modules=()
+while IFS= read -r module; do
+    module=${module%%#*}
+    module=${module//[[:space:]]/}
+    [ -n "$module" ] && modules+=("$module")
+done <"$dir/modules"
+
+objects=()
+links=()
+needs_crypto=0
+for module in "${modules[@]}"; do
+    if [ "$module" = CacheCore ]; then needs_crypto=1; fi
+    if [ "$needs_crypto" = 1 ] && [ ! -f "$deps/Modules/Crypto.swiftmodule" ]; then
+        echo "== swift-crypto (SwiftPM debug build, not instrumented)"
+        swift build --package-path "$root" --target Crypto
+    fi
+    if [ "$needs_crypto" = 1 ]; then
+        crypto_flags=(-I "$deps/Modules")
+        for map in "$deps"/*.build/module.modulemap \
+            "$root"/.build/checkouts/swift-crypto/Sources/CCryptoBoringSSL/include/module.modulemap \
+            "$root"/.build/checkouts/swift-crypto/Sources/CCryptoBoringSSLShims/include/module.modulemap; do
+            [ -f "$map" ] && crypto_flags+=(-Xcc "-fmodule-map-file=$map")
+        done
+    fi
+    object="$build/modules/$module.o"
+    sources=()
+    while IFS= read -r file; do sources+=("$file"); done < <(find "$root/Sources/$module" -name '*.swift' | sort)
+    [ ${#sources[@]} -gt 0 ] || { echo "module $module has no Swift sources" >&2; exit 2; }
+    # Stale when a source changed, or a project module it imports was rebuilt since.
+    stale=0
+    [ -f "$object" ] || stale=1
+    for file in "${sources[@]}"; do
+        if [ "$stale" = 0 ] && [ "$file" -nt "$object" ]; then stale=1; fi
+    done
+    while IFS= read -r imported; do
+        if [ "$stale" = 0 ] && [ -f "$build/modules/$imported.o" ] && [ "$build/modules/$imported.o" -nt "$object" ]; then
+            stale=1
+        fi
+    done < <(sed -n 's/^\(@testable \)\{0,1\}\(public \|package \|internal \)\{0,1\}import \([A-Za-z]*\).*/\3/p' "${sources[@]}" | sort -u)
+    if [ "$stale" = 1 ]; then
+        echo "== $module"
+        swiftc "${flags[@]}" ${crypto_flags[@]+"${crypto_flags[@]}"} -enable-testing -wmo \
+            -module-name "$module" -emit-module -emit-module-path "$build/modules/$module.swiftmodule" \
+            -c "${sources[@]}" -o "$object"
+    fi
+    objects+=("$object")
+done
+
+if [ "$needs_crypto" = 1 ]; then
+    # Every object SwiftPM compiled for swift-crypto's targets (Crypto and what it depends on).
+    while IFS= read -r file; do links+=("$file"); done < <(find -L "$deps" -path '*.build/*' -name '*.o' \
+        \( -path '*/Crypto.build/*' -o -path '*/CCryptoBoringSSL*.build/*' -o -path '*/CryptoBoringWrapper.build/*' -o -path '*/CXKCP*.build/*' \) \
+        | sort)
+fi
+
+binary="$out/fuzzer"
+stale=0
+[ -f "$binary" ] || stale=1
+for file in "$dir"/*.swift "${objects[@]}"; do
+    if [ "$stale" = 0 ] && [ "$file" -nt "$binary" ]; then stale=1; fi
+done
+if [ "$stale" = 1 ]; then
+    echo "== ${target}Fuzz"
+    swiftc "${flags[@]}" ${crypto_flags[@]+"${crypto_flags[@]}"} -module-name "${target}Fuzz" "$dir"/*.swift \
+        "${objects[@]}" ${links[@]+"${links[@]}"} -lz -lsqlite3 -lcurl -o "$binary"
+fi
+flock -u 9
+
+[ "${FUZZ_BUILD_ONLY:-0}" = 1 ] && exit 0
 cd "$out"
 exec ./fuzzer corpus "$dir/seeds" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 "$@"

@@ -65,16 +65,54 @@ extension URLCanonicalizer {
         }
     }
 
-    /// The inside of `[…]`: hex digits, colons and dots (an embedded IPv4), at least two colons.
-    /// Zone identifiers (`%25…`) and IPvFuture (`v1.…`) are refused. The SSRF guard checks the
-    /// address actually connected to; this only keeps the text sane.
+    /// The inside of `[…]` is an `IPv6address` of [RFC 3986 §3.2.2](https://www.rfc-editor.org/rfc/rfc3986#section-3.2.2):
+    /// eight groups of 1–4 hex digits, or fewer around one `::`, the last two optionally written as a
+    /// dotted IPv4 address. Zone identifiers (`%25…`) and IPvFuture (`v1.…`) are refused. The SSRF guard
+    /// checks the address actually connected to; this keeps the key from naming a host no client could
+    /// reach (the origin client refuses the same literals).
     private static func isIPv6Literal(_ literal: URLBytes) -> Bool {
         guard literal.count >= 2, literal.count <= 45 else { return false }
-        let colons = literal.filter { $0 == UInt8(ascii: ":") }.count
-        return colons >= 2 && colons <= 7
-            && literal.allSatisfy { byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) || (byte >= 0x41 && byte <= 0x46)
-                    || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
+        let colon = UInt8(ascii: ":")
+        var head = literal
+        var tail: URLBytes?
+        if let gap = literal.indices.dropLast().first(where: { literal[$0] == colon && literal[$0 + 1] == colon }) {
+            head = literal[literal.startIndex..<gap]
+            tail = literal[(gap + 2)...]
+        }
+        // Groups of one side; an empty side (before or after `::`) has none.
+        func groups(_ side: URLBytes) -> [URLBytes] {
+            side.isEmpty ? [] : side.split(separator: colon, omittingEmptySubsequences: false)
+        }
+        let before = groups(head)
+        let after = tail.map(groups) ?? []
+        let all = before + after
+        // A dotted IPv4 may only end the address: last group, and not just before a trailing `::`.
+        let dottedAllowedAt = tail == nil || !after.isEmpty ? all.count - 1 : -1
+        var count = 0
+        for (index, group) in all.enumerated() {
+            if index == dottedAllowedAt && group.contains(UInt8(ascii: ".")) {
+                guard isIPv4Dotted(group) else { return false }
+                count += 2
+            } else {
+                guard (1...4).contains(group.count), group.allSatisfy(isHexDigit) else { return false }
+                count += 1
+            }
+        }
+        return tail == nil ? count == 8 : count <= 7
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) || (byte >= 0x41 && byte <= 0x46)
+    }
+
+    /// `IPv4address` of RFC 3986 §3.2.2: four decimal octets 0–255 without leading zeros.
+    private static func isIPv4Dotted(_ bytes: URLBytes) -> Bool {
+        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return parts.count == 4
+            && parts.allSatisfy { part in
+                guard (1...3).contains(part.count), part.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
+                guard part.count == 1 || part.first != 0x30 else { return false }
+                return part.reduce(0) { $0 * 10 + Int($1 - 0x30) } <= 255
             }
     }
 

@@ -72,20 +72,23 @@ public struct AdminAccess: Sendable {
 
     /// Compares a presented secret with the expected one in time that depends only on the presented
     /// length: every presented byte is compared (against the expected bytes repeated), the length
-    /// difference is folded into the same accumulator, and nothing exits early.
+    /// difference is folded into the same accumulator, and nothing exits early. Generic so that a test
+    /// can watch which bytes are read; callers pass byte arrays.
     /// - Parameters:
     ///   - presented: what the client sent.
     ///   - expected: the configured secret; not empty.
     /// - Returns: whether they are equal.
-    public static func constantTimeEquals(_ presented: [UInt8], _ expected: [UInt8]) -> Bool {
+    public static func constantTimeEquals<Expected: RandomAccessCollection<UInt8>>(
+        _ presented: some Collection<UInt8>, _ expected: Expected
+    ) -> Bool where Expected.Index == Int {
         guard !expected.isEmpty else { return false }
         var difference = UInt64(truncatingIfNeeded: presented.count ^ expected.count)
-        var expectedIndex = 0
+        var expectedIndex = expected.startIndex
         for byte in presented {
             difference |= UInt64(byte ^ expected[expectedIndex])
             // A wrap instead of `%` keeps the loop free of divisions whose timing could vary.
             expectedIndex &+= 1
-            expectedIndex = expectedIndex == expected.count ? 0 : expectedIndex
+            expectedIndex = expectedIndex == expected.endIndex ? expected.startIndex : expectedIndex
         }
         return difference == 0
     }

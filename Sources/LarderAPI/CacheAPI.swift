@@ -56,10 +56,12 @@ public struct CacheAPI: Sendable {
     /// The cache key of the route's `:key` segment.
     /// - Parameter context: the routed context.
     /// - Returns: the key.
-    /// - Throws: `APIError.invalidKey` unless the segment is 64 hex digits.
+    /// - Throws: `APIError.invalidKey` unless the segment is 64 lower-case hex digits.
     static func key(in context: HTTPRequestContext) throws(APIError) -> CacheKey {
         let text = context.parameters["key"] ?? ""
-        guard let key = CacheKey(hex: text) else { throw .invalidKey(text) }
+        // One spelling per entry: keys are written in lower case everywhere (X-Cache-Key, listings), so an
+        // upper-case path is refused rather than folded into an alias of the same entry.
+        guard let key = CacheKey(hex: text), key.hex == text else { throw .invalidKey(text) }
         return key
     }
 

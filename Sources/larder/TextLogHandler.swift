@@ -1,4 +1,5 @@
 import Glibc
+import HTTPServer
 import Logging
 
 /// Writes `timestamp level label: message key=value ...` lines to standard output.
@@ -22,7 +23,8 @@ struct TextLogHandler: LogHandler {
             line += " \(key)=\(merged[key]!)"
         }
         if let error = event.error { line += " error=\(error)" }
-        StandardOutput.writeLine(line)
+        // One event, one line: whatever a message, metadata value or error holds cannot forge another.
+        StandardOutput.writeLine(LogText.escapingControlCharacters(line))
     }
 }
 

@@ -150,4 +150,24 @@ import Testing
             #expect(try URLCanonicalizer().canonicalize(once).get().string == once)
         }
     }
+
+    /// Found by Fuzz/run.sh URLCanonicalization: `[2001:d:db8:]` passed the loose literal check, got a
+    /// cache key, and only the origin client refused it. IPv6 literals now follow RFC 3986 §3.2.2.
+    @Test(arguments: [
+        ("http://[2001:d:db8:]:8//$x", false), ("http://[2001:db8:]/", false), ("http://[:2001:db8::1]/", false),
+        ("http://[2001:db8:::1]/", false), ("http://[1::2::3]/", false), ("http://[1:2:3:4:5:6:7]/", false),
+        ("http://[1:2:3:4:5:6:7:8:9]/", false), ("http://[12345::1]/", false), ("http://[::ffff:1.2.3]/", false),
+        ("http://[::ffff:1.2.3.256]/", false), ("http://[::ffff:01.2.3.4]/", false), ("http://[1.2.3.4::]/", false),
+        ("http://[1:2:3:4:5:6:7::8]/", false), ("http://[::]/", true), ("http://[::1]/", true),
+        ("http://[1:2:3:4:5:6:7:8]/", true), ("http://[1:2:3:4:5:6::8]/", true), ("http://[1::]/", true),
+        ("http://[::ffff:192.0.2.1]/", true), ("http://[1:2:3:4:5:6:1.2.3.4]/", true), ("http://[ABCD::ef]/", true),
+    ])
+    func ipv6LiteralsFollowTheRFC3986Grammar(input: String, accepted: Bool) {
+        let result = URLCanonicalizer().canonicalize(input)
+        if accepted {
+            #expect((try? result.get()) != nil, "\(input)")
+        } else {
+            #expect(throws: URLRejection.self) { try result.get() }
+        }
+    }
 }

@@ -36,6 +36,56 @@ struct AdminAccessTests {
         #expect(AdminAccess.constantTimeEquals(Array(row.presented.utf8), Array(row.expected.utf8)) == row.equal)
     }
 
+    /// Bytes that count every read of an element, to see what the comparison looks at.
+    final class ReadCounter: @unchecked Sendable {
+        // Used by one test at a time, on its own task; no lock needed.
+        var reads: [Int] = []
+    }
+
+    struct CountedBytes: RandomAccessCollection {
+        let bytes: [UInt8]
+        let counter: ReadCounter
+        var startIndex: Int { 0 }
+        var endIndex: Int { bytes.count }
+        subscript(position: Int) -> UInt8 {
+            counter.reads.append(position)
+            return bytes[position]
+        }
+    }
+
+    /// Which expected bytes one comparison read, in order.
+    static func reads(presented: [UInt8], expected: [UInt8]) -> (equal: Bool, reads: [Int]) {
+        let counter = ReadCounter()
+        let equal = AdminAccess.constantTimeEquals(presented, CountedBytes(bytes: expected, counter: counter))
+        return (equal, counter.reads)
+    }
+
+    @Test(arguments: [1, 2, 16, 64])
+    func constantTimeComparisonReadsEveryByteWhereverTheMismatchIs(length: Int) {
+        let expected = (0..<length).map { UInt8(truncatingIfNeeded: 0x41 + $0 % 26) }
+        let equal = Self.reads(presented: expected, expected: expected)
+        #expect(equal.equal)
+        #expect(equal.reads == Array(0..<length))
+        // A mismatch at any position, first or last: the same reads, in the same order, as a match.
+        for position in 0..<length {
+            var presented = expected
+            presented[position] ^= 0x20
+            let result = Self.reads(presented: presented, expected: expected)
+            #expect(!result.equal, "mismatch at \(position)")
+            #expect(result.reads == equal.reads, "mismatch at \(position) changed what was read")
+        }
+    }
+
+    @Test(arguments: [0, 1, 5, 15, 17, 40])
+    func constantTimeComparisonOfADifferentLengthReadsOnePerPresentedByte(presentedLength: Int) {
+        let expected = Array("0123456789abcdef".utf8)
+        let presented = (0..<presentedLength).map { expected[$0 % expected.count] }
+        let result = Self.reads(presented: presented, expected: expected)
+        #expect(!result.equal)
+        // The expected bytes are walked cyclically, one read per presented byte: no early exit on length.
+        #expect(result.reads == (0..<presentedLength).map { $0 % expected.count })
+    }
+
     @Test func withoutATokenLoopbackIsServedAndOthersAreForbidden() {
         let access = AdminAccess(token: nil)
         #expect(access.decide(authorization: [], remote: Self.loopback) == .allow)
