@@ -88,7 +88,8 @@ paths:
         Answers the origin's status, body and end-to-end headers, from the cache when RFC 9111 and
         the filter chain allow it, else from the origin (concurrent misses share one origin fetch).
         The caller's end-to-end request headers are forwarded to the origin; hop-by-hop ones and
-        those named in `Connection` are not, and Larder adds `Via`.
+        those named in `Connection` are not, and Larder adds `Via`. Query parameters other than `url`
+        are ignored: percent-encode the URL, or an `&` in its own query ends it early.
       parameters:
         - $ref: '#/components/parameters/FetchURL'
         - $ref: '#/components/parameters/Range'
@@ -823,6 +824,23 @@ components:
       description: The key the response is (or would be) stored under.
       schema:
         $ref: '#/components/schemas/CacheKey'
+    X-Cache-Required:
+      description: How the response was produced.
+      required: true
+      schema:
+        type: string
+        enum: [HIT, MISS, STALE, REVALIDATED, BYPASS]
+    Cache-Status-Required:
+      description: RFC 9211 `Cache-Status`, on every answer of `/fetch` that is not a problem.
+      required: true
+      schema:
+        type: string
+        pattern: ^Larder
+    X-Cache-Key-Required:
+      description: The key the response is (or would be) stored under.
+      required: true
+      schema:
+        $ref: '#/components/schemas/CacheKey'
     Age:
       description: Seconds since the stored response was generated at the origin (RFC 9111 §5.1).
       schema:
@@ -873,11 +891,11 @@ components:
       description: The origin's (or stored) response with Larder's marks.
       headers:
         X-Cache:
-          $ref: '#/components/headers/X-Cache'
+          $ref: '#/components/headers/X-Cache-Required'
         Cache-Status:
-          $ref: '#/components/headers/Cache-Status'
+          $ref: '#/components/headers/Cache-Status-Required'
         X-Cache-Key:
-          $ref: '#/components/headers/X-Cache-Key'
+          $ref: '#/components/headers/X-Cache-Key-Required'
         Age:
           $ref: '#/components/headers/Age'
         ETag:
@@ -892,11 +910,11 @@ components:
       description: One range of the response (from the cache, or the origin's own 206).
       headers:
         X-Cache:
-          $ref: '#/components/headers/X-Cache'
+          $ref: '#/components/headers/X-Cache-Required'
         Cache-Status:
-          $ref: '#/components/headers/Cache-Status'
+          $ref: '#/components/headers/Cache-Status-Required'
         X-Cache-Key:
-          $ref: '#/components/headers/X-Cache-Key'
+          $ref: '#/components/headers/X-Cache-Key-Required'
         Age:
           $ref: '#/components/headers/Age'
         Content-Range:
@@ -1054,7 +1072,7 @@ components:
       description: An absolute http(s) URL with a host and no user info.
       type: string
       pattern: >-
-        ^[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9]([A-Za-z0-9-]{0,20}[A-Za-z0-9])?\.){0,3}[A-Za-z]([A-Za-z0-9-]{0,20}[A-Za-z0-9])?(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~!$'()*,;=:@/-]*)?$
+        ^[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9]([A-Za-z0-9-]{0,20}[A-Za-z0-9])?\.){0,3}[A-Za-z]([A-Za-z0-9-]{0,20}[A-Za-z0-9])?(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?(/[A-Za-z0-9._~!$'()*,;=:@/-]*)?$
     MediaTypeFilter:
       type: string
       pattern: ^[^/*]+/[^/]+$

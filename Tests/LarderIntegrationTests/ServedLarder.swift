@@ -19,7 +19,8 @@ final class ServedLarder {
         return nil
     }
 
-    /// Starts the server and waits (at most 10 s) until it logs the port it listens on.
+    /// Starts the server and waits (at most 30 s: the whole suite starts processes at once on a loaded
+    /// machine) until it logs the port it listens on.
     /// - Parameter arguments: extra `serve` flags.
     /// - Throws: when the binary is missing, cannot start, or never says where it listens.
     init(arguments: [String] = []) async throws {
@@ -36,7 +37,7 @@ final class ServedLarder {
         process.standardOutput = try FileHandle(forWritingTo: log)
         try process.run()
         var found: Int?
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while found == nil, Date() < deadline, process.isRunning {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             if let range = text.range(of: "listening on 127.0.0.1:") {
