@@ -13,6 +13,11 @@ struct Options {
     var bodySize = 100
     var samples: [(name: String, path: String)] = []
     var reuse = false
+    /// Look up only the first N entries (0: all): the same database with a small working set.
+    var keySpace = 0
+    /// Warm up by looking up every entry once (a long-running server's steady state: every page of the
+    /// memory-mapped file faulted in) instead of one pass of `gets` random lookups.
+    var warmAll = false
     var chunkSizes = [16 << 10, 32 << 10, 64 << 10, 128 << 10, 256 << 10]
 
     init(_ arguments: [String]) {
@@ -22,6 +27,8 @@ struct Options {
             case "--dir": directory = iterator.next()!
             case "--entries": entryCounts = iterator.next()!.split(separator: ",").map { Int($0)! }
             case "--reuse": reuse = true
+            case "--key-space": keySpace = Int(iterator.next()!)!
+            case "--warm-all": warmAll = true
             case "--gets": gets = Int(iterator.next()!)!
             case "--body-size": bodySize = Int(iterator.next()!)!
             case "--sample":
@@ -43,6 +50,13 @@ func cpuSeconds() -> Double {
     var time = timespec()
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// Minor page faults of the process so far: a first touch of a memory-mapped database page is one.
+func minorFaults() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_minflt
 }
 
 func fileSize(_ path: String) -> Int {
@@ -88,13 +102,17 @@ func sizeRun(count: Int, options: Options) throws {
     let diskBytes = fileSize(path) + fileSize(path + "-wal")
 
     var random = SplitMix64(seed: 42)
+    let keySpace = options.keySpace > 0 ? min(options.keySpace, count) : count
     // Keys are computed in the loop (SHA-256 of the URL) as a real lookup would.
+    var faultsPerLookup = 0.0
     func timeGets(readBody: Bool) throws -> (wall: Double, cpu: Double) {
         let started = clock.now
         let cpuStart = cpuSeconds()
+        let faultsStart = minorFaults()
+        defer { if !readBody { faultsPerLookup = Double(minorFaults() - faultsStart) / Double(options.gets) } }
         var bytes = 0
         for _ in 0..<options.gets {
-            let key = CacheKey.make(canonicalURL: makeEntry(Int(random.next() % UInt64(count))).url)
+            let key = CacheKey.make(canonicalURL: makeEntry(Int(random.next() % UInt64(keySpace))).url)
             guard let entry = try store.entry(for: key) else { fatalError("missing entry") }
             if readBody {
                 let reader = try store.openBody(of: entry, form: .identity)
@@ -104,15 +122,24 @@ func sizeRun(count: Int, options: Options) throws {
         precondition(!readBody || bytes == options.gets * options.bodySize)
         return (Double(options.gets) / seconds(clock.now - started), Double(options.gets) / (cpuSeconds() - cpuStart))
     }
-    _ = try timeGets(readBody: false)  // warm the caches
+    if options.warmAll {
+        for index in 0..<keySpace {
+            guard try store.entry(for: CacheKey.make(canonicalURL: makeEntry(index).url)) != nil else {
+                fatalError("missing entry \(index)")
+            }
+        }
+    } else {
+        _ = try timeGets(readBody: false)  // warm the caches
+    }
     let lookups = try timeGets(readBody: false)
     let gets = try timeGets(readBody: true)
     let putRates =
         reusing
         ? "- | -" : "\(Int(Double(count) / seconds(putTime))) / \(Int(Double(count) / putCPU)) | \(Int(lastBatchRate))"
     print(
-        "| \(count)\(reusing ? " (reused)" : "") | \(putRates) "
-            + "| \(Int(lookups.wall)) / \(Int(lookups.cpu)) | \(Int(gets.wall)) / \(Int(gets.cpu)) | \(diskBytes / count) |"
+        "| \(count)\(reusing ? " (reused)" : "")\(keySpace < count ? " (\(keySpace) looked up)" : "") | \(putRates) "
+            + "| \(Int(lookups.wall)) / \(Int(lookups.cpu)) (\(String(format: "%.3f", faultsPerLookup)) faults) "
+            + "| \(Int(gets.wall)) / \(Int(gets.cpu)) | \(diskBytes / count) |"
     )
 }
 

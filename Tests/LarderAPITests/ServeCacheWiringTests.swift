@@ -20,7 +20,9 @@ import Testing
     }
 
     /// Starts `larder serve` and returns the process, its port and its log.
-    static func start(_ arguments: [String], environment: [String: String], log: URL) async throws -> (Process, Int?) {
+    static func start(
+        _ arguments: [String], environment: [String: String], log: URL, startTimeoutSeconds: UInt64 = 30
+    ) async throws -> (Process, Int?) {
         let binary = try #require(binary, "run `swift build --build-tests` first")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
@@ -31,7 +33,7 @@ import Testing
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
         var port: Int?
-        let deadline = DispatchTime.now().uptimeNanoseconds + 10_000_000_000
+        let deadline = DispatchTime.now().uptimeNanoseconds + startTimeoutSeconds * 1_000_000_000
         while port == nil && process.isRunning && DispatchTime.now().uptimeNanoseconds < deadline {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             if let range = text.range(of: "listening on 127.0.0.1:") {
