@@ -8,6 +8,7 @@
 // chunk. Bit 0 set: bytes 3… are a body, cut into chunks of 1 + (bytes 1–2 mod 4096) bytes, deflated at
 // level 1 + (byte 0 >> 2) mod 9, inflated back chunk by chunk and as one gzip stream.
 import CZlib
+
 @testable import Storage
 
 // libFuzzer calls the entry from one thread at a time; the inflater is reused as a reader reuses its own.

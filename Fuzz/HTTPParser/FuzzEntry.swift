@@ -95,7 +95,8 @@ public func fuzzHTTPParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
     let whole = feed(stream, cuts: [])
     let halves = feed(stream, cuts: [split])
-    let pieces = feed(stream, cuts: Array(stride(from: stream.startIndex + pieceSize, to: stream.endIndex, by: pieceSize)))
+    let pieces = feed(
+        stream, cuts: Array(stride(from: stream.startIndex + pieceSize, to: stream.endIndex, by: pieceSize)))
     require(whole == halves, "splitting at \(split - 3) changed the outcome")
     require(whole == pieces, "feeding \(pieceSize) bytes at a time changed the outcome")
     return 0

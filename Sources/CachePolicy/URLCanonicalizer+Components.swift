@@ -117,7 +117,8 @@ extension URLCanonicalizer {
     }
 
     /// Normalises percent-encoding (RFC 3986 §6.2.2.1–2): escapes of unreserved characters are
-    /// decoded, other escapes get upper-case hex, and bytes that may not appear raw are escaped.
+    /// decoded, other escapes get upper-case hex, and bytes that may not appear raw are escaped. An
+    /// escaped hex digit right after a stray `%` stays escaped, so the result is its own normal form.
     static func normalizingPercentEncoding(_ bytes: URLBytes) -> [UInt8] {
         // Most paths and queries need no change: one scan, one copy.
         if !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 >= 0x80 || mustBeEscaped($0) }) {
@@ -141,7 +142,16 @@ extension URLCanonicalizer {
                     let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
                 {
                     let decoded = high << 4 | low
-                    if isUnreserved(decoded) { put(decoded) } else { putEscape(decoded) }
+                    // A stray `%` before (`%`, or `%` and one hex digit) would turn a decoded hex digit
+                    // into a new escape, and canonicalizing again would change the URL: keep it escaped.
+                    let afterStrayPercent =
+                        (written >= 1 && out[written - 1] == UInt8(ascii: "%"))
+                        || (written >= 2 && out[written - 2] == UInt8(ascii: "%") && hexValue(out[written - 1]) != nil)
+                    if isUnreserved(decoded) && !(afterStrayPercent && hexValue(decoded) != nil) {
+                        put(decoded)
+                    } else {
+                        putEscape(decoded)
+                    }
                     index += 3
                     continue
                 }

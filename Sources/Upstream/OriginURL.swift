@@ -36,14 +36,16 @@ public struct OriginURL: Hashable, Sendable, CustomStringConvertible {
         guard scheme == "http" || scheme == "https" else {
             throw .invalidURL(reason: "scheme must be http or https")
         }
-        let rest = text[schemeEnd.upperBound...]
+        // Delimiters are found among Unicode scalars, not Characters: `#` followed by a combining mark
+        // is one Character, and a Character search would keep the fragment.
+        let rest = text[schemeEnd.upperBound...].unicodeScalars
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        guard !authority.contains("@") else { throw .invalidURL(reason: "user info is not allowed") }
+        let authority = Substring(rest[..<authorityEnd])
+        guard !authority.unicodeScalars.contains("@") else { throw .invalidURL(reason: "user info is not allowed") }
         let (host, port) = try Self.parseAuthority(authority)
         var tail = rest[authorityEnd...]
         if let hash = tail.firstIndex(of: "#") { tail = tail[..<hash] }
-        let encodedTail = Self.percentEncodingNonASCII(tail)
+        let encodedTail = Self.percentEncodingNonASCII(Substring(tail))
         self.scheme = scheme
         self.host = host
         self.port = port

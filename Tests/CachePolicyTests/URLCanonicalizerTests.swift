@@ -170,4 +170,21 @@ import Testing
             #expect(throws: URLRejection.self) { try result.get() }
         }
     }
+
+    /// Found by Fuzz/run.sh URLCanonicalization: decoding `%44` after a stray `%e` made `%eD`, a new escape
+    /// that the next canonicalization upper-cased. A decoded hex digit after a stray `%` stays escaped.
+    @Test(arguments: [
+        ("http://a/%e%44", "http://a/%e%44"), ("http://a/%%341", "http://a/%%341"), ("http://a/%%41", "http://a/%%41"),
+        ("http://a/%4%31?%%32%33", "http://a/%4%31?%%323"), ("http://a/%%7e%67", "http://a/%~g"),
+        ("http://a/%44%45", "http://a/DE"), ("http://a/x%e%2f", "http://a/x%e%2F"),
+        (
+            "https://shxa2le//shx%%%%e%%%%%%EF%BF%BD%%%le&Sequencesh%%%%%%%%%e%44444444444444%%%%ample",
+            "https://shxa2le//shx%%%%e%%%%%%EF%BF%BD%%%le&Sequencesh%%%%%%%%%e%44444444444444%%%%ample"
+        ),
+    ])
+    func aDecodedHexDigitNeverCompletesAStrayPercent(input: String, canonical: String) throws {
+        let once = try URLCanonicalizer().canonicalize(input).get().string
+        #expect(once == canonical)
+        #expect(try URLCanonicalizer().canonicalize(once).get().string == once)
+    }
 }

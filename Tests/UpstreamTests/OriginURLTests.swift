@@ -55,4 +55,19 @@ struct OriginURLTests {
     @Test func invalidURLMapsTo400() {
         #expect(OriginError.invalidURL(reason: "x").httpStatus == 400)
     }
+
+    /// Found by Fuzz/run.sh URLCanonicalization: `#` followed by a combining mark is one Character, so the
+    /// fragment was kept (and dropped only by a second validation). Delimiters are now Unicode scalars.
+    @Test(arguments: [
+        ("http://examplm/?a=1#\u{35E}b2ce=1&", "http://examplm/?a=1"),
+        ("http://example.com/a#\u{301}", "http://example.com/a"),
+        ("http://example.com/\u{301}x", "http://example.com/%CC%81x"),
+        ("http://example.com?\u{301}q", "http://example.com/?%CC%81q"),
+    ])
+    func aDelimiterFollowedByACombiningMarkStillDelimits(input: String, expected: String) throws {
+        let url = try OriginURL(validating: input)
+        #expect(url.string == expected)
+        #expect(url.host == url.host.lowercased())
+        #expect(try OriginURL(validating: url.string) == url)
+    }
 }
