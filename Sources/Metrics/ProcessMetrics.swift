@@ -20,6 +20,8 @@ public struct ProcessMetrics: MetricsSource {
         self.startTime = startTime ?? (Double(now.tv_sec) + Double(now.tv_nsec) / 1e9)
     }
 
+    /// Writes `larder_build_info` and the `process_` families (each left out when `/proc` cannot be read).
+    /// - Parameter text: the exposition being built.
     public func write(to text: inout PrometheusText) {
         text.family("larder_build_info", type: .gauge, help: "Always 1; the labels name the build.")
         text.sample("larder_build_info", labels: [("version", version)], value: 1)

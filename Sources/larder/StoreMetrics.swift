@@ -7,6 +7,8 @@ import Storage
 struct StoreMetrics: MetricsSource {
     let store: SQLiteCacheStore
 
+    /// Writes the store's gauges and removal counters.
+    /// - Parameter text: the exposition being built.
     func write(to text: inout PrometheusText) {
         // A store that cannot be read leaves its gauges out rather than reporting a false 0.
         if let stats = try? store.stats() {

@@ -123,6 +123,8 @@ public final class FetchMetrics: MetricsSource {
         return stage.rawValue * (ImageFormat.allCases.count + 1) + formatIndex
     }
 
+    /// Writes the origin, coalescing and image-validation families.
+    /// - Parameter text: the exposition being built.
     public func write(to text: inout PrometheusText) {
         text.family(
             "larder_origin_requests_total", type: .counter,

@@ -60,6 +60,8 @@ public final class HTTPMetrics: MetricsSource {
         cacheResults.value(at: XCache.allCases.firstIndex(of: result) ?? XCache.allCases.count)
     }
 
+    /// Writes the request, duration, byte, cache-result and connection families.
+    /// - Parameter text: the exposition being built.
     public func write(to text: inout PrometheusText) {
         text.family(
             "larder_http_requests_total", type: .counter, help: "Requests answered, by route and status code.")

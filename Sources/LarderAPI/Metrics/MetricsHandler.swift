@@ -22,6 +22,11 @@ public struct MetricsHandler: HTTPResponder {
         self.executor = executor
     }
 
+    /// Answers 200 with the exposition, built on the executor.
+    /// - Parameters:
+    ///   - request: the request (`GET` or `HEAD`; the router sends nothing else).
+    ///   - context: the connection's facts (unused: the scrape is the same for every client).
+    ///   - writer: where the answer goes.
     public func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
         let registry = self.registry
         executor.respond(writer) {
