@@ -20,6 +20,12 @@ extension Setting {
     static let maxObjectBytes = Setting(
         flag: "max-object-bytes", environment: "LARDER_MAX_OBJECT_BYTES", defaultValue: "256M",
         summary: "Largest origin body fetched (suffix K, M, G); larger ones are cut off and never stored (502).")
+    static let hotBytes = Setting(
+        flag: "hot-bytes", environment: "LARDER_HOT_BYTES", defaultValue: "64M",
+        summary: "Memory for hits answered without SQLite (bodies and prepared heads; suffix K, M, G; 0 turns it off).")
+    static let hotMaxEntry = Setting(
+        flag: "hot-max-entry", environment: "LARDER_HOT_MAX_ENTRY", defaultValue: "4M",
+        summary: "Largest body kept in that memory (suffix K, M, G).")
     static let viaName = Setting(
         flag: "via-name", environment: "LARDER_VIA_NAME", defaultValue: "larder",
         summary: "Larder's pseudonym in Via; a request already carrying it is refused as a loop (508).")
@@ -31,6 +37,8 @@ struct FetchSettings: Sendable {
     var connectTimeout: Double
     var originTimeout: Double
     var maxObjectBytes: Int
+    var hotBytes: Int
+    var hotMaxEntry: Int
     var viaName: String
 
     /// Resolves the settings: flag over environment over default.
@@ -52,6 +60,8 @@ struct FetchSettings: Sendable {
             throw ValidationError("\(sizeOrigin): the object size bound cannot be 0")
         }
         maxObjectBytes = size
+        hotBytes = try Settings.parseSize(raw(.hotBytes).text, origin: raw(.hotBytes).origin) ?? 0
+        hotMaxEntry = try Settings.parseSize(raw(.hotMaxEntry).text, origin: raw(.hotMaxEntry).origin) ?? 0
         let (via, viaOrigin) = raw(.viaName)
         guard !via.isEmpty, via.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._".contains($0)) }) else {
             throw ValidationError("\(viaOrigin): '\(via)' is not a token (letters, digits, '-', '.', '_')")
@@ -102,7 +112,9 @@ extension LarderWiring {
         let service = FetchService(
             store: store, executor: executor, client: client,
             decider: decider,
-            configuration: FetchConfiguration(viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes))
+            configuration: FetchConfiguration(
+                viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes, hotBudgetBytes: settings.hotBytes,
+                hotMaxEntryBytes: settings.hotMaxEntry))
         service.mount(on: &router, access: AdminAccess(token: adminToken))
         // Debug, like the store's line: the first info line stays "listening on …", which scripts wait for.
         logger.debug(
@@ -110,6 +122,7 @@ extension LarderWiring {
             metadata: [
                 "allowNetworks": "\(settings.allowNetworks.map(\.description).joined(separator: ","))",
                 "maxObjectBytes": "\(settings.maxObjectBytes)", "via": "\(settings.viaName)",
+                "hotBytes": "\(settings.hotBytes)", "hotMaxEntry": "\(settings.hotMaxEntry)",
             ])
         return service.store
     }

@@ -71,7 +71,8 @@ struct Setting: Sendable, Hashable {
     static let all: [Setting] = [
         host, port, db, logFormat, logLevel, accessLog, headerTimeout, idleTimeout, writeTimeout, maxConnections,
         backlog, maxRequestLine, maxHeaderBytes, maxHeaderCount, maxBodyBytes, maxPipelined, eventLoops, shutdownGrace,
-        maxSize, adminToken, allowNetwork, connectTimeout, originTimeout, maxObjectBytes, viaName, defaultPolicy,
+        maxSize, adminToken, allowNetwork, connectTimeout, originTimeout, maxObjectBytes, hotBytes, hotMaxEntry,
+        viaName, defaultPolicy,
         sweepInterval,
     ]
 

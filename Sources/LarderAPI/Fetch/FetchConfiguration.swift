@@ -12,6 +12,10 @@ public struct FetchConfiguration: Sendable {
     public var waiterTimeout: Duration
     /// How long past expiry an entry with a validator stays stored so that it can still be revalidated.
     public var revalidationAllowance: Double
+    /// What the in-memory hot tier may hold, in bytes (bodies, fields and prepared heads); 0 turns it off.
+    public var hotBudgetBytes: Int
+    /// The largest body the hot tier keeps; it is read whole on its first hit instead of streamed.
+    public var hotMaxEntryBytes: Int
 
     /// Creates a configuration.
     /// - Parameters:
@@ -21,9 +25,12 @@ public struct FetchConfiguration: Sendable {
     ///   - maxWaiters: callers per shared fetch, default 1024.
     ///   - waiterTimeout: head wait of a joined caller, default 30 s.
     ///   - revalidationAllowance: seconds a stale entry with a validator is kept, default one day.
+    ///   - hotBudgetBytes: the hot tier's byte budget, default 64 MiB.
+    ///   - hotMaxEntryBytes: the largest body kept in memory, default 4 MiB.
     public init(
         viaName: String = "larder", cacheName: String = "Larder", maxObjectBytes: Int = 256 << 20,
-        maxWaiters: Int = 1024, waiterTimeout: Duration = .seconds(30), revalidationAllowance: Double = 86_400
+        maxWaiters: Int = 1024, waiterTimeout: Duration = .seconds(30), revalidationAllowance: Double = 86_400,
+        hotBudgetBytes: Int = 64 << 20, hotMaxEntryBytes: Int = 4 << 20
     ) {
         self.viaName = viaName
         self.cacheName = cacheName
@@ -31,5 +38,7 @@ public struct FetchConfiguration: Sendable {
         self.maxWaiters = max(1, maxWaiters)
         self.waiterTimeout = waiterTimeout
         self.revalidationAllowance = revalidationAllowance
+        self.hotBudgetBytes = max(0, hotBudgetBytes)
+        self.hotMaxEntryBytes = max(0, hotMaxEntryBytes)
     }
 }

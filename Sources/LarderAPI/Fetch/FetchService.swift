@@ -33,6 +33,7 @@ public final class FetchService: Sendable {
     public let configuration: FetchConfiguration
     let registry = InFlightRegistry()
     let hot: HotEntryCache
+    let canonicalURLs = CanonicalURLMemo()
 
     /// Creates the service.
     /// - Parameters:
@@ -47,7 +48,8 @@ public final class FetchService: Sendable {
         decider: any FilterDecider = DefaultFilterDecider(), clock: @escaping @Sendable () -> Date = Date.init,
         configuration: FetchConfiguration = FetchConfiguration()
     ) {
-        let hot = HotEntryCache()
+        let hot = HotEntryCache(
+            budgetBytes: configuration.hotBudgetBytes, maxEntryBytes: configuration.hotMaxEntryBytes)
         self.hot = hot
         self.store = (store as? HotInvalidatingStore) ?? HotInvalidatingStore(wrapping: store, hot: hot)
         self.executor = executor
