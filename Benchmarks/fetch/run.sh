@@ -1,30 +1,35 @@
 #!/usr/bin/env bash
-# /fetch benchmark: cache-hit throughput and p99 of larder against nginx proxy_cache, both caching the same
-# origin files (1 KiB, 16 KiB, 256 KiB, 4 MiB) from one nginx origin. The server under test is pinned to
-# CPU 0, wrk to CPU 1, and runs are interleaved (larder, nginx, larder, nginx ...) because this machine's
-# back-to-back runs vary by about 15%. Then the added latency of a miss: sequential cold fetches through
-# each cache (a unique query per request) against fetching the origin directly.
+# /fetch benchmark: cache-hit throughput, p99 and resident memory of larder against nginx proxy_cache, both
+# caching the same files from one local nginx origin: 1 KiB, 16 KiB, 256 KiB and 4 MiB of random bytes, and
+# a 64 KiB JSON document asked for with `Accept-Encoding: gzip` (json64k). The cache under test is pinned to
+# CPU 0, wrk to CPU 1; runs are interleaved (larder, nginx, larder, nginx ...) because this machine's
+# back-to-back runs vary by about 15%, and medians are printed with the ratio larder / nginx.
 #
-#   Benchmarks/fetch/run.sh                       # 3 rounds of 10 s per size
-#   ROUNDS=1 DURATION=5s SIZES="1k 16k" Benchmarks/fetch/run.sh
+# Every measured response is a hit: the origin logs each request it gets, and a run during which the origin
+# saw any request (or wrk saw a non-2xx answer) fails the script; a curl before the runs checks X-Cache.
+# Then the added latency of a miss: sequential cold fetches through each cache (a unique query per request)
+# against fetching the origin directly, time to first byte and total.
+#
+#   Benchmarks/fetch/run.sh                              # 3 rounds of 10 s per size
+#   ROUNDS=1 DURATION=5s SIZES="1k json64k" Benchmarks/fetch/run.sh
+#   PREFILL=1000000 SIZES=1k Benchmarks/fetch/run.sh     # with a million other entries stored first
+#   LARDER_ARGS="--hot-bytes 0" Benchmarks/fetch/run.sh  # extra flags for larder serve
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. Benchmarks/lib.sh
 
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-64}
-SIZES=${SIZES:-"1k 16k 256k 4m"}
+SIZES=${SIZES:-"1k 16k 256k 4m json64k"}
 MISSES=${MISSES:-200}
+PREFILL=${PREFILL:-0}
 LARDER_PORT=${LARDER_PORT:-18090}
 CACHE_PORT=${CACHE_PORT:-18091}
 ORIGIN_PORT=${ORIGIN_PORT:-18092}
 
-for tool in wrk nginx taskset curl; do
-    command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install -y wrk nginx util-linux curl)" >&2; exit 1; }
-done
-
-swift build -c release --product larder >&2
-LARDER_BIN=$(swift build -c release --show-bin-path)/larder
+need_tools wrk nginx taskset curl python3
+build_larder
 
 WORK=$(mktemp -d)
 PIDS=()
@@ -39,16 +44,38 @@ trap cleanup EXIT
 # nginx workers run as an unprivileged user when started as root: the files and caches must be theirs to use.
 chmod 755 "$WORK"
 mkdir -p "$WORK/files"
+file_of() { case $1 in json*) echo "$1.json" ;; *) echo "$1.bin" ;; esac; }
 for size in $SIZES; do
     case $size in
-        *k) bytes=$(( ${size%k} * 1024 )) ;;
-        *m) bytes=$(( ${size%m} * 1024 * 1024 )) ;;
-        *) bytes=$size ;;
+        json*)
+            # A JSON document like an API answer, as compressible as real ones.
+            python3 - "$WORK/files/$size.json" "$(size_bytes "${size#json}")" <<'PY'
+import json, random, sys
+random.seed(7)
+words = "alpha beta gamma delta cache larder image entry origin stale fresh chunk stream".split()
+items, text = [], ""
+while len(text) < int(sys.argv[2]):
+    i = len(items)
+    items.append({"id": i, "name": " ".join(random.choice(words) for _ in range(3)),
+                  "url": f"https://cdn.example.com/images/{i:06d}.jpg", "width": random.randint(100, 4000),
+                  "price": round(random.uniform(1, 500), 2), "available": random.random() > 0.3})
+    text = json.dumps({"items": items})
+open(sys.argv[1], "w").write(text)
+PY
+            ;;
+        # Random bytes: neither cache gets to shrink the body by compressing it.
+        *) head -c "$(size_bytes "$size")" /dev/urandom >"$WORK/files/$size.bin" ;;
     esac
-    # Random bytes: neither cache gets to shrink the body by compressing it.
-    head -c "$bytes" /dev/urandom >"$WORK/files/$size.bin"
-    chmod 644 "$WORK/files/$size.bin"
 done
+chmod 644 "$WORK"/files/*
+
+if [ "$PREFILL" -gt 0 ]; then
+    echo "pre-filling larder's store with $PREFILL entries (StorageBenchmark)..." >&2
+    swift build -c release -Xswiftc -g --product StorageBenchmark >&2
+    "$(dirname "$LARDER_BIN")/StorageBenchmark" --dir "$WORK" --entries "$PREFILL" --gets 1000 >&2
+    mv "$WORK/size-$PREFILL.db" "$WORK/larder.db"
+    rm -f "$WORK/size-$PREFILL.db-wal" "$WORK/size-$PREFILL.db-shm"
+fi
 
 start_nginx() { # role cpu
     sed -e "s|@ROLE@|$1|g" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/nginx.conf >"$WORK/$1.conf"
@@ -60,72 +87,84 @@ start_nginx() { # role cpu
 }
 start_nginx origin 1
 start_nginx cache 0
+NGINX_PID=${PIDS[-1]}
+# shellcheck disable=SC2086
 taskset -c 0 "$LARDER_BIN" serve --host 127.0.0.1 --port "$LARDER_PORT" --db "$WORK/larder.db" --access-log false \
-    --log-level warning --event-loops 1 --allow-network 127.0.0.0/8 >"$WORK/larder.log" 2>&1 &
-PIDS+=($!)
+    --log-level warning --event-loops 1 --allow-network 127.0.0.0/8 ${LARDER_ARGS:-} >"$WORK/larder.log" 2>&1 &
+LARDER_PID=$!
+PIDS+=("$LARDER_PID")
+for port in "$ORIGIN_PORT" "$LARDER_PORT" "$CACHE_PORT"; do wait_http "$port"; done
 
-for port in "$ORIGIN_PORT" "$LARDER_PORT" "$CACHE_PORT"; do
-    for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
-done
-
-url() { echo "http://127.0.0.1:$1/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$2"; }
+url() { echo "http://127.0.0.1:$1/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$(file_of "$2")"; }
+headers_for() { case $1 in json*) echo "Accept-Encoding: gzip" ;; *) echo "X-Bench: 1" ;; esac; }
 
 for size in $SIZES; do
     for port in "$LARDER_PORT" "$CACHE_PORT"; do
         # The first request stores the body; a request before the store commits joins that fetch (MISS).
+        # Then a few more, so that larder's hot tier holds the form this size is measured with.
         for _ in $(seq 50); do
-            curl -fs -o "$WORK/check" -D "$WORK/head" "$(url "$port" "$size.bin")"
+            curl -fs -o "$WORK/check" -D "$WORK/head" -H "$(headers_for "$size")" "$(url "$port" "$size")"
             grep -qi "x-cache: HIT" "$WORK/head" && break
             sleep 0.1
         done
-        cmp -s "$WORK/check" "$WORK/files/$size.bin" || { echo "wrong body from $port for $size" >&2; exit 1; }
-        grep -qiE "x-cache: (HIT)" "$WORK/head" || { echo "no hit from $port for $size:" >&2; cat "$WORK/head" >&2; exit 1; }
+        for _ in 1 2 3; do curl -fs -o "$WORK/check" -D "$WORK/head" -H "$(headers_for "$size")" "$(url "$port" "$size")"; done
+        grep -qi "x-cache: HIT" "$WORK/head" || { echo "no hit from $port for $size:" >&2; cat "$WORK/head" >&2; exit 1; }
+        case $size in
+            json*)
+                grep -qi "content-encoding: gzip" "$WORK/head" || { echo "no gzip from $port for $size" >&2; exit 1; }
+                gzip -dc <"$WORK/check" | cmp -s - "$WORK/files/$(file_of "$size")" || { echo "wrong body from $port for $size" >&2; exit 1; }
+                ;;
+            *) cmp -s "$WORK/check" "$WORK/files/$(file_of "$size")" || { echo "wrong body from $port for $size" >&2; exit 1; } ;;
+        esac
     done
 done
 
-# Prints "requests/s p99-in-ms" for one wrk run.
-measure() {
-    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency "$1" | awk '
-        function ms(v) {
-            if (v ~ /us$/) { sub(/us$/, "", v); return v / 1000 }
-            if (v ~ /ms$/) { sub(/ms$/, "", v); return v + 0 }
-            if (v ~ /s$/)  { sub(/s$/, "", v);  return v * 1000 }
-            return v
-        }
-        /Requests\/sec:/ { rps = $2 }
-        /^ +99%/ { p99 = ms($2) }
-        END { printf "%.0f %.3f\n", rps, p99 }'
+origin_requests() { wc -l <"$WORK/origin-access.log"; }
+# One measured run; fails when the origin saw a request meanwhile (a miss) or wrk saw a non-2xx answer.
+checked_run() { # port size
+    local before rps p99 bad
+    before=$(origin_requests)
+    read -r rps p99 bad < <(measure "$(url "$1" "$2")" -H "$(headers_for "$2")")
+    if [ "$(origin_requests)" != "$before" ] || [ "${bad:-0}" != 0 ]; then
+        echo "port $1, $2: not every response was a hit (origin requests $before -> $(origin_requests), non-2xx $bad)" >&2
+        exit 1
+    fi
+    echo "$rps $p99"
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); entries pre-filled: $PREFILL"
 echo "hits: wrk -t1 -c$CONNECTIONS -d$DURATION, $ROUNDS interleaved rounds; servers on CPU 0, wrk on CPU 1"
-printf "%-6s %14s %14s %8s %12s %12s\n" size "larder req/s" "nginx req/s" ratio "larder p99" "nginx p99"
+printf "%-8s %12s %12s %7s %11s %11s %10s %10s\n" size "larder req/s" "nginx req/s" ratio "larder p99" "nginx p99" \
+    "larder RSS" "nginx RSS"
 for size in $SIZES; do
     : >"$WORK/l.txt"
     : >"$WORK/n.txt"
     for _ in $(seq "$ROUNDS"); do
-        measure "$(url "$LARDER_PORT" "$size.bin")" >>"$WORK/l.txt"
-        measure "$(url "$CACHE_PORT" "$size.bin")" >>"$WORK/n.txt"
+        checked_run "$LARDER_PORT" "$size" >>"$WORK/l.txt"
+        checked_run "$CACHE_PORT" "$size" >>"$WORK/n.txt"
     done
     lr=$(cut -d' ' -f1 "$WORK/l.txt" | median)
     nr=$(cut -d' ' -f1 "$WORK/n.txt" | median)
     lp=$(cut -d' ' -f2 "$WORK/l.txt" | median)
     np=$(cut -d' ' -f2 "$WORK/n.txt" | median)
-    printf "%-6s %14.0f %14.0f %8.2f %10.2fms %10.2fms\n" "$size" "$lr" "$nr" "$(awk -v a="$lr" -v b="$nr" 'BEGIN{print a/b}')" "$lp" "$np"
+    printf "%-8s %12.0f %12.0f %7.2f %9.2fms %9.2fms %8sMiB %8sMiB\n" "$size" "$lr" "$nr" \
+        "$(awk -v a="$lr" -v b="$nr" 'BEGIN{print a/b}')" "$lp" "$np" "$(rss_mib "$LARDER_PID")" "$(rss_mib "$NGINX_PID")"
 done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# Median time_total of sequential single requests, in ms; each URL is new to the caches (unique query).
-misses() { # label url-prefix
+# Median time to first byte and total of sequential single requests, in ms; each URL is new to the caches.
+misses() { # url-prefix
     for i in $(seq "$MISSES"); do
-        curl -s -o /dev/null -w '%{time_total}\n' "$2?miss=$RANDOM$RANDOM$i"
-    done | awk '{ print $1 * 1000 }' | median
+        curl -s -o /dev/null -w '%{time_starttransfer} %{time_total}\n' "$1?miss=$RANDOM$RANDOM$i"
+    done >"$WORK/m.txt"
+    echo "$(awk '{ print $1 * 1000 }' "$WORK/m.txt" | median) $(awk '{ print $2 * 1000 }' "$WORK/m.txt" | median)"
 }
 first=${SIZES%% *}
 echo
-echo "misses: median of $MISSES sequential cold fetches of $first.bin (curl time_total)"
-direct=$(misses direct "http://127.0.0.1:$ORIGIN_PORT/$first.bin")
-larder=$(misses larder "$(url "$LARDER_PORT" "$first.bin")")
-nginx=$(misses nginx "$(url "$CACHE_PORT" "$first.bin")")
-printf "direct origin %.3f ms, larder miss %.3f ms (+%.3f), nginx miss %.3f ms (+%.3f)\n" "$direct" "$larder" \
-    "$(awk -v a="$larder" -v b="$direct" 'BEGIN{print a-b}')" "$nginx" "$(awk -v a="$nginx" -v b="$direct" 'BEGIN{print a-b}')"
+echo "misses: median of $MISSES sequential cold fetches of $(file_of "$first") (curl; first byte / total, ms)"
+read -r direct_fb direct < <(misses "http://127.0.0.1:$ORIGIN_PORT/$(file_of "$first")")
+read -r larder_fb larder < <(misses "$(url "$LARDER_PORT" "$first")")
+read -r nginx_fb nginx < <(misses "$(url "$CACHE_PORT" "$first")")
+printf "direct origin %.3f / %.3f; larder %.3f / %.3f (+%.3f total); nginx %.3f / %.3f (+%.3f total)\n" \
+    "$direct_fb" "$direct" "$larder_fb" "$larder" "$(awk -v a="$larder" -v b="$direct" 'BEGIN{print a-b}')" \
+    "$nginx_fb" "$nginx" "$(awk -v a="$nginx" -v b="$direct" 'BEGIN{print a-b}')"

@@ -8,6 +8,7 @@
 #   ACCESS_LOG=true Benchmarks/server/run.sh # larder writes its access line (nginx: access_log off)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. Benchmarks/lib.sh
 
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-10s}
@@ -16,12 +17,8 @@ ACCESS_LOG=${ACCESS_LOG:-false}
 LARDER_BENCH_PORT=${LARDER_BENCH_PORT:-18080}
 NGINX_BENCH_PORT=${NGINX_BENCH_PORT:-18081}
 
-for tool in wrk nginx taskset; do
-    command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install -y wrk nginx util-linux)" >&2; exit 1; }
-done
-
-swift build -c release --product larder >&2
-LARDER_BIN=$(swift build -c release --show-bin-path)/larder
+need_tools wrk nginx taskset curl
+build_larder
 
 WORK=$(mktemp -d)
 PIDS=()
@@ -46,29 +43,13 @@ done
 echo "larder response:" && curl -si "http://127.0.0.1:$LARDER_BENCH_PORT/healthz" && echo
 echo "nginx response:" && curl -si "http://127.0.0.1:$NGINX_BENCH_PORT/healthz" && echo
 
-# Prints "requests/s p99-in-ms" for one wrk run.
-measure() {
-    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency "http://127.0.0.1:$1/healthz" | awk '
-        function ms(v) {
-            if (v ~ /us$/) { sub(/us$/, "", v); return v / 1000 }
-            if (v ~ /ms$/) { sub(/ms$/, "", v); return v + 0 }
-            if (v ~ /s$/)  { sub(/s$/, "", v);  return v * 1000 }
-            return v
-        }
-        /Requests\/sec:/ { rps = $2 }
-        /^ +99%/ { p99 = ms($2) }
-        END { printf "%.0f %.3f\n", rps, p99 }'
-}
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
 : >"$WORK/larder.txt"
 : >"$WORK/nginx.txt"
 for round in $(seq "$ROUNDS"); do
-    read -r rps p99 < <(measure "$LARDER_BENCH_PORT")
+    read -r rps p99 _ < <(measure "http://127.0.0.1:$LARDER_BENCH_PORT/healthz")
     echo "round $round larder: $rps req/s, p99 $p99 ms"
     echo "$rps $p99" >>"$WORK/larder.txt"
-    read -r rps p99 < <(measure "$NGINX_BENCH_PORT")
+    read -r rps p99 _ < <(measure "http://127.0.0.1:$NGINX_BENCH_PORT/healthz")
     echo "round $round nginx:  $rps req/s, p99 $p99 ms"
     echo "$rps $p99" >>"$WORK/nginx.txt"
 done

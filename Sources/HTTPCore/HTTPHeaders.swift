@@ -75,6 +75,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 extension String {
     /// Compares two strings byte by byte, folding ASCII letters only (header names, tokens).
     public func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        // Most names looked up differ in length from most names present; counting is O(1) for native
+        // strings, so this rejects them without walking a byte.
+        guard utf8.count == other.utf8.count else { return false }
         var lhs = utf8.makeIterator()
         var rhs = other.utf8.makeIterator()
         while true {

@@ -19,12 +19,28 @@ extension HTTPResponse {
     /// The status line always says `HTTP/1.1` (RFC 9110 §6.2: a server sends its highest conforming
     /// version). The handler's own `Content-Length`, `Transfer-Encoding` and `Connection` fields are
     /// dropped and replaced by the ones `framing` and `connection` call for; `Date` is added when the
-    /// handler did not set one (RFC 9110 §6.6.1), from a value cached per second.
+    /// handler did not set one (RFC 9110 §6.6.1), from a value cached per second. A response with a
+    /// `preparedHead` has all of that done already: its bytes are copied and `framing` is not looked at.
     /// - Parameters:
     ///   - out: the buffer to append to; appended, never cleared.
     ///   - framing: how the content that follows is delimited.
     ///   - connection: the `Connection` field value to send (`close`, `keep-alive`), or `nil` for none.
     public func serializeHead(into out: inout [UInt8], framing: Framing, connection: StaticString?) {
+        if let preparedHead {
+            out.append(contentsOf: preparedHead)
+        } else {
+            serializeFields(into: &out, framing: framing)
+        }
+        Self.finishHead(into: &out, connection: connection)
+    }
+
+    /// Writes the status line and every field but `Connection`: what ``serializeHead(into:framing:connection:)``
+    /// writes before the `Connection` field and the empty line. A cache keeps these bytes as a prepared
+    /// head (``init(preparedHead:status:body:headers:)``); they hold this second's `Date`.
+    /// - Parameters:
+    ///   - out: the buffer to append to; appended, never cleared.
+    ///   - framing: how the content that follows is delimited.
+    public func serializeFields(into out: inout [UInt8], framing: Framing) {
         appendStatusLine(status, to: &out)
         var hasDate = false
         for field in headers {
@@ -51,6 +67,10 @@ extension HTTPResponse {
         case .chunked:
             appendStatic("Transfer-Encoding: chunked\r\n", to: &out)
         }
+    }
+
+    /// Ends a head: the `Connection` field when there is one, then the empty line.
+    private static func finishHead(into out: inout [UInt8], connection: StaticString?) {
         if let connection {
             appendStatic("Connection: ", to: &out)
             appendStatic(connection, to: &out)
@@ -59,6 +79,15 @@ extension HTTPResponse {
         }
         out.append(13)
         out.append(10)
+    }
+
+    /// The current second of the real-time clock, the one the `Date` field shows; a prepared head is
+    /// rebuilt when it changes.
+    /// - Returns: seconds since the epoch.
+    public static func currentDateSecond() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int(now.tv_sec)
     }
 
     /// Writes an interim `100 Continue` response (RFC 9110 §15.2.1).

@@ -8,12 +8,34 @@ public struct HTTPResponse: Sendable {
     public var headers: HTTPHeaders
     /// The content.
     public var body: HTTPResponseBody
+    /// The status line and header fields already serialized, when a handler keeps them ready (a cache
+    /// hit answered from memory). The server then writes these bytes instead of serializing `headers`,
+    /// adding only `Connection` and the empty line; see ``init(preparedHead:status:body:headers:)``.
+    public private(set) var preparedHead: [UInt8]?
 
     /// Creates a response.
     public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: HTTPResponseBody = .empty) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.preparedHead = nil
+    }
+
+    /// Creates a response whose head is already serialized, as ``serializeFields(into:framing:)`` wrote
+    /// it: status line, fields, `Date` and `Content-Length` matching `body`, without `Connection`
+    /// and without the closing empty line.
+    /// - Parameters:
+    ///   - preparedHead: the serialized head.
+    ///   - status: the status the head's status line carries (for logs).
+    ///   - body: the content; its length must be the one the head's `Content-Length` announces.
+    ///   - headers: fields the server may look at (`X-Cache` for the access log, `Connection`); not written.
+    public init(
+        preparedHead: [UInt8], status: HTTPStatus, body: HTTPResponseBody, headers: HTTPHeaders = HTTPHeaders()
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.preparedHead = preparedHead
     }
 }
 

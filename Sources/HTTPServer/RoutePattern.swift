@@ -16,6 +16,16 @@ struct RoutePattern: Sendable, Equatable {
         }
     }
 
+    /// The one path this pattern matches when it has no parameters (`/fetch`), else `nil`.
+    var literalPath: String? {
+        var path = ""
+        for segment in segments {
+            guard case .literal(let literal) = segment else { return nil }
+            path += "/" + literal
+        }
+        return path.isEmpty ? "/" : path
+    }
+
     /// The captured parameters when `path` matches, percent-decoded; `nil` otherwise.
     ///
     /// Segments are compared on the still-encoded path; a parameter never matches an empty segment,

@@ -12,6 +12,9 @@ public struct Router: HTTPResponder {
     }
 
     private var routes: [Route] = []
+    /// Patterns without parameters, by their path, to the route's index when no earlier route matches
+    /// that path: the common request is routed by one hash lookup instead of matching each pattern.
+    private var literalRoutes: [String: Int] = [:]
 
     /// Creates a router without routes.
     public init() {}
@@ -27,6 +30,9 @@ public struct Router: HTTPResponder {
             routes[index].handlers[method] = responder
         } else {
             routes.append(Route(pattern: parsed, handlers: [method: responder]))
+            if let path = parsed.literalPath, !routes.dropLast().contains(where: { $0.pattern.match(path) != nil }) {
+                literalRoutes[path] = routes.count - 1
+            }
         }
     }
 
@@ -46,6 +52,14 @@ public struct Router: HTTPResponder {
     /// route (in the order added) whose pattern matches the path owns it: 405 with its `Allow` when it has
     /// no handler for the method, 404 when no pattern matches.
     public func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
+        if let index = literalRoutes[request.path] {
+            let handlers = routes[index].handlers
+            if let handler = handlers[request.method] ?? (request.method == .head ? handlers[.get] : nil) {
+                var routed = context
+                routed.parameters = HTTPRouteParameters()
+                return handler.respond(to: request, context: routed, writer: writer)
+            }
+        }
         var allowed: [HTTPMethod]?
         for route in routes {
             guard let parameters = route.pattern.match(request.path) else { continue }

@@ -15,6 +15,8 @@ public final class CacheBodySource: HTTPBodySource {
         var reader: (any CacheBodyReader)?
         /// What is left of the last piece read beyond what was asked for.
         var leftover: ArraySlice<UInt8> = []
+        /// A read error met while gathering a piece, owed after the bytes read before it.
+        var failure: (any Error)?
     }
 
     private let state: Mutex<State>
@@ -65,12 +67,15 @@ public final class CacheBodySource: HTTPBodySource {
     /// Delivers up to `maxBytes` bytes: what is left of the last piece, or the reader's next piece.
     public func next(maxBytes: Int, deliver: @escaping @Sendable (HTTPBodyChunk) -> Void) {
         let limit = max(1, maxBytes)
-        let fromLeftover: [UInt8]? = state.withLock { state in
-            guard !state.leftover.isEmpty else { return nil }
-            return Self.take(limit, from: &state.leftover)
+        let ready: HTTPBodyChunk? = state.withLock { state in
+            if !state.leftover.isEmpty { return .bytes(Self.take(limit, from: &state.leftover)) }
+            guard let failure = state.failure else { return nil }
+            state.failure = nil
+            return .failure(failure)
         }
-        if let fromLeftover {
-            deliver(.bytes(fromLeftover))
+        if let ready {
+            if case .failure(let error) = ready { onFailure?(error) }
+            deliver(ready)
             return
         }
         executor.submit { [self] in
@@ -94,18 +99,38 @@ public final class CacheBodySource: HTTPBodySource {
                 deliver(.end)
                 return
             }
-            if piece.count <= limit {
-                deliver(.bytes(piece))
+            // Stored chunks are smaller than what the server asks for at once: gather several per pull,
+            // so a large body costs one executor hop per `maxBytes`, not one per chunk.
+            var out = piece
+            var rest: ArraySlice<UInt8> = []
+            do {
+                while out.count < limit, let more = try reader.next() {
+                    let room = limit - out.count
+                    guard more.count > room else {
+                        out.append(contentsOf: more)
+                        continue
+                    }
+                    out.append(contentsOf: more[..<room])
+                    rest = more[room...]
+                    break
+                }
+            } catch {
+                // The bytes before the bad chunk go out first (they were checked); the failure answers
+                // the next pull. The reader is released now.
+                state.withLock { $0 = State(failure: error) }
+                deliver(.bytes(out))
                 return
             }
-            let first: [UInt8] = state.withLock { state in
-                var slice = piece[...]
-                let first = Self.take(limit, from: &slice)
-                // Keep the rest only while the source is alive; after `cancel()` nobody will ask.
-                if state.reader != nil { state.leftover = slice }
-                return first
+            if out.count > limit {
+                var slice = out[...]
+                out = Self.take(limit, from: &slice)
+                rest = slice
             }
-            deliver(.bytes(first))
+            if !rest.isEmpty {
+                // Keep the rest only while the source is alive; after `cancel()` nobody will ask.
+                state.withLock { state in if state.reader != nil { state.leftover = rest } }
+            }
+            deliver(.bytes(out))
         }
     }
 

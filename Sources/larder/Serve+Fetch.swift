@@ -21,6 +21,12 @@ extension Setting {
     static let maxObjectBytes = Setting(
         flag: "max-object-bytes", environment: "LARDER_MAX_OBJECT_BYTES", defaultValue: "256M",
         summary: "Largest origin body fetched (suffix K, M, G); larger ones are cut off and never stored (502).")
+    static let hotBytes = Setting(
+        flag: "hot-bytes", environment: "LARDER_HOT_BYTES", defaultValue: "64M",
+        summary: "Memory for hits answered without SQLite (bodies and prepared heads; suffix K, M, G; 0 turns it off).")
+    static let hotMaxEntry = Setting(
+        flag: "hot-max-entry", environment: "LARDER_HOT_MAX_ENTRY", defaultValue: "4M",
+        summary: "Largest body kept in that memory (suffix K, M, G).")
     static let viaName = Setting(
         flag: "via-name", environment: "LARDER_VIA_NAME", defaultValue: "larder",
         summary: "Larder's pseudonym in Via; a request already carrying it is refused as a loop (508).")
@@ -37,6 +43,8 @@ struct FetchSettings: Sendable {
     var connectTimeout: Double
     var originTimeout: Double
     var maxObjectBytes: Int
+    var hotBytes: Int
+    var hotMaxEntry: Int
     var viaName: String
     var maxImagePixels: Int
 
@@ -59,6 +67,8 @@ struct FetchSettings: Sendable {
             throw ValidationError("\(sizeOrigin): the object size bound cannot be 0")
         }
         maxObjectBytes = size
+        hotBytes = try Settings.parseSize(raw(.hotBytes).text, origin: raw(.hotBytes).origin) ?? 0
+        hotMaxEntry = try Settings.parseSize(raw(.hotMaxEntry).text, origin: raw(.hotMaxEntry).origin) ?? 0
         let (via, viaOrigin) = raw(.viaName)
         guard !via.isEmpty, via.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._".contains($0)) }) else {
             throw ValidationError("\(viaOrigin): '\(via)' is not a token (letters, digits, '-', '.', '_')")
@@ -114,7 +124,8 @@ extension LarderWiring {
             decider: decider,
             configuration: FetchConfiguration(
                 viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes,
-                maxImagePixels: settings.maxImagePixels))
+                maxImagePixels: settings.maxImagePixels, hotBudgetBytes: settings.hotBytes,
+                hotMaxEntryBytes: settings.hotMaxEntry))
         service.mount(on: &router, access: AdminAccess(token: adminToken))
         metrics?.register(service.metrics)
         // Debug, like the store's line: the first info line stays "listening on …", which scripts wait for.
@@ -124,6 +135,7 @@ extension LarderWiring {
                 "allowNetworks": "\(settings.allowNetworks.map(\.description).joined(separator: ","))",
                 "maxObjectBytes": "\(settings.maxObjectBytes)", "via": "\(settings.viaName)",
                 "maxImagePixels": "\(settings.maxImagePixels)",
+                "hotBytes": "\(settings.hotBytes)", "hotMaxEntry": "\(settings.hotMaxEntry)",
             ])
         return service.store
     }

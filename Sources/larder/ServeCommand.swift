@@ -46,6 +46,8 @@ struct ServeCommand: ParsableCommand {
     var originTimeout: String?
     @Option(name: .customLong("max-object-bytes"), help: ArgumentHelp(Setting.maxObjectBytes.help))
     var maxObjectBytes: String?
+    @Option(name: .customLong("hot-bytes"), help: ArgumentHelp(Setting.hotBytes.help)) var hotBytes: String?
+    @Option(name: .customLong("hot-max-entry"), help: ArgumentHelp(Setting.hotMaxEntry.help)) var hotMaxEntry: String?
     @Option(name: .customLong("via-name"), help: ArgumentHelp(Setting.viaName.help)) var viaName: String?
     @Option(name: .customLong("max-image-pixels"), help: ArgumentHelp(Setting.maxImagePixels.help))
     var maxImagePixels: String?
@@ -65,6 +67,7 @@ struct ServeCommand: ParsableCommand {
             (.shutdownGrace, shutdownGrace), (.maxSize, maxSize), (.adminToken, adminToken),
             (.allowNetwork, allowNetwork.isEmpty ? nil : allowNetwork.joined(separator: ",")),
             (.connectTimeout, connectTimeout), (.originTimeout, originTimeout), (.maxObjectBytes, maxObjectBytes),
+            (.hotBytes, hotBytes), (.hotMaxEntry, hotMaxEntry),
             (.viaName, viaName), (.maxImagePixels, maxImagePixels), (.defaultPolicy, defaultPolicy),
             (.sweepInterval, sweepInterval),
         ]

@@ -71,8 +71,8 @@ struct Setting: Sendable, Hashable {
     static let all: [Setting] = [
         host, port, db, logFormat, logLevel, accessLog, headerTimeout, idleTimeout, writeTimeout, maxConnections,
         backlog, maxRequestLine, maxHeaderBytes, maxHeaderCount, maxBodyBytes, maxPipelined, eventLoops, shutdownGrace,
-        maxSize, adminToken, allowNetwork, connectTimeout, originTimeout, maxObjectBytes, viaName, maxImagePixels,
-        defaultPolicy, sweepInterval,
+        maxSize, adminToken, allowNetwork, connectTimeout, originTimeout, maxObjectBytes, hotBytes, hotMaxEntry,
+        viaName, maxImagePixels, defaultPolicy, sweepInterval,
     ]
 
     /// The settings as a Markdown table for the README.

@@ -99,3 +99,37 @@ import Testing
         }
     }
 }
+
+/// Literal routes are found by one lookup; that must not change which route answers.
+@Suite struct RouterLiteralRouteTests {
+    static func makeRouter() -> Router {
+        var router = Router()
+        router.add(.get, "/cache/:key") { _, _, writer in writer.send(HTTPResponse(status: .ok, body: .bytes([1]))) }
+        router.add(.get, "/cache/purge") { _, _, writer in writer.send(HTTPResponse(status: .ok, body: .bytes([2]))) }
+        router.add(.post, "/fetch") { _, _, writer in writer.send(HTTPResponse(status: .ok, body: .bytes([3]))) }
+        router.add(.get, "/fetch") { _, _, writer in writer.send(HTTPResponse(status: .ok, body: .bytes([4]))) }
+        router.add(.get, "/") { _, _, writer in writer.send(HTTPResponse(status: .ok, body: .bytes([5]))) }
+        return router
+    }
+
+    @Test(arguments: [
+        // An earlier pattern with a parameter that matches still wins over a later literal.
+        ("GET /cache/purge", 200, [UInt8(1)]),
+        ("GET /fetch?url=x", 200, [4]),
+        ("HEAD /fetch", 200, []),
+        ("POST /fetch", 200, [3]),
+        ("PUT /fetch", 405, nil),
+        ("GET /", 200, [5]),
+        ("GET /fetch/", 404, nil),
+    ])
+    func literalRoutesAnswerLikeTheFullScan(request: String, status: Int, body: [UInt8]?) async throws {
+        try await withServer(responder: Self.makeRouter()) { server in
+            let client = try RawSocketClient(port: server.port)
+            let length = request.hasPrefix("P") ? "Content-Length: 0\r\n" : ""
+            try client.send("\(request) HTTP/1.1\r\nHost: test\r\n\(length)\r\n")
+            let response = try client.readResponse(isHeadResponse: request.hasPrefix("HEAD"))
+            #expect(response.status == status)
+            if let body { #expect(response.body == body) }
+        }
+    }
+}

@@ -17,6 +17,10 @@ public struct FetchConfiguration: Sendable {
     /// The bounds image validation applies on admission and on read (`--max-image-pixels`): an image
     /// over them is relayed but not stored, as any image that fails validation.
     public var imageLimits: ImageValidationLimits
+    /// What the in-memory hot tier may hold, in bytes (bodies, fields and prepared heads); 0 turns it off.
+    public var hotBudgetBytes: Int
+    /// The largest body the hot tier keeps; it is read whole on its first hit instead of streamed.
+    public var hotMaxEntryBytes: Int
 
     /// Creates a configuration.
     /// - Parameters:
@@ -27,10 +31,13 @@ public struct FetchConfiguration: Sendable {
     ///   - waiterTimeout: head wait of a joined caller, default 30 s.
     ///   - revalidationAllowance: seconds a stale entry with a validator is kept, default one day.
     ///   - maxImagePixels: the largest width × height image validation accepts, default 64 Mi pixels.
+    ///   - hotBudgetBytes: the hot tier's byte budget, default 64 MiB.
+    ///   - hotMaxEntryBytes: the largest body kept in memory, default 4 MiB.
     public init(
         viaName: String = "larder", cacheName: String = "Larder", maxObjectBytes: Int = 256 << 20,
         maxWaiters: Int = 1024, waiterTimeout: Duration = .seconds(30), revalidationAllowance: Double = 86_400,
-        maxImagePixels: Int = ImageValidationLimits.default.maxPixels
+        maxImagePixels: Int = ImageValidationLimits.default.maxPixels, hotBudgetBytes: Int = 64 << 20,
+        hotMaxEntryBytes: Int = 4 << 20
     ) {
         self.viaName = viaName
         self.cacheName = cacheName
@@ -39,5 +46,7 @@ public struct FetchConfiguration: Sendable {
         self.waiterTimeout = waiterTimeout
         self.revalidationAllowance = revalidationAllowance
         self.imageLimits = ImageValidationLimits(maxPixels: max(1, maxImagePixels))
+        self.hotBudgetBytes = max(0, hotBudgetBytes)
+        self.hotMaxEntryBytes = max(0, hotMaxEntryBytes)
     }
 }

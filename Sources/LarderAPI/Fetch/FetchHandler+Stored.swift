@@ -36,10 +36,11 @@ extension FetchHandler {
             service.store.recordHit(entry.key, at: service.clock())
             if status.forbidsContent { return HTTPResponse(status: status, headers: headers) }
             let reader = try service.store.openBody(of: entry, form: form)
-            if reader.length <= Self.inlineBodyLimit {
-                // A small body is read here, on the executor already running this lookup: one hop
-                // instead of a second executor round trip per piece, and a corrupt chunk still turns
-                // into a refetch rather than an aborted response.
+            let keepsInMemory = (form == .identity || form == .gzip) && planned == .ok && entry.varyNames.isEmpty
+            if reader.length <= Self.inlineBodyLimit || (keepsInMemory && reader.length <= service.hot.maxEntryBytes) {
+                // A small body, or one the hot tier will keep, is read here, on the executor already
+                // running this lookup: one hop instead of a second executor round trip per piece, and a
+                // corrupt chunk still turns into a refetch rather than an aborted response.
                 var body: [UInt8] = []
                 body.reserveCapacity(reader.length)
                 while let piece = try reader.next() { body.append(contentsOf: piece) }
@@ -53,12 +54,13 @@ extension FetchHandler {
                     _ = try? service.store.delete(entry.key)
                     throw CacheStoreError.corruptEntryDeleted(key: entry.key, reason: "image: \(rejection)")
                 }
-                if form == .identity, planned == .ok, entry.varyNames.isEmpty {
+                if keepsInMemory {
                     var replayed = headers
                     for field in marks { replayed.remove(name: field.name) }
                     service.hot.insert(
-                        HotEntryCache.Entry(
-                            stored: entry, facts: FetchKeys.facts(of: entry), body: body, headers: replayed))
+                        HotEntry(
+                            stored: entry, facts: FetchKeys.facts(of: entry), body: body, headers: replayed,
+                            isGzip: form == .gzip))
                 }
                 return HTTPResponse(status: status, headers: headers, body: .bytes(body))
             }

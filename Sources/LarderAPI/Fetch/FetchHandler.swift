@@ -49,14 +49,16 @@ struct FetchHandler: HTTPResponder {
         guard let text = Self.urlParameter(in: request.query), !text.isEmpty else {
             return .failure(.invalidFetchURL("Give exactly one non-empty url parameter: /fetch?url=<absolute URL>."))
         }
-        let canonical: CanonicalURL
-        switch URLCanonicalizer().canonicalize(text) {
-        case .success(let url): canonical = url
+        let canonical: CanonicalURLMemo.Entry
+        switch service.canonicalURLs.canonicalize(text) {
+        case .success(let entry): canonical = entry
         case .failure(let rejection): return .failure(.invalidFetchURL(rejection.description))
         }
         // The origin client validates the URL again (`OriginURL`) before anything is sent; a URL it
         // refuses can only miss, and its refusal is the same 400. Hits skip that second parse.
-        if OriginHeaderForwarding.isLoop(requestHeaders: request.headers, viaName: service.configuration.viaName) {
+        if request.headers.contains("Via"),
+            OriginHeaderForwarding.isLoop(requestHeaders: request.headers, viaName: service.configuration.viaName)
+        {
             return .failure(
                 APIError(
                     status: .loopDetected, type: FetchProblemType.loopDetected,
@@ -64,7 +66,7 @@ struct FetchHandler: HTTPResponder {
                         "The request already passed through this Larder (Via names '\(service.configuration.viaName)')."
                 ))
         }
-        let decision = service.decider.decide(url: canonical, headers: request.headers)
+        let decision = service.decider.decide(url: canonical.url, headers: request.headers)
         let fetchURL = canonical.string
         var keyURL = fetchURL
         if decision.canonicalization != URLCanonicalizer.Options(),
@@ -81,18 +83,32 @@ struct FetchHandler: HTTPResponder {
     /// The one `url` query parameter, form-decoded; `nil` when absent or given more than once. Scans the
     /// query once without building the list of every parameter (this runs on every request).
     static func urlParameter(in query: String?) -> String? {
-        guard let query else { return nil }
-        var found: Substring?
-        for pair in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            let name = pair.prefix { $0 != UInt8(ascii: "=") }
-            guard name.elementsEqual("url".utf8) else { continue }
-            guard found == nil else { return nil }
-            let value = pair.dropFirst(name.count + (name.count < pair.count ? 1 : 0))
-            found = Substring(value)
+        guard var query else { return nil }
+        query.makeContiguousUTF8()
+        // One pass over the bytes, no list of pairs: this runs on every request.
+        let result = query.utf8.withContiguousStorageIfAvailable { bytes -> (text: String, encoded: Bool)? in
+            var found: (text: String, encoded: Bool)?
+            var start = 0
+            while start <= bytes.count {
+                var end = start
+                while end < bytes.count && bytes[end] != UInt8(ascii: "&") { end += 1 }
+                var nameEnd = start
+                while nameEnd < end && bytes[nameEnd] != UInt8(ascii: "=") { nameEnd += 1 }
+                if nameEnd - start == 3 && bytes[start] == UInt8(ascii: "u") && bytes[start + 1] == UInt8(ascii: "r")
+                    && bytes[start + 2] == UInt8(ascii: "l")
+                {
+                    guard found == nil else { return nil }
+                    let value = UnsafeBufferPointer(rebasing: bytes[min(nameEnd + 1, end)..<end])
+                    found = (
+                        String(decoding: value, as: UTF8.self),
+                        value.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
+                    )
+                }
+                start = end + 1
+            }
+            return found
         }
-        guard let found else { return nil }
-        let raw = String(found)
-        return raw.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") })
-            ? raw.formDecoded() : raw
+        guard let found = result ?? nil else { return nil }
+        return found.encoded ? found.text.formDecoded() : found.text
     }
 }

@@ -35,6 +35,7 @@ public final class FetchService: Sendable {
     public let metrics: FetchMetrics
     let registry: InFlightRegistry
     let hot: HotEntryCache
+    let canonicalURLs = CanonicalURLMemo()
 
     /// Creates the service.
     /// - Parameters:
@@ -49,7 +50,8 @@ public final class FetchService: Sendable {
         decider: any FilterDecider = DefaultFilterDecider(), clock: @escaping @Sendable () -> Date = Date.init,
         configuration: FetchConfiguration = FetchConfiguration()
     ) {
-        let hot = HotEntryCache()
+        let hot = HotEntryCache(
+            budgetBytes: configuration.hotBudgetBytes, maxEntryBytes: configuration.hotMaxEntryBytes)
         self.hot = hot
         self.store = (store as? HotInvalidatingStore) ?? HotInvalidatingStore(wrapping: store, hot: hot)
         self.executor = executor

@@ -1,92 +1,160 @@
 import CacheCore
-import CachePolicy
-import Foundation
-import HTTPCore
 import Synchronization
 
-/// Small, recently served entries kept in memory with their body, so that a fresh hit on one is
-/// answered on the connection's queue without a storage round trip (no thread hop at all).
+/// Recently served entries kept in memory with their body and a prepared response head, so that a fresh
+/// hit on one is answered on the connection's queue without a storage round trip (no thread hop, no
+/// SQLite, no zlib, no SHA-256: entries are found by their canonical key URL).
 ///
-/// Only whole identity bodies up to `maxEntryBytes` that do not vary are kept, within `budgetBytes`
-/// (the oldest insertions go first). The store stays the truth: `HotInvalidatingStore` drops an entry
-/// here whenever the store deletes, purges or updates it, and a fetch that stores a response drops
-/// the URL's entry before committing. Hits served from memory are counted in the store in batches.
+/// Only whole bodies up to `maxEntryBytes` of entries that do not vary are kept, at most two per URL (the
+/// identity form and, for bodies stored as deflate chunks, the gzip form), within `budgetBytes` counted
+/// by ``HotEntry/cost`` (the oldest insertions go first), so memory stays bounded whatever the number of
+/// stored entries. The store stays the truth: `HotInvalidatingStore` drops an entry here whenever the
+/// store deletes, purges or updates it, and a fetch that stores a response drops the URL's entries
+/// before committing. Hits served from memory are counted in the store in batches.
 final class HotEntryCache: Sendable {
-    /// One kept entry.
-    struct Entry: Sendable {
-        let stored: StoredEntry
-        let facts: ResponseFacts
-        let body: [UInt8]
-        /// The stored headers as replayed (framing fields dropped, `Accept-Ranges` added).
-        let headers: HTTPHeaders
+    private struct Slot {
+        var identity: HotEntry?
+        var gzip: HotEntry?
+        var generation = 0
+
+        var cost: Int { (identity?.cost ?? 0) + (gzip?.cost ?? 0) }
+        var isEmpty: Bool { identity == nil && gzip == nil }
     }
 
     private struct State {
-        var entries: [CacheKey: Entry] = [:]
-        var order: [CacheKey] = []
+        var slots: [String: Slot] = [:]
+        /// The URL of each kept key, for invalidation by key.
+        var urls: [CacheKey: String] = [:]
+        /// Insertions, oldest first from `orderHead`; an element whose generation no longer matches its
+        /// slot's was superseded and is skipped.
+        var order: [(url: String, generation: Int)] = []
+        var orderHead = 0
+        var nextGeneration = 0
         var bytes = 0
-        var pendingHits: [CacheKey: Int] = [:]
+        /// Hits not yet handed to the store, by entry object: hashing an object identity is cheaper than
+        /// hashing a 64-digit key, and holding the entry keeps its identity from being reused meanwhile.
+        var pendingHits: [ObjectIdentifier: (entry: HotEntry, count: Int)] = [:]
         var pendingCount = 0
     }
 
     private let state = Mutex(State())
-    /// Bytes of bodies kept at most.
+    /// What entries may cost in all (``HotEntry/cost``).
     let budgetBytes: Int
     /// The largest body kept.
     let maxEntryBytes: Int
     /// Hits counted in memory before they are handed to the store.
     static let hitBatch = 64
 
-    init(budgetBytes: Int = 64 << 20, maxEntryBytes: Int = 1 << 20) {
-        self.budgetBytes = budgetBytes
-        self.maxEntryBytes = maxEntryBytes
+    /// Creates an empty cache.
+    /// - Parameters:
+    ///   - budgetBytes: the byte budget; 0 keeps nothing.
+    ///   - maxEntryBytes: the largest body kept.
+    init(budgetBytes: Int = 64 << 20, maxEntryBytes: Int = 4 << 20) {
+        self.budgetBytes = max(0, budgetBytes)
+        self.maxEntryBytes = min(max(0, maxEntryBytes), self.budgetBytes)
     }
 
-    /// The kept entry for a key.
-    func entry(for key: CacheKey) -> Entry? { state.withLock { $0.entries[key] } }
-
-    /// Keeps an entry (replacing one of the same key), evicting the oldest beyond the budget.
-    func insert(_ entry: Entry) {
-        guard entry.body.count <= maxEntryBytes, entry.stored.varyNames.isEmpty else { return }
+    /// The kept entry for a canonical key URL, in the gzip form when `gzip` and one is kept.
+    func entry(forURL url: String, gzip: Bool) -> HotEntry? {
         state.withLock { state in
-            if let old = state.entries.updateValue(entry, forKey: entry.stored.key) {
-                state.bytes -= old.body.count
-            } else {
-                state.order.append(entry.stored.key)
-            }
-            state.bytes += entry.body.count
-            while state.bytes > budgetBytes, !state.order.isEmpty {
-                let oldest = state.order.removeFirst()
-                if let gone = state.entries.removeValue(forKey: oldest) { state.bytes -= gone.body.count }
-            }
+            guard let slot = state.slots[url] else { return nil }
+            return gzip ? (slot.gzip ?? slot.identity) : slot.identity
         }
     }
 
-    /// Drops entries: one key, or every one `matching` selects.
-    func remove(_ key: CacheKey) { remove { $0.key == key } }
+    /// The number of entries and the bytes they cost (for tests and metrics).
+    var usage: (entries: Int, bytes: Int) {
+        state.withLock { state in
+            (state.slots.values.reduce(0) { $0 + ($1.identity == nil ? 0 : 1) + ($1.gzip == nil ? 0 : 1) }, state.bytes)
+        }
+    }
+
+    /// Keeps an entry under its stored URL (replacing one of the same form), evicting the oldest beyond
+    /// the budget. Entries too large or varying are not kept.
+    func insert(_ entry: HotEntry) {
+        guard entry.body.count <= maxEntryBytes, entry.cost <= budgetBytes, entry.stored.varyNames.isEmpty else {
+            return
+        }
+        let url = entry.stored.url
+        state.withLock { state in
+            var slot = state.slots[url] ?? Slot()
+            if let other = slot.identity ?? slot.gzip, other.stored.key != entry.stored.key {
+                // Another response now answers this URL: the old forms must not outlive it.
+                state.bytes -= slot.cost
+                state.urls[other.stored.key] = nil
+                slot = Slot()
+            }
+            let replaced = entry.isGzip ? slot.gzip : slot.identity
+            state.bytes += entry.cost - (replaced?.cost ?? 0)
+            if entry.isGzip { slot.gzip = entry } else { slot.identity = entry }
+            state.nextGeneration += 1
+            slot.generation = state.nextGeneration
+            state.slots[url] = slot
+            state.urls[entry.stored.key] = url
+            state.order.append((url, slot.generation))
+            Self.evict(&state, budget: budgetBytes)
+        }
+    }
+
+    /// Drops the oldest slots until the budget holds, and compacts the insertion order.
+    private static func evict(_ state: inout State, budget: Int) {
+        while state.bytes > budget, state.orderHead < state.order.count {
+            let (url, generation) = state.order[state.orderHead]
+            state.orderHead += 1
+            guard let slot = state.slots[url], slot.generation == generation else { continue }
+            drop(url, slot, from: &state)
+        }
+        // Superseded elements pile up when the same URLs are kept again and again; rebuild when they
+        // outnumber live ones, so the order stays proportional to what is kept.
+        if (state.orderHead > 64 && state.orderHead * 2 > state.order.count)
+            || state.order.count > 4 * state.slots.count + 64
+        {
+            state.order = state.order[state.orderHead...].filter { state.slots[$0.url]?.generation == $0.generation }
+            state.orderHead = 0
+        }
+    }
+
+    private static func drop(_ url: String, _ slot: Slot, from state: inout State) {
+        state.slots[url] = nil
+        state.bytes -= slot.cost
+        if let key = (slot.identity ?? slot.gzip)?.stored.key { state.urls[key] = nil }
+    }
+
+    /// Drops the entries kept for a canonical key URL.
+    func remove(url: String) {
+        state.withLock { state in
+            guard let slot = state.slots[url] else { return }
+            Self.drop(url, slot, from: &state)
+        }
+    }
+
+    /// Drops the entries of one key.
+    func remove(_ key: CacheKey) {
+        state.withLock { state in
+            guard let url = state.urls[key], let slot = state.slots[url] else { return }
+            Self.drop(url, slot, from: &state)
+        }
+    }
 
     /// Drops every entry whose stored metadata `matching` selects.
     func remove(where matching: (StoredEntry) -> Bool) {
         state.withLock { state in
-            let doomed = state.entries.filter { matching($0.value.stored) }.map(\.key)
-            guard !doomed.isEmpty else { return }
-            for key in doomed {
-                if let gone = state.entries.removeValue(forKey: key) { state.bytes -= gone.body.count }
+            let doomed = state.slots.filter { _, slot in
+                (slot.identity ?? slot.gzip).map { matching($0.stored) } ?? false
             }
-            let doomedSet = Set(doomed)
-            state.order.removeAll { doomedSet.contains($0) }
+            for (url, slot) in doomed { Self.drop(url, slot, from: &state) }
         }
     }
 
     /// Counts a hit served from memory.
     /// - Returns: the hits to hand to the store now, when a batch is full.
-    func countHit(_ key: CacheKey) -> [CacheKey: Int]? {
+    func countHit(_ entry: HotEntry) -> [(key: CacheKey, count: Int)]? {
         state.withLock { state in
-            state.pendingHits[key, default: 0] += 1
+            state.pendingHits[ObjectIdentifier(entry), default: (entry, 0)].count += 1
             state.pendingCount += 1
             guard state.pendingCount >= Self.hitBatch else { return nil }
-            let batch = state.pendingHits
-            state.pendingHits = [:]
+            let batch = state.pendingHits.values.map { ($0.entry.stored.key, $0.count) }
+            state.pendingHits.removeAll(keepingCapacity: true)
             state.pendingCount = 0
             return batch
         }

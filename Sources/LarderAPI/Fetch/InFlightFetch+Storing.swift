@@ -93,11 +93,11 @@ extension InFlightFetch {
         entry.declaredContentType = declaredContentType
         // Whatever memory holds for this URL is about to be replaced.
         let url = keyURL
-        service.hot.remove { $0.url == url }
+        service.hot.remove(url: url)
         do {
             try writer.commit(entry)
             // Again after the commit: a hit may have put the old entry back in memory meanwhile.
-            service.hot.remove { $0.url == url }
+            service.hot.remove(url: url)
         } catch {
             state.withLock {
                 $0.storing = false; $0.refusal = "store: \(error)"

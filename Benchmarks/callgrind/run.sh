@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Instructions per /fetch hit, counted by valgrind's callgrind: repeatable on a noisy machine, so a change
+# to the hit path shows as a number before and after without a quiet machine.
+#
+# larder (release, with debug info) runs under callgrind in front of a local nginx origin. Each size is
+# fetched until it is a HIT; then the counters are zeroed, N hits are sent over one keep-alive connection
+# (curl with N URLs), and the counters dumped. The same is done with the server left idle for as long, and
+#   instructions per hit = (Ir during the hits - Ir while idle) / N.
+#
+#   Benchmarks/callgrind/run.sh                    # 1k and 16k, 2000 hits each
+#   HITS=500 SIZES="1k" Benchmarks/callgrind/run.sh
+#   GZIP=1 SIZES=64k Benchmarks/callgrind/run.sh   # with Accept-Encoding: gzip
+#   KEEP=1 ...                                     # keep the callgrind files (path printed) for callgrind_annotate
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. Benchmarks/lib.sh
+
+HITS=${HITS:-2000}
+SIZES=${SIZES:-"1k 16k"}
+LARDER_PORT=${LARDER_PORT:-18190}
+ORIGIN_PORT=${ORIGIN_PORT:-18192}
+
+need_tools nginx valgrind callgrind_control curl cc
+build_larder
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    if [ -n "${KEEP:-}" ]; then echo "callgrind files kept in $WORK" >&2; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+chmod 755 "$WORK"
+mkdir -p "$WORK/files"
+for size in $SIZES; do
+    head -c "$(size_bytes "$size")" /dev/urandom >"$WORK/files/$size.bin"
+done
+chmod 644 "$WORK"/files/*
+sed -e "s|@ROLE@|origin|g" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/nginx.conf >"$WORK/origin.conf"
+sed -e "s|@ORIGIN_PORT@|$ORIGIN_PORT|" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/origin-server.conf >"$WORK/origin-server.conf"
+nginx -p "$WORK" -c "$WORK/origin.conf" &
+PIDS+=($!)
+
+# Valgrind 3.19 cannot read the DWARF 5 Swift writes ("possibly corrupted debuginfo"): run a copy without
+# it. The symbol table stays, so callgrind_annotate still names every function.
+objcopy --strip-debug "$LARDER_BIN" "$WORK/larder"
+# Valgrind 3.19 also crashes in dispatchMain: libdispatch hands sigsuspend a mask in read-only memory and
+# valgrind writes to it. A preloaded sigsuspend passes a writable copy.
+cat >"$WORK/sigsuspend.c" <<'C'
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int sigsuspend(const sigset_t *mask) {
+    sigset_t copy = *mask;
+    return (int)syscall(SYS_rt_sigsuspend, &copy, 8);
+}
+C
+cc -shared -fPIC -O2 -o "$WORK/sigsuspend.so" "$WORK/sigsuspend.c"
+LD_PRELOAD="$WORK/sigsuspend.so" valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" --dump-instr=no \
+    --collect-systime=no "$WORK/larder" serve --host 127.0.0.1 --port "$LARDER_PORT" --db "$WORK/larder.db" --access-log false \
+    --log-level warning --event-loops 1 --allow-network 127.0.0.0/8 >"$WORK/larder.log" 2>&1 &
+LARDER_PID=$!
+PIDS+=("$LARDER_PID")
+wait_http "$ORIGIN_PORT"
+for _ in $(seq 300); do curl -s -o /dev/null "http://127.0.0.1:$LARDER_PORT/healthz" && break; sleep 0.2; done
+
+# Zeroes or dumps the running counters; a dump prints the instructions counted since the last zero.
+zero() { callgrind_control -z "$LARDER_PID" >/dev/null 2>&1; }
+dump() {
+    local before
+    before=$(ls "$WORK"/cg.out.* 2>/dev/null | wc -l)
+    callgrind_control -d "$LARDER_PID" >/dev/null 2>&1
+    for _ in $(seq 100); do
+        [ "$(ls "$WORK"/cg.out.* 2>/dev/null | wc -l)" -gt "$before" ] && break
+        sleep 0.1
+    done
+    # shellcheck disable=SC2012
+    awk '/^(summary|totals):/ { print $2; exit }' "$(ls -t "$WORK"/cg.out.* | head -1)"
+}
+
+header=()
+[ -n "${GZIP:-}" ] && header=(-H "Accept-Encoding: gzip")
+printf "%-6s %8s %16s %16s %14s\n" size hits "Ir hits" "Ir idle" "Ir per hit"
+for size in $SIZES; do
+    url="http://127.0.0.1:$LARDER_PORT/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$size.bin"
+    for _ in $(seq 50); do
+        curl -s -o /dev/null -D "$WORK/head" "${header[@]}" "$url"
+        grep -qi "x-cache: HIT" "$WORK/head" && break
+        sleep 0.2
+    done
+    grep -qi "x-cache: HIT" "$WORK/head" || { echo "no hit for $size" >&2; cat "$WORK/head" >&2; exit 1; }
+    # A few more hits so that lazily built state (memos, the hot tier, the Date line) is in place.
+    for _ in 1 2 3; do curl -s -o /dev/null "${header[@]}" "$url"; done
+    : >"$WORK/urls"
+    for _ in $(seq "$HITS"); do printf 'url = "%s"\noutput = "/dev/null"\n' "$url" >>"$WORK/urls"; done
+    zero
+    start=$(date +%s.%N)
+    curl -s "${header[@]}" -w '%{http_code} %header{x-cache}\n' -K "$WORK/urls" >"$WORK/codes"
+    elapsed=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { print e - s }')
+    hits_ir=$(dump)
+    served=$(grep -c "^200 HIT" "$WORK/codes" || true)
+    [ "$served" = "$HITS" ] || { echo "$size: only $served of $HITS answers were 200 HIT" >&2; sort "$WORK/codes" | uniq -c >&2; exit 1; }
+    zero
+    sleep "$elapsed"
+    idle_ir=$(dump)
+    printf "%-6s %8d %16d %16d %14.0f\n" "$size" "$HITS" "$hits_ir" "$idle_ir" \
+        "$(awk -v h="$hits_ir" -v i="$idle_ir" -v n="$HITS" 'BEGIN { print (h - i) / n }')"
+done

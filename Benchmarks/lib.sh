@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Shared by the benchmark scripts (source it after `cd` to the repository root): building the release
+# binary, waiting for servers, one wrk run reduced to "requests/s p99-ms", medians and resident memory.
+
+# The release build every benchmark uses. `-g` only adds debug info (same code), so callgrind and perf can
+# name functions; one set of flags for every script avoids a full rebuild when switching between them.
+build_larder() {
+    swift build -c release --product larder -Xswiftc -g >&2
+    LARDER_BIN=$(swift build -c release -Xswiftc -g --show-bin-path)/larder
+}
+
+# Fails unless the tools are installed; installs nginx and wrk with apt-get when it can.
+need_tools() {
+    local missing=()
+    for tool in "$@"; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+        local packages=()
+        for tool in "${missing[@]}"; do
+            case $tool in
+                nginx) packages+=(nginx-light) ;;
+                callgrind_control | valgrind) packages+=(valgrind) ;;
+                taskset) packages+=(util-linux) ;;
+                *) packages+=("$tool") ;;
+            esac
+        done
+        apt-get install -y "${packages[@]}" >&2
+    fi
+    for tool in "$@"; do
+        command -v "$tool" >/dev/null || { echo "missing $tool" >&2; exit 1; }
+    done
+}
+
+# Waits up to 10 s for an HTTP answer on a port (any status).
+wait_http() { # port [path]
+    for _ in $(seq 100); do
+        curl -s -o /dev/null "http://127.0.0.1:$1${2:-/}" && return 0
+        sleep 0.1
+    done
+    echo "nothing answers on port $1" >&2
+    return 1
+}
+
+# Bytes for a size name: 1k, 16k, 4m, or a plain number.
+size_bytes() {
+    case $1 in
+        *k) echo $((${1%k} * 1024)) ;;
+        *m) echo $((${1%m} * 1024 * 1024)) ;;
+        *) echo "$1" ;;
+    esac
+}
+
+# Prints "requests/s p99-in-ms" for one wrk run on CPU ${WRK_CPU:-1}; extra arguments go to wrk (headers).
+measure() { # url [wrk options...]
+    local url=$1
+    shift
+    taskset -c "${WRK_CPU:-1}" wrk -t1 -c"${CONNECTIONS:-64}" -d"${DURATION:-10s}" --latency "$@" "$url" | awk '
+        function ms(v) {
+            if (v ~ /us$/) { sub(/us$/, "", v); return v / 1000 }
+            if (v ~ /ms$/) { sub(/ms$/, "", v); return v + 0 }
+            if (v ~ /s$/)  { sub(/s$/, "", v);  return v * 1000 }
+            return v
+        }
+        /Requests\/sec:/ { rps = $2 }
+        /^ +99%/ { p99 = ms($2) }
+        /Non-2xx/ { bad = $NF }
+        END { printf "%.0f %.3f %d\n", rps, p99, bad }'
+}
+
+# The median of the numbers on stdin, one per line.
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# Resident memory of a process and its children (nginx master and workers), in MiB.
+rss_mib() { # pid
+    local pids
+    pids="$1 $(pgrep -P "$1" | tr '\n' ' ')"
+    # shellcheck disable=SC2086
+    ps -o rss= -p "$(echo $pids | tr " " ",")" 2>/dev/null | awk '{ s += $1 } END { printf "%.1f\n", s / 1024 }'
+}

@@ -1,0 +1,48 @@
+import CachePolicy
+import Synchronization
+
+/// The canonical form of recently requested `url` parameters, so that a repeated URL (every hit) is
+/// neither parsed nor re-serialized: canonicalization with default options is a pure function of the
+/// text, and was the largest single cost of a hot hit after the response head.
+///
+/// Bounded: when `capacity` texts are held the memo starts over, so memory stays fixed however many
+/// distinct URLs arrive. Rejected texts are not kept (they are answered 400 and rarely repeat).
+final class CanonicalURLMemo: Sendable {
+    /// A canonical URL with its string form.
+    struct Entry: Sendable {
+        let url: CanonicalURL
+        let string: String
+    }
+
+    private let entries = Mutex([String: Entry]())
+    /// The most texts held.
+    let capacity: Int
+
+    /// Creates an empty memo.
+    /// - Parameter capacity: the most texts held; 0 holds none.
+    init(capacity: Int = 4096) {
+        self.capacity = max(0, capacity)
+    }
+
+    /// The canonical form of `text` (default options), from the memo or computed and kept.
+    /// - Parameter text: the `url` parameter, form-decoded.
+    /// - Returns: the canonical URL and its string, or why the text is not a fetchable URL.
+    func canonicalize(_ text: String) -> Result<Entry, URLRejection> {
+        if let known = entries.withLock({ $0[text] }) { return .success(known) }
+        switch URLCanonicalizer().canonicalize(text) {
+        case .failure(let rejection):
+            return .failure(rejection)
+        case .success(let url):
+            let entry = Entry(url: url, string: url.string)
+            guard capacity > 0 else { return .success(entry) }
+            entries.withLock { entries in
+                if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+                entries[text] = entry
+            }
+            return .success(entry)
+        }
+    }
+
+    /// How many texts are held (for tests).
+    var count: Int { entries.withLock { $0.count } }
+}

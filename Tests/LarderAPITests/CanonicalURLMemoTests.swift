@@ -1,0 +1,38 @@
+import CachePolicy
+import Testing
+
+@testable import LarderAPI
+
+/// The memo answers exactly what the canonicalizer answers, keeps no rejection and never holds more
+/// than its capacity.
+@Suite struct CanonicalURLMemoTests {
+    @Test(arguments: [
+        "HTTP://Example.COM:80/a/../b?x=%7e", "https://example.com/", "http://127.0.0.1:8080/f.bin",
+        "ftp://example.com/", "http://exa mple.com/", "",
+    ])
+    func memoAnswersLikeTheCanonicalizerTwice(text: String) {
+        let memo = CanonicalURLMemo(capacity: 8)
+        let direct = URLCanonicalizer().canonicalize(text)
+        for _ in 0..<2 {
+            switch (memo.canonicalize(text), direct) {
+            case (.success(let entry), .success(let url)):
+                #expect(entry.url == url)
+                #expect(entry.string == url.string)
+            case (.failure(let a), .failure(let b)):
+                #expect(a.description == b.description)
+            default:
+                Issue.record("memo and canonicalizer disagree on \(text)")
+            }
+        }
+        #expect(memo.count == ((try? direct.get()) == nil ? 0 : 1))
+    }
+
+    @Test(arguments: [0, 1, 16])
+    func memoNeverHoldsMoreThanItsCapacity(capacity: Int) {
+        let memo = CanonicalURLMemo(capacity: capacity)
+        for index in 0..<100 {
+            _ = memo.canonicalize("http://example.com/\(index)")
+            #expect(memo.count <= capacity)
+        }
+    }
+}

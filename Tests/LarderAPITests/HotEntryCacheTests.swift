@@ -1,0 +1,97 @@
+import CacheCore
+import HTTPCore
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import LarderAPI
+
+/// The hot tier's bookkeeping: the byte budget holds whatever is inserted, the largest body is
+/// respected, both forms of a URL go together, and the prepared head is rebuilt only when it must be.
+@Suite struct HotEntryCacheTests {
+    static func entry(_ index: Int, bytes: Int = 1000, gzip: Bool = false, varyNames: [String] = []) -> HotEntry {
+        let stored = CacheCoreFixtures.makeEntry(url: "https://example.com/\(index)", varyNames: varyNames)
+        return HotEntry(
+            stored: stored, facts: FetchKeys.facts(of: stored), body: Array(repeating: 7, count: bytes),
+            headers: stored.headers, isGzip: gzip)
+    }
+
+    @Test(arguments: [0, 1_500, 20_000, 100_000])
+    func budgetIsNeverExceeded(budget: Int) {
+        let cache = HotEntryCache(budgetBytes: budget, maxEntryBytes: 10_000)
+        for index in 0..<200 {
+            cache.insert(Self.entry(index))
+            #expect(cache.usage.bytes <= budget)
+        }
+        let cost = Self.entry(0).cost
+        #expect(cache.usage.entries == budget / cost)
+        #expect(cache.usage.bytes == cache.usage.entries * cost)
+    }
+
+    @Test func theOldestInsertionGoesFirst() {
+        let cost = Self.entry(0).cost
+        let cache = HotEntryCache(budgetBytes: 3 * cost, maxEntryBytes: 10_000)
+        for index in 0..<5 { cache.insert(Self.entry(index)) }
+        #expect(cache.entry(forURL: "https://example.com/1", gzip: false) == nil)
+        for index in 2..<5 { #expect(cache.entry(forURL: "https://example.com/\(index)", gzip: false) != nil) }
+    }
+
+    @Test func reinsertingOneURLKeepsOneEntryAndItsCost() {
+        let cache = HotEntryCache(budgetBytes: 1 << 20, maxEntryBytes: 10_000)
+        for _ in 0..<1_000 { cache.insert(Self.entry(1)) }
+        #expect(cache.usage.entries == 1)
+        #expect(cache.usage.bytes == Self.entry(1).cost)
+    }
+
+    @Test(arguments: [(10_001, false), (10_000, true)])
+    func bodiesOverTheLargestAreNotKept(bytes: Int, kept: Bool) {
+        let cache = HotEntryCache(budgetBytes: 1 << 20, maxEntryBytes: 10_000)
+        cache.insert(Self.entry(1, bytes: bytes))
+        #expect((cache.entry(forURL: "https://example.com/1", gzip: false) != nil) == kept)
+    }
+
+    @Test func varyingEntriesAreNotKept() {
+        let cache = HotEntryCache(budgetBytes: 1 << 20, maxEntryBytes: 10_000)
+        cache.insert(Self.entry(1, varyNames: ["Accept-Language"]))
+        #expect(cache.usage.entries == 0)
+    }
+
+    @Test func bothFormsAreKeptAndRemovedTogether() {
+        let cache = HotEntryCache(budgetBytes: 1 << 20, maxEntryBytes: 10_000)
+        cache.insert(Self.entry(1, bytes: 900))
+        cache.insert(Self.entry(1, bytes: 300, gzip: true))
+        #expect(cache.entry(forURL: "https://example.com/1", gzip: true)?.isGzip == true)
+        #expect(cache.entry(forURL: "https://example.com/1", gzip: false)?.isGzip == false)
+        #expect(cache.usage.entries == 2)
+        cache.remove(CacheKey.make(canonicalURL: "https://example.com/1"))
+        #expect(cache.usage.entries == 0)
+        #expect(cache.usage.bytes == 0)
+    }
+
+    @Test func removeByURLAndByPredicateForgetTheBytes() {
+        let cache = HotEntryCache(budgetBytes: 1 << 20, maxEntryBytes: 10_000)
+        for index in 0..<10 { cache.insert(Self.entry(index)) }
+        cache.remove(url: "https://example.com/3")
+        cache.remove { $0.url.hasSuffix("/7") }
+        #expect(cache.usage.entries == 8)
+        #expect(cache.usage.bytes == 8 * Self.entry(0).cost)
+        #expect(cache.entry(forURL: "https://example.com/3", gzip: false) == nil)
+    }
+
+    @Test func preparedHeadIsRebuiltOnlyWhenAgeOrTTLChange() {
+        let hot = Self.entry(1)
+        let builds = Mutex(0)
+        func head(age: Int64, ttl: Int64) -> String {
+            String(
+                decoding: hot.preparedHead(age: age, ttl: ttl) { age, ttl in
+                    builds.withLock { $0 += 1 }
+                    return Array("age=\(age) ttl=\(ttl)".utf8)
+                }, as: UTF8.self)
+        }
+        #expect(head(age: 3, ttl: 57) == "age=3 ttl=57")
+        #expect(head(age: 3, ttl: 57) == "age=3 ttl=57")
+        #expect(head(age: 4, ttl: 56) == "age=4 ttl=56")
+        // A second boundary of the Date clock may fall between two calls: at most one build more.
+        #expect((2...3).contains(builds.withLock { $0 }))
+    }
+}
