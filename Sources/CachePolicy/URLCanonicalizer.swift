@@ -84,6 +84,13 @@ public struct URLCanonicalizer: Sendable {
                 options.dropParams.isEmpty
                 ? String(decoding: normalizedQuery, as: UTF8.self) : dropParameters(from: normalizedQuery)
         }
+        // Escaping can triple what was given: the canonical form must itself be within the limit, or
+        // canonicalizing it again (and the origin client) would refuse it.
+        let portLength = hostAndPort.port.map { String($0).utf8.count + 1 } ?? 0
+        let length =
+            scheme.utf8.count + 3 + hostAndPort.host.utf8.count + portLength + path.utf8.count
+            + (query.map { $0.utf8.count + 1 } ?? 0)
+        guard length <= Self.maximumLength else { return .failure(.tooLong(bytes: length)) }
         return .success(
             CanonicalURL(scheme: scheme, host: hostAndPort.host, port: hostAndPort.port, path: path, query: query))
     }

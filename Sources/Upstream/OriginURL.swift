@@ -53,7 +53,12 @@ public struct OriginURL: Hashable, Sendable, CustomStringConvertible {
         let portText = port.map { ":\($0)" } ?? ""
         // A URL without a path asks for "/" (RFC 9112 §3.2.1).
         let path = encodedTail.isEmpty || encodedTail.first == "?" ? "/" + encodedTail : encodedTail
-        string = "\(scheme)://\(hostText)\(portText)\(path)"
+        let normalized = "\(scheme)://\(hostText)\(portText)\(path)"
+        // Escaping non-ASCII bytes triples them: the URL handed on must itself be within the bound.
+        guard normalized.utf8.count <= maximumLength else {
+            throw .invalidURL(reason: "longer than \(maximumLength) bytes once percent-encoded")
+        }
+        string = normalized
     }
 
     /// The normalized URL.

@@ -187,4 +187,22 @@ import Testing
         #expect(once == canonical)
         #expect(try URLCanonicalizer().canonicalize(once).get().string == once)
     }
+
+    /// Found by Fuzz/run.sh URLCanonicalization: a URL under the limit whose non-ASCII bytes were escaped
+    /// grew past it, so its canonical form was refused when canonicalized again. The limit now applies
+    /// to the canonical form too.
+    @Test func aURLWhoseCanonicalFormOutgrowsTheLimitIsRefused() throws {
+        let prefix = "http://example.com/"
+        let grows =
+            prefix + String(repeating: "\u{E9}", count: (URLCanonicalizer.maximumLength - prefix.utf8.count) / 2)
+        #expect(grows.utf8.count <= URLCanonicalizer.maximumLength)
+        #expect(throws: URLRejection.tooLong(bytes: prefix.utf8.count + 6 * 4086)) {
+            try URLCanonicalizer().canonicalize(grows).get()
+        }
+        // Just within the limit once escaped: accepted, and its own canonical form.
+        let fits = prefix + String(repeating: "\u{E9}", count: (URLCanonicalizer.maximumLength - prefix.utf8.count) / 6)
+        let canonical = try URLCanonicalizer().canonicalize(fits).get().string
+        #expect(canonical.utf8.count <= URLCanonicalizer.maximumLength)
+        #expect(try URLCanonicalizer().canonicalize(canonical).get().string == canonical)
+    }
 }

@@ -59,6 +59,9 @@ final class LarderProcess {
             if process.isRunning { process.terminate() }
             let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
             Issue.record("larder did not start: \(log)")
+            // A failed initializer runs no deinit: clean up here.
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
+            try? FileManager.default.removeItem(at: logURL)
             throw CancellationError()
         }
         port = found

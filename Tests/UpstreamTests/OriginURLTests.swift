@@ -70,4 +70,17 @@ struct OriginURLTests {
         #expect(url.host == url.host.lowercased())
         #expect(try OriginURL(validating: url.string) == url)
     }
+
+    /// Found by Fuzz/run.sh URLCanonicalization: a URL within the bound whose non-ASCII bytes were
+    /// escaped grew past it, and validating the result again refused it. The bound applies after escaping.
+    @Test func aURLThatOutgrowsTheBoundOnceEscapedIsRefused() throws {
+        let prefix = "http://example.com/"
+        let grows =
+            prefix + String(repeating: "\u{E9}", count: (OriginURL.defaultMaximumLength - prefix.utf8.count) / 2)
+        #expect(grows.utf8.count <= OriginURL.defaultMaximumLength)
+        #expect(throws: OriginError.self) { try OriginURL(validating: grows) }
+        let fits = prefix + String(repeating: "\u{E9}", count: (OriginURL.defaultMaximumLength - prefix.utf8.count) / 6)
+        let url = try OriginURL(validating: fits)
+        #expect(try OriginURL(validating: url.string) == url)
+    }
 }
