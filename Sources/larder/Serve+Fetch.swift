@@ -102,7 +102,12 @@ extension LarderWiring {
         let service = FetchService(
             store: store, executor: executor, client: client,
             decider: decider,
-            configuration: FetchConfiguration(viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes))
+            configuration: FetchConfiguration(viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes),
+            onStoreFailure: { url, error in
+                // Served uncached: the caller is fine, the operator must hear that the disk is not.
+                logger.error(
+                    "store failed; response served uncached", metadata: ["url": "\(url)", "error": "\(error)"])
+            })
         service.mount(on: &router, access: AdminAccess(token: adminToken))
         // Debug, like the store's line: the first info line stays "listening on …", which scripts wait for.
         logger.debug(

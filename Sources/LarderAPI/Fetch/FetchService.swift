@@ -3,6 +3,7 @@ public import CachePolicy
 public import Foundation
 import HTTPCore
 public import HTTPServer
+import Synchronization
 public import Upstream
 
 /// The `/fetch` service (DESIGN.md, "HTTP API"): answers `GET|HEAD /fetch?url=U` from the cache when
@@ -31,8 +32,12 @@ public final class FetchService: Sendable {
     public let clock: @Sendable () -> Date
     /// Limits and names.
     public let configuration: FetchConfiguration
+    /// Told about every store write that failed (disk full, read-only file, I/O error), with the URL
+    /// whose response was then served uncached; for the process log.
+    public let onStoreFailure: @Sendable (_ url: String, _ error: any Error) -> Void
     let registry = InFlightRegistry()
     let hot: HotEntryCache
+    private let storeFailures = Atomic<Int>(0)
 
     /// Creates the service.
     /// - Parameters:
@@ -42,11 +47,14 @@ public final class FetchService: Sendable {
     ///   - decider: the filter chain, or `DefaultFilterDecider`.
     ///   - clock: the time source.
     ///   - configuration: limits and names.
+    ///   - onStoreFailure: told about each failed store write (the response is still served, uncached).
     public init(
         store: any CacheStore, executor: StorageExecutor, client: OriginClient,
         decider: any FilterDecider = DefaultFilterDecider(), clock: @escaping @Sendable () -> Date = Date.init,
-        configuration: FetchConfiguration = FetchConfiguration()
+        configuration: FetchConfiguration = FetchConfiguration(),
+        onStoreFailure: @escaping @Sendable (_ url: String, _ error: any Error) -> Void = { _, _ in }
     ) {
+        self.onStoreFailure = onStoreFailure
         let hot = HotEntryCache()
         self.hot = hot
         self.store = (store as? HotInvalidatingStore) ?? HotInvalidatingStore(wrapping: store, hot: hot)
@@ -69,4 +77,13 @@ public final class FetchService: Sendable {
 
     /// How many origin fetches are under way (for metrics and tests).
     public var inFlightCount: Int { registry.all.count }
+
+    /// How many responses could not be stored because a store write failed (for metrics and tests).
+    public var storeFailureCount: Int { storeFailures.load(ordering: .relaxed) }
+
+    /// Counts and reports a failed store write; the caller serves the response uncached.
+    func recordStoreFailure(url: String, error: any Error) {
+        storeFailures.add(1, ordering: .relaxed)
+        onStoreFailure(url, error)
+    }
 }

@@ -174,6 +174,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                     state.withLock {
                         $0.refusal = "store: \(error)"; $0.storing = false
                     }
+                    service.recordStoreFailure(url: url, error: error)
                 }
             }
         }
@@ -211,6 +212,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                     state.withLock {
                         $0.storing = false; $0.refusal = "store: \(error)"
                     }
+                    service.recordStoreFailure(url: url, error: error)
                 }
             }
         } else if overLimit {
