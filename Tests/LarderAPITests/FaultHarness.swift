@@ -1,5 +1,6 @@
 import CacheCore
 import CachePolicy
+import Dispatch
 import Foundation
 import HTTPCore
 import HTTPServer
@@ -139,6 +140,14 @@ func withFaultHarness(
         throw error
     }
     await harness.stop()
+}
+
+/// Runs blocking work (thousands of connects, long polls, big computations) on a Dispatch thread, so it
+/// never holds one of the few threads every other test's `await` needs to resume on.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+    }
 }
 
 /// Deterministic, incompressible-looking bytes (a xorshift stream), so a stored body cannot pass by luck.

@@ -15,14 +15,15 @@ import Testing
             maxConnections: 4000,
             eventLoops: 2)
         try await withFaultHarness(server: server) { harness in
-            let pool = try IdleConnectionPool(count: Self.idle, port: harness.server.port)
+            let port = harness.server.port
+            let pool = try await offPool { try IdleConnectionPool(count: Self.idle, port: port) }
             defer { pool.closeAll() }
             // Held, not refused (the bound is above them); on a loaded machine the first may already have
             // timed out by the time the last connects, so this counts at least some, not all.
             #expect(harness.server.connectionCount > 0)
             #expect(harness.isHealthy())
             // The idle timeout (5 s) closes every one of them, without a response (nothing was asked).
-            let (closed, answered) = pool.waitForServerToClose(timeout: .seconds(15))
+            let (closed, answered) = try await offPool { pool.waitForServerToClose(timeout: .seconds(15)) }
             #expect(closed == Self.idle)
             #expect(answered == 0)
             #expect(await waitUntil(timeout: .seconds(5)) { harness.server.connectionCount == 0 })
@@ -37,9 +38,10 @@ import Testing
             maxConnections: bound,
             eventLoops: 2)
         try await withFaultHarness(server: server) { harness in
-            let pool = try IdleConnectionPool(count: Self.idle, port: harness.server.port)
+            let port = harness.server.port
+            let pool = try await offPool { try IdleConnectionPool(count: Self.idle, port: port) }
             defer { pool.closeAll() }
-            let (closed, answered) = pool.waitForServerToClose(timeout: .seconds(15))
+            let (closed, answered) = try await offPool { pool.waitForServerToClose(timeout: .seconds(15)) }
             #expect(closed == Self.idle, "held ones by the idle timeout, refused ones at once")
             #expect(answered >= Self.idle - bound - 50 && answered <= Self.idle - bound, "\(answered) got 503")
             #expect(pool.answers.allSatisfy { $0.hasPrefix("HTTP/1.1 503") })
@@ -56,8 +58,9 @@ struct IdleConnectionError: Error {
 }
 
 /// Plain sockets connected to 127.0.0.1 that never send a byte; watches which the server closes and
-/// what it said before closing.
-final class IdleConnectionPool {
+/// what it said before closing. `@unchecked Sendable`: one test uses it at a time, handing it between
+/// its own task and `offPool`, never from two threads at once.
+final class IdleConnectionPool: @unchecked Sendable {
     private var sockets: [Int32] = []
     /// The first bytes of each response received, one per connection that got one.
     private(set) var answers: [String] = []

@@ -41,9 +41,10 @@ import Testing
             let stop = Atomic<Bool>(false)
             let served = Atomic<Int>(0)
             let next = Atomic<Int>(round * 100_000)
-            let group = DispatchGroup()
+            let finished = Atomic<Int>(0)
             for _ in 0..<Self.writers {
-                DispatchQueue.global().async(group: group) {
+                DispatchQueue.global().async {
+                    defer { finished.add(1, ordering: .relaxed) }
                     while !stop.load(ordering: .relaxed) {
                         let index = next.add(1, ordering: .relaxed).newValue
                         // Bounded, so that checking every entry afterwards stays quick.
@@ -62,7 +63,8 @@ import Testing
             try await Task.sleep(for: .milliseconds(Int64(100 + round * 150)))
             larder.kill()
             stop.store(true, ordering: .relaxed)
-            #expect(group.wait(timeout: .now() + 30) == .success)
+            // Waited for with a poll, not a blocking wait: the test's own thread must stay free.
+            #expect(await waitUntil(timeout: .seconds(30)) { finished.load(ordering: .relaxed) == Self.writers })
 
             #expect(try LarderProcess.sqlite(database, "PRAGMA integrity_check;") == "ok", "round \(round)")
 
