@@ -7,9 +7,14 @@ import HTTPServer
 import LarderAPI
 import Synchronization
 import TestSupport
+import Testing
 import Upstream
 
 @testable import Storage
+
+/// The fault suites, one after the other: each is heavy (thousands of sockets, megabytes trickled,
+/// timeouts), and run at once beside the rest of the package they starve its timing-sensitive tests.
+@Suite(.serialized) struct FaultSuites {}
 
 /// `GET /healthz` for the fault suites: the service must keep answering it whatever else fails.
 struct FaultHealthResponder: HTTPResponder {

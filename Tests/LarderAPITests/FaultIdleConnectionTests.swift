@@ -4,49 +4,51 @@ import LarderAPI
 import TestSupport
 import Testing
 
-/// Thousands of connections that connect and say nothing: held up to the idle timeout, refused with
-/// 503 beyond `maxConnections`, and a new caller is served all along (or again once they are gone).
-@Suite(.serialized) struct FaultIdleConnectionTests {
-    static let idle = 3000
+extension FaultSuites {
+    /// Thousands of connections that connect and say nothing: held up to the idle timeout, refused with
+    /// 503 beyond `maxConnections`, and a new caller is served all along (or again once they are gone).
+    @Suite struct FaultIdleConnectionTests {
+        static let idle = 3000
 
-    @Test func thousandsOfIdleConnectionsAreHeldUntilTheIdleTimeoutAndHealthzAnswersMeanwhile() async throws {
-        let server = HTTPServerConfiguration(
-            host: "127.0.0.1", port: 0, backlog: 4096, headerReadTimeout: 5, idleTimeout: 5, writeTimeout: 5,
-            maxConnections: 4000,
-            eventLoops: 2)
-        try await withFaultHarness(server: server) { harness in
-            let port = harness.server.port
-            let pool = try await offPool { try IdleConnectionPool(count: Self.idle, port: port) }
-            defer { pool.closeAll() }
-            // Held, not refused (the bound is above them); on a loaded machine the first may already have
-            // timed out by the time the last connects, so this counts at least some, not all.
-            #expect(harness.server.connectionCount > 0)
-            #expect(harness.isHealthy())
-            // The idle timeout (5 s) closes every one of them, without a response (nothing was asked).
-            let (closed, answered) = try await offPool { pool.waitForServerToClose(timeout: .seconds(15)) }
-            #expect(closed == Self.idle)
-            #expect(answered == 0)
-            #expect(await waitUntil(timeout: .seconds(5)) { harness.server.connectionCount == 0 })
-            #expect(harness.isHealthy())
+        @Test func thousandsOfIdleConnectionsAreHeldUntilTheIdleTimeoutAndHealthzAnswersMeanwhile() async throws {
+            let server = HTTPServerConfiguration(
+                host: "127.0.0.1", port: 0, backlog: 4096, headerReadTimeout: 5, idleTimeout: 5, writeTimeout: 5,
+                maxConnections: 4000,
+                eventLoops: 2)
+            try await withFaultHarness(server: server) { harness in
+                let port = harness.server.port
+                let pool = try await offPool { try IdleConnectionPool(count: Self.idle, port: port) }
+                defer { pool.closeAll() }
+                // Held, not refused (the bound is above them); on a loaded machine the first may already have
+                // timed out by the time the last connects, so this counts at least some, not all.
+                #expect(harness.server.connectionCount > 0)
+                #expect(harness.isHealthy())
+                // The idle timeout (5 s) closes every one of them, without a response (nothing was asked).
+                let (closed, answered) = try await offPool { pool.waitForServerToClose(timeout: .seconds(15)) }
+                #expect(closed == Self.idle)
+                #expect(answered == 0)
+                #expect(await waitUntil(timeout: .seconds(5)) { harness.server.connectionCount == 0 })
+                #expect(harness.isHealthy())
+            }
         }
-    }
 
-    @Test func connectionsBeyondTheBoundGet503AndANewCallerIsServedOnceIdleOnesAreGone() async throws {
-        let bound = 1000
-        let server = HTTPServerConfiguration(
-            host: "127.0.0.1", port: 0, backlog: 4096, headerReadTimeout: 2, idleTimeout: 2, writeTimeout: 5,
-            maxConnections: bound,
-            eventLoops: 2)
-        try await withFaultHarness(server: server) { harness in
-            let port = harness.server.port
-            let pool = try await offPool { try IdleConnectionPool(count: Self.idle, port: port) }
-            defer { pool.closeAll() }
-            let (closed, answered) = try await offPool { pool.waitForServerToClose(timeout: .seconds(15)) }
-            #expect(closed == Self.idle, "held ones by the idle timeout, refused ones at once")
-            #expect(answered >= Self.idle - bound - 50 && answered <= Self.idle - bound, "\(answered) got 503")
-            #expect(pool.answers.allSatisfy { $0.hasPrefix("HTTP/1.1 503") })
-            #expect(await waitUntil(timeout: .seconds(5)) { harness.server.connectionCount == 0 })
-            #expect(harness.isHealthy())
+        @Test func connectionsBeyondTheBoundGet503AndANewCallerIsServedOnceIdleOnesAreGone() async throws {
+            let bound = 1000
+            let server = HTTPServerConfiguration(
+                host: "127.0.0.1", port: 0, backlog: 4096, headerReadTimeout: 2, idleTimeout: 2, writeTimeout: 5,
+                maxConnections: bound,
+                eventLoops: 2)
+            try await withFaultHarness(server: server) { harness in
+                let port = harness.server.port
+                let pool = try await offPool { try IdleConnectionPool(count: Self.idle, port: port) }
+                defer { pool.closeAll() }
+                let (closed, answered) = try await offPool { pool.waitForServerToClose(timeout: .seconds(15)) }
+                #expect(closed == Self.idle, "held ones by the idle timeout, refused ones at once")
+                #expect(answered >= Self.idle - bound - 50 && answered <= Self.idle - bound, "\(answered) got 503")
+                #expect(pool.answers.allSatisfy { $0.hasPrefix("HTTP/1.1 503") })
+                #expect(await waitUntil(timeout: .seconds(5)) { harness.server.connectionCount == 0 })
+                #expect(harness.isHealthy())
+            }
         }
     }
 }
