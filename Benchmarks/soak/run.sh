@@ -99,7 +99,7 @@ echo "soak: wrk -t$THREADS -c$CONNECTIONS -d${SECONDS_TOTAL}s, mix 85% hits / 13
     "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 SOAK_ORIGIN="http://127.0.0.1:$ORIGIN_PORT" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${SECONDS_TOTAL}s" --timeout 10s \
     --latency -s Benchmarks/soak/mix.lua "http://127.0.0.1:$LARDER_PORT" >"$WORK/wrk.txt"
-sample "$SECONDS_TOTAL"
+# No sample after wrk: its connections are closed by then, and the end figures are under load.
 kill -0 "$LARDER_PID" 2>/dev/null || { echo "larder died during the soak:" >&2; tail -20 "$WORK/larder.log" >&2; exit 1; }
 # The store must still be sound and serving after the run.
 curl -fs -o "$WORK/check" "http://127.0.0.1:$LARDER_PORT/fetch?url=http://127.0.0.1:$ORIGIN_PORT/hit/4k.bin%3Fh%3D7"
