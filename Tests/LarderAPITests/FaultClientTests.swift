@@ -37,7 +37,8 @@ extension FaultSuites {
             }
         }
 
-        @Test func callerReadingAByteASecondIsDroppedByTheWriteTimeoutWhileOthersAreServed() async throws {
+        @Test(.enabled(if: FaultSuites.heavy))
+        func callerReadingAByteASecondIsDroppedByTheWriteTimeoutWhileOthersAreServed() async throws {
             let server = HTTPServerConfiguration(
                 host: "127.0.0.1", port: 0, headerReadTimeout: 5, idleTimeout: 5, writeTimeout: 1, eventLoops: 2)
             try await withFaultHarness(server: server) { harness in

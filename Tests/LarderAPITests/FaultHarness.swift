@@ -14,7 +14,12 @@ import Upstream
 
 /// The fault suites, one after the other: each is heavy (thousands of sockets, megabytes trickled,
 /// timeouts), and run at once beside the rest of the package they starve its timing-sensitive tests.
-@Suite(.serialized) struct FaultSuites {}
+@Suite(.serialized) struct FaultSuites {
+    /// The heaviest faults (3000 sockets, a byte-a-second reader, `kill -9` of a child process) starve
+    /// the timing-sensitive tests of the rest of the package on a two-core machine: they run on their
+    /// own, `LARDER_HEAVY_TESTS=1 swift test --skip-build --filter Fault` (as `.ci/run` does).
+    static let heavy = ProcessInfo.processInfo.environment["LARDER_HEAVY_TESTS"] != nil
+}
 
 /// `GET /healthz` for the fault suites: the service must keep answering it whatever else fails.
 struct FaultHealthResponder: HTTPResponder {

@@ -7,7 +7,7 @@ import Testing
 extension FaultSuites {
     /// Thousands of connections that connect and say nothing: held up to the idle timeout, refused with
     /// 503 beyond `maxConnections`, and a new caller is served all along (or again once they are gone).
-    @Suite struct FaultIdleConnectionTests {
+    @Suite(.enabled(if: FaultSuites.heavy)) struct FaultIdleConnectionTests {
         static let idle = 3000
 
         @Test func thousandsOfIdleConnectionsAreHeldUntilTheIdleTimeoutAndHealthzAnswersMeanwhile() async throws {

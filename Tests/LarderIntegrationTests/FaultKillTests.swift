@@ -6,10 +6,11 @@ import Testing
 /// `kill -9` of a real `larder serve` while it stores a stream of misses: after each kill the database
 /// passes `PRAGMA integrity_check`, a restarted process serves every entry it kept with exactly the
 /// origin's bytes, and nothing half-written is served.
-@Suite(.serialized) struct FaultKillTests {
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["LARDER_HEAVY_TESTS"] != nil))
+struct FaultKillTests {
     static let rounds = 2
-    static let writers = 6
-    static let maxEntriesPerRound = 80
+    static let writers = 3
+    static let maxEntriesPerRound = 40
 
     /// The body the stub origin serves for `/obj/<n>`: its length and bytes follow from `n`.
     static func body(_ index: Int) -> [UInt8] {
@@ -59,7 +60,7 @@ import Testing
                     }
                 }
             }
-            #expect(await waitUntil(timeout: .seconds(20)) { served.load(ordering: .relaxed) >= 30 })
+            #expect(await waitUntil(timeout: .seconds(20)) { served.load(ordering: .relaxed) >= 15 })
             try await Task.sleep(for: .milliseconds(Int64(100 + round * 150)))
             larder.kill()
             stop.store(true, ordering: .relaxed)
