@@ -4,7 +4,7 @@
 set -euo pipefail
 
 build_packages=(libsqlite3-dev zlib1g-dev libcurl4-openssl-dev pkg-config)
-test_packages=(python3 python3-pip curl iproute2 nginx-light)
+test_packages=(python3 python3-pip curl iproute2 nginx-light sqlite3)
 wanted=("${build_packages[@]}")
 if [[ "${1:-}" == "--test" ]]; then wanted+=("${test_packages[@]}"); fi
 

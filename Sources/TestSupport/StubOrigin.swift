@@ -95,6 +95,9 @@ public final class StubOrigin: Sendable {
     /// TCP connections accepted so far.
     public var connectionCount: Int { state.withLock { $0.connections } }
 
+    /// Connections open right now (accepted and not yet closed by either side).
+    public var openConnectionCount: Int { state.withLock { $0.openSockets.count } }
+
     /// Requests received so far (heads read completely).
     public var requestCount: Int { state.withLock { $0.requests.count } }
 

@@ -125,7 +125,12 @@ extension LarderWiring {
             configuration: FetchConfiguration(
                 viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes,
                 maxImagePixels: settings.maxImagePixels, hotBudgetBytes: settings.hotBytes,
-                hotMaxEntryBytes: settings.hotMaxEntry))
+                hotMaxEntryBytes: settings.hotMaxEntry),
+            onStoreFailure: { url, error in
+                // Served uncached: the caller is fine, the operator must hear that the disk is not.
+                logger.error(
+                    "store failed; response served uncached", metadata: ["url": "\(url)", "error": "\(error)"])
+            })
         service.mount(on: &router, access: AdminAccess(token: adminToken))
         metrics?.register(service.metrics)
         // Debug, like the store's line: the first info line stays "listening on …", which scripts wait for.

@@ -3,6 +3,7 @@ public import CachePolicy
 public import Foundation
 import HTTPCore
 public import HTTPServer
+import Synchronization
 public import Upstream
 
 /// The `/fetch` service (DESIGN.md, "HTTP API"): answers `GET|HEAD /fetch?url=U` from the cache when
@@ -33,6 +34,9 @@ public final class FetchService: Sendable {
     public let configuration: FetchConfiguration
     /// Origin fetches, coalescing and image validation, counted for `/metrics` (register it there).
     public let metrics: FetchMetrics
+    /// Told about every store write that failed (disk full, read-only file, I/O error), with the URL
+    /// whose response was then served uncached; for the process log.
+    public let onStoreFailure: @Sendable (_ url: String, _ error: any Error) -> Void
     let registry: InFlightRegistry
     let hot: HotEntryCache
     let canonicalURLs = CanonicalURLMemo()
@@ -45,11 +49,14 @@ public final class FetchService: Sendable {
     ///   - decider: the filter chain, or `DefaultFilterDecider`.
     ///   - clock: the time source.
     ///   - configuration: limits and names.
+    ///   - onStoreFailure: told about each failed store write (the response is still served, uncached).
     public init(
         store: any CacheStore, executor: StorageExecutor, client: OriginClient,
         decider: any FilterDecider = DefaultFilterDecider(), clock: @escaping @Sendable () -> Date = Date.init,
-        configuration: FetchConfiguration = FetchConfiguration()
+        configuration: FetchConfiguration = FetchConfiguration(),
+        onStoreFailure: @escaping @Sendable (_ url: String, _ error: any Error) -> Void = { _, _ in }
     ) {
+        self.onStoreFailure = onStoreFailure
         let hot = HotEntryCache(
             budgetBytes: configuration.hotBudgetBytes, maxEntryBytes: configuration.hotMaxEntryBytes)
         self.hot = hot
@@ -76,4 +83,13 @@ public final class FetchService: Sendable {
 
     /// How many origin fetches are under way (for metrics and tests).
     public var inFlightCount: Int { registry.all.count }
+
+    /// How many responses could not be stored because a store write failed (for metrics and tests).
+    public var storeFailureCount: Int { metrics.storeWriteFailureCount }
+
+    /// Counts and reports a failed store write; the caller serves the response uncached.
+    func recordStoreFailure(url: String, error: any Error) {
+        metrics.storeWriteFailed()
+        onStoreFailure(url, error)
+    }
 }

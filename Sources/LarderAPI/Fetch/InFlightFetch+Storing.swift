@@ -102,6 +102,7 @@ extension InFlightFetch {
             state.withLock {
                 $0.storing = false; $0.refusal = "store: \(error)"
             }
+            service.recordStoreFailure(url: url, error: error)
         }
         releaseHeld()
     }

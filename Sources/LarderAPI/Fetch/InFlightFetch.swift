@@ -177,6 +177,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                     state.withLock {
                         $0.refusal = "store: \(error)"; $0.storing = false
                     }
+                    service.recordStoreFailure(url: url, error: error)
                 }
             }
         }
@@ -214,6 +215,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                     state.withLock {
                         $0.storing = false; $0.refusal = "store: \(error)"
                     }
+                    service.recordStoreFailure(url: url, error: error)
                 }
             }
         } else if overLimit {

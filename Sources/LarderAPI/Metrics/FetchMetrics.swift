@@ -69,6 +69,7 @@ public final class FetchMetrics: MetricsSource {
     private let outcomes = AtomicCounters(count: Outcome.allCases.count)
     private let latency = Histogram()
     private let coalesced = Counter()
+    private let storeFailures = Counter()
     // One slot per format and stage, then one per stage for bytes that matched no format.
     private let imageFailures = AtomicCounters(count: (ImageFormat.allCases.count + 1) * ValidationStage.allCases.count)
     private let inFlight: @Sendable () -> Int
@@ -92,6 +93,15 @@ public final class FetchMetrics: MetricsSource {
     public func callerCoalesced() {
         coalesced.increment()
     }
+
+    /// Counts a response that could not be stored because a store write failed (disk full, read-only or
+    /// deleted file, I/O error); it was served uncached.
+    public func storeWriteFailed() {
+        storeFailures.increment()
+    }
+
+    /// Store writes that failed.
+    public var storeWriteFailureCount: Int { storeFailures.value }
 
     /// Counts an image that failed validation.
     /// - Parameters:
@@ -148,6 +158,10 @@ public final class FetchMetrics: MetricsSource {
             "larder_coalesced_waiters_total", type: .counter,
             help: "Callers that joined an origin fetch already under way instead of starting their own.")
         text.sample("larder_coalesced_waiters_total", value: coalesced.value)
+        text.family(
+            "larder_store_write_failures_total", type: .counter,
+            help: "Responses served uncached because writing them to the store failed (disk full, read-only file).")
+        text.sample("larder_store_write_failures_total", value: storeFailures.value)
         text.family(
             "larder_image_validation_failures_total", type: .counter,
             help: "Images that failed validation, by format (unknown: matched none) and stage (admission, read).")

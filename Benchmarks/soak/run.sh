@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Soak test (issue 7, "Load and soak"): drives a release `larder serve` with wrk at C concurrent
+# keep-alive connections for N minutes with a mix of hits, misses and coalesced misses (mix.lua)
+# against a loopback nginx origin (origin.conf), samples larder's resident memory and open file
+# descriptors every 10 s into a CSV, and prints requests, errors, p50/p99 latency, and RSS/fds at the
+# end of warm-up against the end. Loopback only; bounded by N minutes plus start-up.
+#
+#   Benchmarks/soak/run.sh                           # 10 minutes, 1000 connections
+#   Benchmarks/soak/run.sh --minutes 1 --connections 200
+#   KEEP=dir Benchmarks/soak/run.sh                  # keep the CSV, wrk output and logs in dir
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+MINUTES=10
+CONNECTIONS=1000
+while [ $# -gt 0 ]; do
+    case $1 in
+        --minutes) MINUTES=$2; shift 2 ;;
+        --connections) CONNECTIONS=$2; shift 2 ;;
+        -h | --help) sed -n '2,10p' "$0"; exit 0 ;;
+        *) echo "unknown argument $1 (--minutes N, --connections C)" >&2; exit 2 ;;
+    esac
+done
+LARDER_PORT=${LARDER_PORT:-18290}
+ORIGIN_PORT=${ORIGIN_PORT:-18292}
+THREADS=${THREADS:-2}
+SECONDS_TOTAL=$(awk -v m="$MINUTES" 'BEGIN { printf "%d", m * 60 }')
+# Warm-up: the first fifth of the run, at most a minute; RSS and fds after it must stay level.
+WARMUP=$(( SECONDS_TOTAL / 5 < 60 ? SECONDS_TOTAL / 5 : 60 ))
+
+for tool in wrk nginx curl; do
+    command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install -y wrk nginx-light curl)" >&2; exit 1; }
+done
+# 1000 client sockets in wrk, as many in larder, plus its origin connections.
+ulimit -n "$(ulimit -Hn)"
+if [ "$(ulimit -n)" -lt $(( CONNECTIONS * 2 + 1000 )) ]; then
+    echo "open files limit $(ulimit -n) is too low for $CONNECTIONS connections" >&2
+    exit 1
+fi
+
+# SCRATCH_PATH: build somewhere else than .build (so a debug build there is not blocked meanwhile).
+BUILD=(swift build -c release ${SCRATCH_PATH:+--scratch-path "$SCRATCH_PATH"})
+"${BUILD[@]}" --product larder >&2
+LARDER_BIN=$("${BUILD[@]}" --show-bin-path)/larder
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$WORK"/*.csv "$WORK"/*.txt "$WORK"/*.log "$KEEP"/ 2>/dev/null || true; fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# nginx workers run as an unprivileged user when started as root: the files must be theirs to read.
+chmod 755 "$WORK"
+mkdir -p "$WORK/files/hit" "$WORK/files/miss" "$WORK/files/slow"
+head -c 4096 /dev/urandom >"$WORK/files/hit/4k.bin"
+head -c 4096 /dev/urandom >"$WORK/files/miss/4k.bin"
+head -c 8192 /dev/urandom >"$WORK/files/slow/8k.bin"
+chmod -R a+rX "$WORK/files"
+sed -e "s|@DIR@|$WORK|g" -e "s|@ORIGIN_PORT@|$ORIGIN_PORT|g" Benchmarks/soak/origin.conf >"$WORK/origin.conf"
+nginx -p "$WORK" -c "$WORK/origin.conf" &
+PIDS+=($!)
+# A size bound well below what the misses write in the run, so eviction runs throughout.
+"$LARDER_BIN" serve --host 127.0.0.1 --port "$LARDER_PORT" --db "$WORK/larder.db" --max-size 64M \
+    --access-log false --log-level warning --allow-network 127.0.0.0/8 >"$WORK/larder.log" 2>&1 &
+LARDER_PID=$!
+PIDS+=("$LARDER_PID")
+
+for port in "$ORIGIN_PORT" "$LARDER_PORT"; do
+    for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+done
+# The hit set is stored before the clock starts; each must come back with the origin's bytes.
+for h in $(seq 0 99); do
+    curl -fs -o "$WORK/check" "http://127.0.0.1:$LARDER_PORT/fetch?url=http://127.0.0.1:$ORIGIN_PORT/hit/4k.bin%3Fh%3D$h"
+    cmp -s "$WORK/check" "$WORK/files/hit/4k.bin" || { echo "wrong body for hit $h" >&2; exit 1; }
+done
+
+sample() { # elapsed-seconds
+    local rss fds threads
+    rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$LARDER_PID/status")
+    threads=$(awk '/^Threads:/ { print $2 }' "/proc/$LARDER_PID/status")
+    fds=$(find "/proc/$LARDER_PID/fd" -mindepth 1 -maxdepth 1 | wc -l)
+    echo "$1,$rss,$fds,$threads" >>"$WORK/samples.csv"
+}
+echo "elapsed_s,rss_kib,open_fds,threads" >"$WORK/samples.csv"
+(
+    start=$(date +%s)
+    while kill -0 "$LARDER_PID" 2>/dev/null; do
+        sample $(( $(date +%s) - start ))
+        sleep 10
+    done
+) &
+PIDS+=($!)
+
+echo "soak: wrk -t$THREADS -c$CONNECTIONS -d${SECONDS_TOTAL}s, mix 85% hits / 13% misses / 2% coalesced slow misses;" \
+    "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+SOAK_ORIGIN="http://127.0.0.1:$ORIGIN_PORT" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${SECONDS_TOTAL}s" --timeout 10s \
+    --latency -s Benchmarks/soak/mix.lua "http://127.0.0.1:$LARDER_PORT" >"$WORK/wrk.txt"
+# No sample after wrk: its connections are closed by then, and the end figures are under load.
+kill -0 "$LARDER_PID" 2>/dev/null || { echo "larder died during the soak:" >&2; tail -20 "$WORK/larder.log" >&2; exit 1; }
+# The store must still be sound and serving after the run.
+curl -fs -o "$WORK/check" "http://127.0.0.1:$LARDER_PORT/fetch?url=http://127.0.0.1:$ORIGIN_PORT/hit/4k.bin%3Fh%3D7"
+cmp -s "$WORK/check" "$WORK/files/hit/4k.bin" || { echo "wrong body after the soak" >&2; exit 1; }
+
+cat "$WORK/wrk.txt" >&2
+awk -v warmup="$WARMUP" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v csv="$WORK/samples.csv" '
+    function ms(v) {
+        if (v ~ /us$/) { sub(/us$/, "", v); return v / 1000 }
+        if (v ~ /ms$/) { sub(/ms$/, "", v); return v + 0 }
+        if (v ~ /s$/)  { sub(/s$/, "", v);  return v * 1000 }
+        return v
+    }
+    /requests in/ { requests = $1 }
+    /Socket errors:/ { gsub(",", ""); socket = $4 + $6 + $8 + $10 }
+    /Non-2xx or 3xx responses:/ { non2xx = $5 }
+    /Requests\/sec:/ { rps = $2 }
+    /^ +50%/ { p50 = ms($2) }
+    /^ +99%/ { p99 = ms($2) }
+    END {
+        FS = ","
+        while ((getline line < csv) > 0) {
+            split(line, f, ",")
+            if (f[1] == "elapsed_s") continue
+            if (f[1] + 0 <= warmup) { wr = f[2]; wf = f[3] }
+            er = f[2]; ef = f[3]; samples++
+        }
+        printf "requests %d (%.0f/s), socket errors %d, non-2xx %d, p50 %.2f ms, p99 %.2f ms\n", \
+            requests, rps, socket, non2xx, p50, p99
+        printf "larder RSS %.1f MiB at warm-up end (%d s) -> %.1f MiB at end; open fds %d -> %d; %d samples\n", \
+            wr / 1024, warmup, er / 1024, wf, ef, samples
+        printf "load average after: %s\n", load
+    }' "$WORK/wrk.txt"
+echo "samples (elapsed_s,rss_kib,open_fds,threads):"
+cat "$WORK/samples.csv"
