@@ -21,25 +21,21 @@ extension ServeCacheWiringTests {
             to: "/j.jpg",
             with: .ok(bytes: ImageSamples.jpeg8x8, contentType: "image/jpeg").header("Cache-Control", "max-age=60"))
         let directory = StorageTestDirectory()
-        let log = URL(fileURLWithPath: directory.file("larder.log"))
-        let (process, port) = try await Self.start(
-            ["--db", directory.file(), "--allow-network", "127.0.0.0/8"] + arguments, environment: environment,
-            log: log)
-        defer { if process.isRunning { process.terminate() } }
-        let boundPort = try #require(
-            port, "larder did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-        let path = "/fetch?url=" + FetchTestHarness.encode(origin.url("/j.jpg"))
+        let larder = try await LarderProcess.start(
+            arguments: ["--allow-network", "127.0.0.0/8"] + arguments, environment: environment,
+            database: directory.file())
+        defer { larder.stop() }
 
-        let first = try Self.get(boundPort, path, token: nil)
+        let first = try larder.fetch(origin.url("/j.jpg"))
         #expect(first.body == ImageSamples.jpeg8x8)
         #expect(first.header("X-Cache") == (stored ? "MISS" : "BYPASS"))
         #expect((first.header("Cache-Status") ?? "").contains("pixel-limit") == !stored)
         // The store commits after the response; wait (bounded) for the hit rather than assume it.
-        var second = try Self.get(boundPort, path, token: nil)
+        var second = try larder.fetch(origin.url("/j.jpg"))
         let deadline = Date().addingTimeInterval(10)
         while stored, second.header("X-Cache") != "HIT", Date() < deadline {
             try await Task.sleep(for: .milliseconds(50))
-            second = try Self.get(boundPort, path, token: nil)
+            second = try larder.fetch(origin.url("/j.jpg"))
         }
         #expect(second.header("X-Cache") == (stored ? "HIT" : "BYPASS"))
     }
@@ -47,13 +43,11 @@ extension ServeCacheWiringTests {
     @Test(arguments: ["0", "many"])
     func aBadPixelLimitStopsServeNamingTheFlag(_ value: String) async throws {
         let directory = StorageTestDirectory()
-        let log = URL(fileURLWithPath: directory.file("larder.log"))
-        let (process, port) = try await Self.start(
-            ["--db", directory.file(), "--max-image-pixels", value], environment: [:], log: log)
-        defer { if process.isRunning { process.terminate() } }
-        #expect(port == nil)
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
-        #expect(((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("--max-image-pixels"))
+        let result = try await LarderProcess.run([
+            "serve", "--host", "127.0.0.1", "--port", "0", "--db", directory.file(), "--max-image-pixels", value,
+        ])
+        #expect(!result.output.contains("listening on"))
+        #expect(result.status != 0)
+        #expect(result.output.contains("--max-image-pixels"))
     }
 }

@@ -19,8 +19,8 @@ import Testing
         let origin = try cacheableOrigin(paths: 200)
         defer { origin.stop() }
         let directory = StorageTestDirectory()
-        let server = try await LarderServer(
-            database: directory.file("live.db"), arguments: ["--allow-network", "127.0.0.0/8"])
+        let server = try await LarderProcess.start(
+            arguments: ["--allow-network", "127.0.0.0/8"], database: directory.file("live.db"))
         var keys: [Int: String] = [:]
         for index in 0..<20 {
             let response = try server.fetch(origin.url("/e/\(index)"))
@@ -30,7 +30,7 @@ import Testing
         // An entry is committed just after its response is sent: wait for the first twenty.
         #expect(
             await waitUntil(timeout: .seconds(5)) {
-                ((try? CacheDatabaseSummary.read(path: server.database).entries) ?? 0) >= 20
+                ((try? CacheDatabaseSummary.read(path: server.databasePath).entries) ?? 0) >= 20
             })
         // More entries arrive while the backup runs.
         let port = server.port
@@ -44,7 +44,7 @@ import Testing
         }
         #expect(await waitUntil(timeout: .seconds(10)) { writer.iterations >= 2 })
         let backup = directory.file("backup.db")
-        let result = try await LarderCLI.run(["backup", backup, "--db", server.database])
+        let result = try await LarderProcess.run(["backup", backup, "--db", server.databasePath])
         let written = await writer.stop()
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("integrity_check ok"))
@@ -54,7 +54,7 @@ import Testing
         #expect(try SQLiteBackup.integrityProblems(path: backup).isEmpty)
         #expect(try CacheDatabaseSummary.read(path: backup).entries >= 20)
 
-        let restored = try await LarderServer(database: backup)
+        let restored = try await LarderProcess.start(database: backup)
         for index in 0..<20 {
             let key = try #require(keys[index])
             let original = try server.request("GET", "/cache/\(key)")
@@ -69,28 +69,30 @@ import Testing
         let origin = try cacheableOrigin(paths: 3)
         defer { origin.stop() }
         let directory = StorageTestDirectory()
-        let server = try await LarderServer(
-            database: directory.file("live.db"), arguments: ["--allow-network", "127.0.0.0/8"])
+        let server = try await LarderProcess.start(
+            arguments: ["--allow-network", "127.0.0.0/8"], database: directory.file("live.db"))
         #expect(try server.fetch(origin.url("/e/0")).status == 200)
         #expect(
             await waitUntil(timeout: .seconds(5)) {
-                (try? CacheDatabaseSummary.read(path: server.database).entries) == 1
+                (try? CacheDatabaseSummary.read(path: server.databasePath).entries) == 1
             })
         let backup = directory.file("backup.db")
         _ = FileManager.default.createFile(atPath: backup, contents: Data("an older file".utf8))
-        let refused = try await LarderCLI.run(["backup", backup], environment: ["LARDER_DB": server.database])
+        let refused = try await LarderProcess.run(["backup", backup], environment: ["LARDER_DB": server.databasePath])
         #expect(refused.status != 0)
         #expect(refused.output.contains("--force"), "\(refused.output)")
         #expect(FileManager.default.contents(atPath: backup) == Data("an older file".utf8))
-        let forced = try await LarderCLI.run(
-            ["backup", backup, "--force"], environment: ["LARDER_DB": server.database])
+        let forced = try await LarderProcess.run(
+            ["backup", backup, "--force"], environment: ["LARDER_DB": server.databasePath])
         #expect(forced.status == 0, "\(forced.output)")
         #expect(try CacheDatabaseSummary.read(path: backup).entries == 1)
     }
 
     @Test func missingDatabaseFailsAndWritesNothing() async throws {
         let directory = StorageTestDirectory()
-        let result = try await LarderCLI.run(["backup", directory.file("out.db"), "--db", directory.file("none.db")])
+        let result = try await LarderProcess.run([
+            "backup", directory.file("out.db"), "--db", directory.file("none.db"),
+        ])
         #expect(result.status != 0)
         #expect(result.output.contains("cannot read"))
         #expect(!FileManager.default.fileExists(atPath: directory.file("out.db")))

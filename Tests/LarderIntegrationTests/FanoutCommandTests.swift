@@ -7,13 +7,13 @@ import Testing
     private static let token = "fanout-test-token"
 
     /// Two replicas with the admin token, each holding entries fetched from a loopback stub.
-    private func replicas(_ origin: StubOrigin, entries: Int) async throws -> (StorageTestDirectory, [LarderServer]) {
+    private func replicas(_ origin: StubOrigin, entries: Int) async throws -> (StorageTestDirectory, [LarderProcess]) {
         let directory = StorageTestDirectory()
-        var servers: [LarderServer] = []
+        var servers: [LarderProcess] = []
         for name in ["a", "b"] {
-            let server = try await LarderServer(
-                database: directory.file("\(name).db"),
-                arguments: ["--allow-network", "127.0.0.0/8", "--admin-token", Self.token])
+            let server = try await LarderProcess.start(
+                arguments: ["--allow-network", "127.0.0.0/8", "--admin-token", Self.token],
+                database: directory.file("\(name).db"))
             for index in 0..<entries {
                 #expect(try server.fetch(origin.url("/\(name)/\(index)")).status == 200)
             }
@@ -22,7 +22,7 @@ import Testing
         return (directory, servers)
     }
 
-    private func listedEntries(_ server: LarderServer) throws -> Int {
+    private func listedEntries(_ server: LarderProcess) throws -> Int {
         let response = try server.request("GET", "/cache", headers: ["Authorization: Bearer \(Self.token)"])
         let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
         return (object?["entries"] as? [Any])?.count ?? -1
@@ -46,7 +46,9 @@ import Testing
         // An entry is committed just after its response is sent: wait for the stores.
         #expect(await waitUntil(timeout: .seconds(5)) { (try? servers.map(listedEntries)) == [3, 3] })
         let peers = servers.map(\.url).joined(separator: ",")
-        let result = try await LarderCLI.run(["fanout", "--peers", peers, "--token", Self.token, "DELETE", "/cache"])
+        let result = try await LarderProcess.run([
+            "fanout", "--peers", peers, "--token", Self.token, "DELETE", "/cache",
+        ])
         #expect(result.status == 0, "\(result.output)")
         for server in servers {
             #expect(result.output.contains("\(server.url)  200  {\"purged\":3}"), "\(result.output)")
@@ -59,11 +61,11 @@ import Testing
         defer { origin.stop() }
         let (_, servers) = try await replicas(origin, entries: 1)
         let peers = servers.map(\.url).joined(separator: ",")
-        let denied = try await LarderCLI.run(["fanout", "--peers", peers, "DELETE", "/cache"])
+        let denied = try await LarderProcess.run(["fanout", "--peers", peers, "DELETE", "/cache"])
         #expect(denied.status != 0)
         #expect(denied.output.contains("2 of 2 peers failed"), "\(denied.output)")
         #expect(await waitUntil(timeout: .seconds(5)) { (try? servers.map(listedEntries)) == [1, 1] })
-        let allowed = try await LarderCLI.run(
+        let allowed = try await LarderProcess.run(
             ["fanout", "--peers", peers, "GET", "/cache?limit=1"], environment: ["LARDER_ADMIN_TOKEN": Self.token])
         #expect(allowed.status == 0, "\(allowed.output)")
         #expect(allowed.output.components(separatedBy: "  200  {\"entries\":").count == 3)
@@ -75,8 +77,8 @@ import Testing
         let (_, servers) = try await replicas(origin, entries: 2)
         #expect(await waitUntil(timeout: .seconds(5)) { (try? listedEntries(servers[0])) == 2 })
         let dead = servers[1].url
-        await servers[1].stop()
-        let result = try await LarderCLI.run(
+        servers[1].stop()
+        let result = try await LarderProcess.run(
             [
                 "fanout", "--peers", "\(servers[0].url),\(dead)", "--token", Self.token, "--timeout", "2", "DELETE",
                 "/cache",
@@ -95,7 +97,7 @@ import Testing
         let file = directory.file("chain.json")
         _ = FileManager.default.createFile(atPath: file, contents: Data(chain.utf8))
         let peers = servers.map(\.url).joined(separator: ",")
-        let result = try await LarderCLI.run(
+        let result = try await LarderProcess.run(
             ["fanout", "--peers", peers, "--token", Self.token, "--data", "@\(file)", "PUT", "/filters"])
         #expect(result.status == 0, "\(result.output)")
         for server in servers {
@@ -106,7 +108,7 @@ import Testing
 
     @Test(arguments: [["GET", "cache"], ["G ET", "/cache"]])
     func badCallIsRefusedBeforeAnyPeerIsAsked(_ call: [String]) async throws {
-        let result = try await LarderCLI.run(["fanout", "--peers", "http://127.0.0.1:1"] + call)
+        let result = try await LarderProcess.run(["fanout", "--peers", "http://127.0.0.1:1"] + call)
         #expect(result.status != 0)
         #expect(!result.output.contains("cannot connect"), "\(result.output)")
     }

@@ -24,7 +24,6 @@ struct FaultKillTests {
     }
 
     @Test func killedUnderWriteLoadRestartsWithASoundDatabaseAndOnlyCorrectBodies() async throws {
-        let binary = try #require(LarderProcess.binary, "the larder binary is not built next to the tests")
         let origin = try StubOrigin()
         defer { origin.stop() }
         origin.respond(to: "/obj") { request in
@@ -36,8 +35,9 @@ struct FaultKillTests {
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
         var checked = 0
         for round in 0..<Self.rounds {
-            let larder = try await LarderProcess.start(binary: binary, database: database)
-            defer { larder.kill() }
+            let larder = try await LarderProcess.start(arguments: Self.serveArguments, database: database)
+            defer { larder.stop() }
+            let port = larder.port
             // Writers fetch unique URLs (misses, each stored) until the kill cuts them off.
             let stop = Atomic<Bool>(false)
             let served = Atomic<Int>(0)
@@ -51,7 +51,8 @@ struct FaultKillTests {
                         // Bounded, so that checking every entry afterwards stays quick.
                         if index > round * 100_000 + Self.maxEntriesPerRound { break }
                         let url = origin.url("/obj?n=\(index)")
-                        guard let response = try? larder.get("/fetch?url=" + LarderProcess.encode(url)) else {
+                        guard let response = try? Self.get(port: port, "/fetch?url=" + LarderProcess.queryValue(url))
+                        else {
                             continue
                         }
                         if response.status == 200 && response.body == Self.body(index) {
@@ -62,30 +63,31 @@ struct FaultKillTests {
             }
             #expect(await waitUntil(timeout: .seconds(20)) { served.load(ordering: .relaxed) >= 15 })
             try await Task.sleep(for: .milliseconds(Int64(100 + round * 150)))
-            larder.kill()
+            larder.killAbruptly()
             stop.store(true, ordering: .relaxed)
             // Waited for with a poll, not a blocking wait: the test's own thread must stay free.
             #expect(await waitUntil(timeout: .seconds(30)) { finished.load(ordering: .relaxed) == Self.writers })
 
-            #expect(try LarderProcess.sqlite(database, "PRAGMA integrity_check;") == "ok", "round \(round)")
+            #expect(try Self.sqlite(database, "PRAGMA integrity_check;") == "ok", "round \(round)")
 
-            let restarted = try await LarderProcess.start(binary: binary, database: database)
-            defer { restarted.kill() }
-            #expect(try restarted.get("/healthz").status == 200)
+            let restarted = try await LarderProcess.start(arguments: Self.serveArguments, database: database)
+            defer { restarted.stop() }
+            #expect(try restarted.request("GET", "/healthz").status == 200)
             var cursor: String?
             var entries = 0
             repeat {
-                let page = try restarted.get(
-                    "/cache?limit=500" + (cursor.map { "&cursor=" + LarderProcess.encode($0) } ?? ""))
+                let page = try restarted.request(
+                    "GET",
+                    "/cache?limit=500" + (cursor.map { "&cursor=" + LarderProcess.queryValue($0) } ?? ""))
                 let json = try #require(try JSONSerialization.jsonObject(with: Data(page.body)) as? [String: Any])
                 for entry in json["entries"] as? [[String: Any]] ?? [] {
                     let key = try #require(entry["key"] as? String)
                     let url = try #require(entry["url"] as? String)
                     let index = try #require(Int(url.split(separator: "=").last ?? ""))
-                    let stored = try restarted.get("/cache/\(key)")
+                    let stored = try restarted.request("GET", "/cache/\(key)")
                     #expect(stored.status == 200)
                     #expect(stored.body == Self.body(index), "round \(round): \(url) serves other bytes")
-                    let hit = try restarted.get("/fetch?url=" + LarderProcess.encode(url))
+                    let hit = try restarted.request("GET", "/fetch?url=" + LarderProcess.queryValue(url))
                     #expect(hit.header("X-Cache") == "HIT", "round \(round): \(url)")
                     #expect(hit.body == Self.body(index), "round \(round): \(url) serves other bytes")
                     entries += 1
@@ -96,90 +98,20 @@ struct FaultKillTests {
             // so the last few served may be lost; most are not).
             #expect(entries >= 10, "round \(round): what was stored before the kill was kept")
             checked += entries
-            restarted.kill()
+            restarted.killAbruptly()
         }
         #expect(checked > 0)
     }
-}
 
-/// Why a `larder serve` child could not be used.
-struct LarderProcessError: Error {
-    let detail: String
-}
+    /// The server's flags: loopback origins allowed, a quiet log, a short drain.
+    static let serveArguments = ["--allow-network", "127.0.0.0/8", "--access-log", "false", "--shutdown-grace", "1"]
 
-/// A `larder serve` child process on 127.0.0.1 at a port it picks, with its log in a temporary file.
-final class LarderProcess: Sendable {
-    let process: Process
-    let port: Int
-    let log: URL
-
-    /// The `larder` binary next to the test bundle (both are products of the same build).
-    static var binary: URL? {
-        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("larder")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }
-
-    private init(process: Process, port: Int, log: URL) {
-        self.process = process
-        self.port = port
-        self.log = log
-    }
-
-    /// Starts `larder serve` on `database`, allowed to fetch from loopback, and waits (10 s) for its port.
-    static func start(binary: URL, database: String) async throws -> LarderProcess {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("larder-kill-\(UUID()).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = [
-            "serve", "--host", "127.0.0.1", "--port", "0", "--db", database, "--allow-network", "127.0.0.0/8",
-            "--access-log", "false", "--shutdown-grace", "1",
-        ]
-        process.standardOutput = try FileHandle(forWritingTo: log)
-        process.standardError = process.standardOutput
-        try process.run()
-        var port: Int?
-        let found = await waitUntil(timeout: .seconds(10)) {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            guard let range = text.range(of: "listening on 127.0.0.1:") else { return false }
-            port = Int(text[range.upperBound...].prefix { $0.isNumber })
-            return port != nil
-        }
-        guard found, let port else {
-            if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            throw LarderProcessError(detail: "larder did not start: \(text.suffix(500))")
-        }
-        return LarderProcess(process: process, port: port, log: log)
-    }
-
-    /// `kill -9`, and waits for the exit (idempotent).
-    func kill() {
-        if process.isRunning {
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(at: log)
-    }
-
-    /// One GET on a new connection.
-    func get(_ path: String) throws -> RawHTTPResponse {
+    /// One GET on a new connection; the writer threads share only the port, not the process object.
+    static func get(port: Int, _ path: String) throws -> RawHTTPResponse {
         let client = try RawSocketClient(port: port, timeout: 10)
         defer { client.close() }
         try client.send("GET \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
         return try client.readResponse()
-    }
-
-    /// Percent-encodes a query parameter value.
-    static func encode(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
     /// Runs the `sqlite3` shell on a database and returns its trimmed output.

@@ -6,16 +6,16 @@ import Testing
 @Suite struct HealthCommandTests {
     @Test func runningServerIsHealthyByURLAndByEnvironment() async throws {
         let directory = StorageTestDirectory()
-        let server = try await LarderServer(database: directory.file())
-        let byURL = try await LarderCLI.run(["health", "--url", server.url])
+        let server = try await LarderProcess.start(database: directory.file())
+        let byURL = try await LarderProcess.run(["health", "--url", server.url])
         #expect(byURL.status == 0)
         #expect(byURL.output.hasPrefix("healthy: 127.0.0.1:\(server.port)"))
         // The container's HEALTHCHECK has no flags: LARDER_HOST 0.0.0.0 means ask loopback.
-        let byEnvironment = try await LarderCLI.run(
+        let byEnvironment = try await LarderProcess.run(
             ["health"], environment: ["LARDER_HOST": "0.0.0.0", "LARDER_PORT": "\(server.port)"])
         #expect(byEnvironment.status == 0, "\(byEnvironment.output)")
-        await server.stop()
-        let afterStop = try await LarderCLI.run(["health", "--url", server.url])
+        server.stop()
+        let afterStop = try await LarderProcess.run(["health", "--url", server.url])
         #expect(afterStop.status != 0)
         #expect(afterStop.output.contains("cannot connect"))
     }
@@ -41,7 +41,7 @@ import Testing
             stub.respond(to: "/healthz", with: .raw("SSH-2.0-OpenSSH\r\n\r\n"))
             expected = "malformed response"
         }
-        let result = try await LarderCLI.run(["health", "--url", stub.url(), "--timeout", "1"])
+        let result = try await LarderProcess.run(["health", "--url", stub.url(), "--timeout", "1"])
         #expect(result.status != 0)
         #expect(result.output.hasPrefix("unhealthy: "))
         #expect(result.output.contains(expected), "\(result.output)")
@@ -50,7 +50,7 @@ import Testing
 
     @Test(arguments: ["https://127.0.0.1:1/", "http://", "http://127.0.0.1:99999/", "ftp://x"])
     func badURLIsRefusedWithoutAConnection(_ url: String) async throws {
-        let result = try await LarderCLI.run(["health", "--url", url])
+        let result = try await LarderProcess.run(["health", "--url", url])
         #expect(result.status != 0)
         #expect(result.output.contains("bad URL"), "\(result.output)")
     }

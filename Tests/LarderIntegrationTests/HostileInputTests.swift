@@ -66,7 +66,7 @@ import Testing
     @Test func controlBytesInTheURLParameterAreRefusedBeforeTheOrigin() async throws {
         let origin = try StubOrigin()
         origin.respond(to: "/a", with: .ok("origin body"))
-        let larder = try await LarderProcess(arguments: ["--allow-network", "127.0.0.0/8"])
+        let larder = try await LarderProcess.start(arguments: ["--allow-network", "127.0.0.0/8"])
         for payload in Self.urlPayloads {
             let query = Self.urlParameter(origin.url(payload))
             let raw = try Self.exchange(
@@ -83,7 +83,7 @@ import Testing
     @Test func rawControlBytesInTheRequestLineAreRefusedBeforeTheOrigin() async throws {
         let origin = try StubOrigin()
         origin.respond(to: "/a", with: .ok("origin body"))
-        let larder = try await LarderProcess(arguments: ["--allow-network", "127.0.0.0/8"])
+        let larder = try await LarderProcess.start(arguments: ["--allow-network", "127.0.0.0/8"])
         for target in [
             "/fetch?url=\(origin.url("/a"))\rX-Injected: 1", "/fetch?url=\(origin.url("/a"))\u{0}",
             "/fetch?url=\(origin.url("/a\u{1B}"))",
@@ -98,7 +98,7 @@ import Testing
     @Test func percentEncodedControlBytesReachTheOriginStillEncoded() async throws {
         let origin = try StubOrigin()
         origin.respond(to: "/a%0D%0AX-Injected:%201%00", with: .ok("origin body"))
-        let larder = try await LarderProcess(arguments: ["--allow-network", "127.0.0.0/8"])
+        let larder = try await LarderProcess.start(arguments: ["--allow-network", "127.0.0.0/8"])
         // `%0d%0a` inside the URL (so `%250d%250a` in the parameter): a path the origin may serve.
         let query = Self.urlParameter(origin.url("/a%0d%0aX-Injected:%201%00"))
         let raw = try Self.exchange(
@@ -121,7 +121,7 @@ import Testing
     @Test func controlBytesInForwardedHeadersNeverReachTheOrigin() async throws {
         let origin = try StubOrigin()
         origin.respond(to: "/h", with: .ok("origin body").header("Cache-Control", "no-store"))
-        let larder = try await LarderProcess(arguments: ["--allow-network", "127.0.0.0/8"])
+        let larder = try await LarderProcess.start(arguments: ["--allow-network", "127.0.0.0/8"])
         let head =
             "GET /fetch?url=\(Self.urlParameter(origin.url("/h"))) HTTP/1.1\r\nHost: larder\r\nConnection: close\r\n"
         for field in Self.headerPayloads {
@@ -155,7 +155,7 @@ import Testing
     }()
 
     @Test func cachePathsThatAreNotAKeyAreInvalidKeyProblems() async throws {
-        let larder = try await LarderProcess()
+        let larder = try await LarderProcess.start()
         for segment in Self.badKeys {
             try Self.expectInvalidKey(larder.port, segment)
         }
@@ -206,7 +206,7 @@ import Testing
     ]
 
     @Test func adminEndpointsRefuseEveryCredentialButTheToken() async throws {
-        let larder = try await LarderProcess(environment: ["LARDER_ADMIN_TOKEN": "s3cret-token"])
+        let larder = try await LarderProcess.start(environment: ["LARDER_ADMIN_TOKEN": "s3cret-token"])
         for path in Self.adminPaths {
             for credentials in Self.refusedCredentials {
                 let field = credentials.map { "Authorization: \($0)\r\n" } ?? ""
@@ -251,7 +251,7 @@ import Testing
     ]
 
     @Test func errorBodiesAreValidJSONThatEscapesTheInput() async throws {
-        let larder = try await LarderProcess()
+        let larder = try await LarderProcess.start()
         for input in Self.echoedInputs {
             try Self.expectEscapedErrors(larder.port, input)
         }
@@ -286,7 +286,7 @@ import Testing
     }
 
     @Test func accessLogLinesEscapeControlBytes() async throws {
-        let larder = try await LarderProcess(arguments: ["--access-log", "true", "--log-format", "text"])
+        let larder = try await LarderProcess.start(arguments: ["--access-log", "true", "--log-format", "text"])
         let requests: [[UInt8]] = [
             Array("GET /healthz?\u{1B}[31mred\u{1B}[0m HTTP/1.1\r\nHost: larder\r\nConnection: close\r\n\r\n".utf8),
             Array("GET /\u{1B}]0;owned\u{7} HTTP/1.1\r\nHost: larder\r\nConnection: close\r\n\r\n".utf8),
@@ -297,10 +297,10 @@ import Testing
         ]
         for request in requests { _ = try Self.exchange(larder.port, request) }
         let found = await waitUntil(timeout: .seconds(5)) {
-            String(decoding: larder.log, as: UTF8.self).contains("/healthz?%1b%0d%0a")
+            String(decoding: larder.logBytes, as: UTF8.self).contains("/healthz?%1b%0d%0a")
         }
         #expect(found, "the last request was not logged")
-        let log = larder.log
+        let log = larder.logBytes
         // Only the line feeds that end lines: no ESC, BEL, CR, DEL or stray LF inside a line.
         #expect(!log.contains { ($0 < 0x20 && $0 != 0x0A) || $0 == 0x7F }, "\(String(decoding: log, as: UTF8.self))")
         let lines = String(decoding: log, as: UTF8.self).split(separator: "\n")

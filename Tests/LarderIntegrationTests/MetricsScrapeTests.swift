@@ -56,17 +56,6 @@ import Testing
         }
     }
 
-    /// The `larder` binary next to the test bundle (both are products of the same build).
-    static var binary: URL? {
-        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("larder")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }
-
     static let malformed: [String] = [
         "larder_x{route=\"fetch} 1\n",  // unterminated label value
         "# TYPE larder_x gauge\nlarder_x{a=1} 1\n",  // unquoted label value
@@ -88,54 +77,16 @@ import Testing
     }
 
     @Test func liveScrapeParsesAndCountsTheRequestsMade() async throws {
-        let binary = try #require(Self.binary, "the larder binary is not built next to the tests")
         let origin = try StubOrigin()
         defer { origin.stop() }
         origin.respond(to: "/kept", with: StubOriginResponse.ok("kept body").header("Cache-Control", "max-age=600"))
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "larder-metrics-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let logURL = scratch.appendingPathComponent("serve.log")
-        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = binary
         // Only the stub's own address is opened: 127.0.0.2 stays refused, for the SSRF counter.
-        process.arguments = [
-            "serve", "--host", "127.0.0.1", "--port", "0", "--allow-network", "127.0.0.1/32", "--sweep-interval", "0",
-        ]
-        process.environment = ProcessInfo.processInfo.environment.merging([
-            "LARDER_DB": scratch.appendingPathComponent("cache.db").path
-        ]) { $1 }
-        process.standardOutput = try FileHandle(forWritingTo: logURL)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
-        }
-        var port: Int?
-        let listening = await waitUntil(timeout: .seconds(20)) {
-            let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
-            guard let range = log.range(of: "listening on 127.0.0.1:") else { return false }
-            port = Int(log[range.upperBound...].prefix { $0.isNumber })
-            return port != nil
-        }
-        #expect(listening)
-        let boundPort = try #require(port)
-        func get(_ target: String) throws -> RawHTTPResponse {
-            let client = try RawSocketClient(port: boundPort, timeout: 30)
-            defer { client.close() }
-            try client.send("GET \(target) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
-            return try client.readResponse()
-        }
-        func fetchTarget(_ url: String) -> String {
-            var allowed = CharacterSet.alphanumerics
-            allowed.insert(charactersIn: "-._~")
-            return "/fetch?url=" + (url.addingPercentEncoding(withAllowedCharacters: allowed) ?? url)
-        }
+        let larder = try await LarderProcess.start(arguments: [
+            "--allow-network", "127.0.0.1/32", "--sweep-interval", "0",
+        ])
+        defer { larder.stop() }
+        func get(_ target: String) throws -> RawHTTPResponse { try larder.request("GET", target) }
+        func fetchTarget(_ url: String) -> String { "/fetch?url=" + LarderProcess.queryValue(url) }
 
         #expect(try get(fetchTarget(origin.url("/kept"))).header("X-Cache") == "MISS")
         // The entry is committed before the fetch leaves the registry; a hit may need a moment.

@@ -11,7 +11,7 @@ import Testing
 
     @Test func servedDocumentIsTheFileByteForByte() async throws {
         let file = try [UInt8](Data(contentsOf: Self.documentURL))
-        let server = try await ServedLarder()
+        let server = try await LarderProcess.start()
         defer { server.stop() }
         let client = try RawSocketClient(port: server.port)
         try client.send("GET /openapi.yaml HTTP/1.1\r\nHost: test\r\n\r\n")
@@ -24,7 +24,7 @@ import Testing
 
     @Test func headAnswersTheDocumentsLengthWithoutItsBody() async throws {
         let file = try Data(contentsOf: Self.documentURL)
-        let server = try await ServedLarder()
+        let server = try await LarderProcess.start()
         defer { server.stop() }
         let client = try RawSocketClient(port: server.port)
         try client.send("HEAD /openapi.yaml HTTP/1.1\r\nHost: test\r\n\r\n")
@@ -39,7 +39,7 @@ import Testing
 
     @Test(arguments: ["POST", "PUT", "DELETE"])
     func otherMethodsAre405WithAllow(method: String) async throws {
-        let server = try await ServedLarder()
+        let server = try await LarderProcess.start()
         defer { server.stop() }
         let client = try RawSocketClient(port: server.port)
         try client.send("\(method) /openapi.yaml HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n")

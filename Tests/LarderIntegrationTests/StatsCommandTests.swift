@@ -14,15 +14,15 @@ import Testing
             )
         }
         let directory = StorageTestDirectory()
-        let server = try await LarderServer(
-            database: directory.file("live.db"), arguments: ["--allow-network", "127.0.0.0/8"])
+        let server = try await LarderProcess.start(
+            arguments: ["--allow-network", "127.0.0.0/8"], database: directory.file("live.db"))
         for index in 0..<4 { #expect(try server.fetch(origin.url("/s/\(index)")).status == 200) }
         // An entry is committed just after its response is sent.
         #expect(
             await waitUntil(timeout: .seconds(5)) {
-                (try? CacheDatabaseSummary.read(path: server.database).entries) == 4
+                (try? CacheDatabaseSummary.read(path: server.databasePath).entries) == 4
             })
-        let result = try await LarderCLI.run(["stats", "--db", server.database, "--max-size", "1M"])
+        let result = try await LarderProcess.run(["stats", "--db", server.databasePath, "--max-size", "1M"])
         #expect(result.status == 0, "\(result.output)")
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines.contains("entries    4"), "\(result.output)")
@@ -44,7 +44,7 @@ import Testing
             _ = FileManager.default.createFile(
                 atPath: directory.file(name), contents: Data(repeating: 0x42, count: 4096))
         }
-        let result = try await LarderCLI.run(["stats", "--db", directory.file(name)])
+        let result = try await LarderProcess.run(["stats", "--db", directory.file(name)])
         #expect(result.status != 0)
         #expect(result.output.hasPrefix("larder stats: "))
         #expect(!FileManager.default.fileExists(atPath: directory.file("missing.db")))

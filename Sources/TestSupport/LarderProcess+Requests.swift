@@ -1,0 +1,96 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension LarderProcess {
+    /// Sends one request on a fresh connection (`Connection: close`) over `RawSocketClient`.
+    /// - Parameters:
+    ///   - method: the method.
+    ///   - target: the request target, e.g. `/cache?limit=1`.
+    ///   - headers: more header lines (`Name: value`).
+    ///   - body: a body, sent with its `Content-Length`.
+    ///   - timeout: the longest any read waits (generous: a loaded machine is slow, not wrong).
+    /// - Returns: the response.
+    /// - Throws: `RawSocketError` when the exchange fails.
+    public func request(
+        _ method: String, _ target: String, headers: [String] = [], body: String? = nil, timeout: Double = 30
+    ) throws -> RawHTTPResponse {
+        let client = try RawSocketClient(port: port, timeout: timeout)
+        defer { client.close() }
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: test\r\n"
+        for header in headers { head += header + "\r\n" }
+        if let body { head += "Content-Length: \(body.utf8.count)\r\n" }
+        try client.send(head + "Connection: close\r\n\r\n" + (body ?? ""))
+        return try client.readResponse(isHeadResponse: method == "HEAD")
+    }
+
+    /// `GET /fetch?url=<url>`, the URL percent-encoded as a query value.
+    /// - Parameter url: the origin URL.
+    /// - Returns: the response.
+    /// - Throws: `RawSocketError` when the exchange fails.
+    public func fetch(_ url: String) throws -> RawHTTPResponse {
+        try request("GET", "/fetch?url=" + Self.queryValue(url))
+    }
+
+    /// `value` with every byte outside RFC 3986's unreserved set percent-encoded.
+    /// - Parameter value: the text.
+    /// - Returns: the encoded text.
+    public static func queryValue(_ value: String) -> String {
+        value.utf8.map { byte -> String in
+            let unreserved =
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x7E
+            return unreserved ? String(UnicodeScalar(byte)) : String(format: "%%%02X", byte)
+        }.joined()
+    }
+
+    /// Runs `larder arguments…` to its end, for one-shot commands (`stats`, `backup`, `health`, a
+    /// `serve` refused at startup). A `serve` that does start is sent SIGTERM once it logs where it listens,
+    /// so that it ends too. The child gets the clean environment, a scratch `LARDER_DB` (a `--db` flag or
+    /// `environment` wins) so nothing is written in the working directory, and `environment`.
+    /// - Parameters:
+    ///   - arguments: the command and its flags.
+    ///   - environment: variables added to the clean environment.
+    ///   - timeout: the longest it may run, in seconds; then it is killed.
+    /// - Returns: the exit status and what it printed on stdout and stderr.
+    /// - Throws: `LarderProcessError` when the binary is missing or the command ran past `timeout`.
+    public static func run(
+        _ arguments: [String], environment: [String: String] = [:], timeout: Double = 20
+    ) async throws -> (status: Int32, output: String) {
+        guard let binary else { throw LarderProcessError.binaryMissing }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("larder-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let log = scratch.appendingPathComponent("output.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let database = ["LARDER_DB": scratch.appendingPathComponent("cache.db").path]
+        process.environment = cleanEnvironment.merging(database) { $1 }.merging(environment) { $1 }
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        var signalled = false
+        let exited = await waitUntil(timeout: .milliseconds(Int(timeout * 1000))) {
+            if !process.isRunning { return true }
+            if !signalled, listeningPort(in: (try? String(contentsOf: log, encoding: .utf8)) ?? "") != nil {
+                kill(process.processIdentifier, SIGTERM)
+                signalled = true
+            }
+            return false
+        }
+        if !exited {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            throw LarderProcessError.timedOut(arguments: arguments, seconds: timeout, output: output)
+        }
+        process.waitUntilExit()
+        return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+}
