@@ -190,7 +190,11 @@ struct OriginClientTests {
         let body = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) }
         origin.respond(to: "/fast", with: .ok(bytes: body))
         let client = makeLoopbackClient()
-        let delegate = RecordingFetchDelegate { fetch, _ in fetch.pause() }
+        // Every piece pauses the transfer while `holding` is set.
+        let holding = Atomic<Bool>(true)
+        let delegate = RecordingFetchDelegate { fetch, _ in
+            if holding.load(ordering: .relaxed) { fetch.pause() }
+        }
         let fetch = client.fetch(OriginRequest(url: origin.url("/fast")), delegate: delegate)
 
         #expect(await waitUntil(timeout: .seconds(5)) { fetch.progress.phase == .paused })
@@ -200,11 +204,19 @@ struct OriginClientTests {
         #expect(heldAt < body.count)
         #expect(delegate.results.isEmpty)
 
-        // Resume after every piece from now on, until the end.
-        for _ in 0..<10_000 where delegate.results.isEmpty {
-            fetch.resume()
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        // One resume more while still holding: exactly one more piece, then paused again.
+        fetch.resume()
+        #expect(await waitUntil(timeout: .seconds(5)) { delegate.bodyCount > heldAt })
+        #expect(await waitUntil(timeout: .seconds(5)) { fetch.progress.phase == .paused })
+        let heldAgainAt = delegate.bodyCount
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(delegate.bodyCount == heldAgainAt)
+        #expect(delegate.results.isEmpty)
+
+        // Let go: one resume reads the rest. (Resuming piece by piece from the test raced curl's total
+        // timeout on a loaded machine: a thousand wake-ups of a starved test thread take seconds.)
+        holding.store(false, ordering: .relaxed)
+        fetch.resume()
         _ = try #require(await delegate.finished()).get()
         #expect(delegate.body == body)
     }
