@@ -24,4 +24,8 @@ echo "== README endpoint examples"
 scripts/check-readme-examples.sh
 
 echo "== tests"
-swift test --skip-build
+# The origin client's suites measure curl's own clock (timeouts, pause and resume), so they run on
+# their own: beside 600 other tests on two cores, a starved test thread misses curl's deadlines.
+swift test --skip-build --skip 'OriginClient(Limits)?Tests'
+echo "== origin client tests (on their own)"
+swift test --skip-build --filter 'OriginClient(Limits)?Tests'
