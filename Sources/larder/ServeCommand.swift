@@ -75,6 +75,7 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
+        SignalDrain.blockDrainSignals()
         let settings = try Settings(flags: givenFlags)
         LoggingSystem.bootstrap { label in
             var handler: any LogHandler =
@@ -92,6 +93,9 @@ struct ServeCommand: ParsableCommand {
             configuration: settings.server, responder: responder, accessLog: accessLog,
             onError: { error in Logger(label: "larder").error("\(error)") })
         metrics.http.attach(server)
+        // Before "listening on": whoever waits for that line (an orchestrator, a script, a test) may send
+        // SIGTERM at once; the signals are blocked since the start of `run`, so it waits for the source.
+        SignalDrain.install(server: server, grace: settings.shutdownGrace, logger: logger)
         do {
             try server.start()
         } catch {
@@ -101,7 +105,6 @@ struct ServeCommand: ParsableCommand {
         logger.info(
             "listening on \(settings.server.host):\(server.port)",
             metadata: ["host": "\(settings.server.host)", "port": "\(server.port)"])
-        SignalDrain.install(server: server, grace: settings.shutdownGrace, logger: logger)
         dispatchMain()
     }
 }

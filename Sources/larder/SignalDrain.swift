@@ -5,6 +5,21 @@ import Logging
 
 /// SIGTERM and SIGINT drain the server and exit 0; SIGPIPE is ignored (writes report EPIPE instead).
 enum SignalDrain {
+    /// Blocks SIGTERM and SIGINT in the calling thread; call it first in `serve`, before any thread exists,
+    /// so that every thread inherits the mask.
+    ///
+    /// The sources below ignore the signals' default action (`SIG_IGN`), and Linux drops an ignored
+    /// signal at once unless it is blocked: a SIGTERM sent right after "listening on", while the main
+    /// thread had it unblocked, was lost and the process never drained. Blocked, it stays pending until
+    /// Dispatch's signal source reads it (libdispatch takes it through a signalfd on Linux).
+    static func blockDrainSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGINT)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
     /// Installs the signal sources on the main queue. They live for the rest of the process.
     /// - Parameters:
     ///   - server: the server to drain.
