@@ -30,26 +30,7 @@ max_examples="${CONTRACT_MAX_EXAMPLES:-30}"
 time_limit="${CONTRACT_TIMEOUT:-400}"
 seed="${CONTRACT_SEED:-1}"
 token="contract-$RANDOM$RANDOM"
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-# Waits (at most 10 s) for a pattern with a port in a log file; prints the port.
-port_from_log() {
-    local log=$1 pattern=$2 port=""
-    for _ in $(seq 100); do
-        port=$(grep -oE "$pattern" "$log" | grep -oE '[0-9]+$' | head -1 || true)
-        [[ -n "$port" ]] && break
-        sleep 0.1
-    done
-    [[ -n "$port" ]] || { echo "check-contract: no port in $log:" >&2; cat "$log" >&2; return 1; }
-    echo "$port"
-}
+source scripts/lib-processes.sh
 
 echo "== openapi-spec-validator"
 openapi-spec-validator openapi.yaml

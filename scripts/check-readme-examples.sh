@@ -14,25 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 larder="${LARDER_BIN:-$(swift build --show-bin-path)/larder}"
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-port_from_log() {
-    local log=$1 pattern=$2 port=""
-    for _ in $(seq 100); do
-        port=$(grep -oE "$pattern" "$log" | grep -oE '[0-9]+$' | head -1 || true)
-        [[ -n "$port" ]] && break
-        sleep 0.1
-    done
-    [[ -n "$port" ]] || { echo "check-readme-examples: no port in $log:" >&2; cat "$log" >&2; return 1; }
-    echo "$port"
-}
+source scripts/lib-processes.sh
 
 # The origin the README describes: python3 -m http.server serving a folder with these files.
 mkdir -p "$work/origin/img" "$work/run"
