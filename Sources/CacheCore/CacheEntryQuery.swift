@@ -41,14 +41,15 @@ public struct CacheEntryQuery: Sendable, Equatable {
         return true
     }
 
-    /// Whether a media type passes a `type` filter.
+    /// Whether a media type passes a `type` filter (the listing's `type`, a filter's `contentTypes`).
     /// - Parameters:
-    ///   - mediaType: the entry's media type, lower-cased, without parameters.
-    ///   - filter: `type/subtype` or `type/*`.
-    /// - Returns: the verdict.
+    ///   - mediaType: the media type, lower-cased, without parameters (`StoredEntry.mediaType(of:)`).
+    ///   - filter: `type/subtype`, `type/*`, or `*/*` (and `*`) for any, case-insensitive.
+    /// - Returns: the verdict; `false` for no media type.
     public static func mediaType(_ mediaType: String?, matches filter: String) -> Bool {
         guard let mediaType else { return false }
         let filter = filter.lowercased()
+        if filter == "*/*" || filter == "*" { return true }
         if filter.hasSuffix("/*") { return mediaType.hasPrefix(String(filter.dropLast())) }
         return mediaType == filter
     }

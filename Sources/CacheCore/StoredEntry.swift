@@ -118,7 +118,12 @@ public struct StoredEntry: Sendable, Equatable {
         return declaredContentType.isEmpty ? nil : declaredContentType
     }
     /// The media type alone, lower-cased, without parameters (`text/html`).
-    public var mediaType: String? {
+    public var mediaType: String? { Self.mediaType(of: contentType) }
+
+    /// The media type of a `Content-Type` value: lower-cased, without parameters.
+    /// - Parameter contentType: the field value, if any.
+    /// - Returns: e.g. `image/png`; `nil` when there is no value.
+    public static func mediaType(of contentType: String?) -> String? {
         guard let contentType else { return nil }
         return Substring(contentType.split(separator: ";", maxSplits: 1).first ?? "")
             .trimmingHTTPWhitespace().lowercased()

@@ -16,7 +16,8 @@ import Testing
 
     @Test(arguments: [
         ("image/png", "image/*", true), ("image/png", "image/png", true), ("image/png", "image/jpeg", false),
-        ("imagex/png", "image/*", false), ("text/html", "TEXT/HTML", true),
+        ("imagex/png", "image/*", false), ("text/html", "TEXT/HTML", true), ("text/html", "*/*", true),
+        ("text/html", "*", true),
     ])
     func mediaTypeFilterMatches(type: String, filter: String, expected: Bool) {
         #expect(CacheEntryQuery.mediaType(type, matches: filter) == expected)

@@ -25,7 +25,9 @@ extension InFlightFetch {
         }
         // With image validation the sniffed type is the one stored and served, so the filter's content types
         // are checked against it once the body is complete (`commit`), not against the declared one here.
-        if !decision.validateImage, let refusal = contentTypeRefusal(Self.mediaType(of: head.headers["Content-Type"])) {
+        if !decision.validateImage,
+            let refusal = contentTypeRefusal(StoredEntry.mediaType(of: head.headers["Content-Type"]))
+        {
             return InFlightAdmission(stored: false, refusal: refusal)
         }
         if let limit = decision.maxBytes, let length = head.headers["Content-Length"].flatMap({ Int($0) }),
@@ -37,24 +39,11 @@ extension InFlightFetch {
     }
 
     /// Why the filter's `contentTypes` refuse a media type, or `nil` when they admit it (or list none).
-    func contentTypeRefusal(_ mediaType: String) -> String? {
+    func contentTypeRefusal(_ mediaType: String?) -> String? {
         guard !decision.contentTypes.isEmpty,
-            !decision.contentTypes.contains(where: { Self.mediaType(mediaType, matches: $0) })
+            !decision.contentTypes.contains(where: { CacheEntryQuery.mediaType(mediaType, matches: $0) })
         else { return nil }
-        return "content type '\(mediaType)' not admitted"
-    }
-
-    /// The media type of a `Content-Type` value, lower-cased, without parameters; empty for none.
-    static func mediaType(of contentType: String?) -> String {
-        (contentType ?? "").split(separator: ";").first.map { $0.trimmingHTTPWhitespace().lowercased() } ?? ""
-    }
-
-    /// `image/*` style matching of a media type against a filter's pattern.
-    static func mediaType(_ mediaType: String, matches pattern: String) -> Bool {
-        let pattern = pattern.lowercased()
-        if pattern == "*/*" || pattern == "*" { return true }
-        if pattern.hasSuffix("/*") { return mediaType.hasPrefix(pattern.dropLast()) }
-        return mediaType == pattern
+        return "content type '\(mediaType ?? "")' not admitted"
     }
 
     /// Validates (when the filter asks) and commits the body; runs on `storeQueue` after the last byte.
@@ -121,7 +110,7 @@ extension InFlightFetch {
     /// - Returns: the declared `Content-Type` it replaced (empty when there was none), `nil` when they agree.
     static func retype(_ head: inout OriginResponseHead, as format: ImageFormat) -> String? {
         let declared = head.headers["Content-Type"]
-        guard mediaType(of: declared) != format.mimeType else { return nil }
+        guard StoredEntry.mediaType(of: declared) != format.mimeType else { return nil }
         head.headers.replaceOrAdd(name: "Content-Type", value: format.mimeType)
         return declared ?? ""
     }
