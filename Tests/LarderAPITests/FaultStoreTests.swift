@@ -37,7 +37,7 @@ extension FaultSuites {
                 #expect(miss.body == fresh)
                 #expect(await harness.settle())
                 #expect(try harness.storedBody("/new") == nil, "\(refusal.name): nothing half-written is kept")
-                #expect(harness.service.storeFailureCount >= 1)
+                #expect(harness.service.metrics.storeWriteFailureCount >= 1)
                 let reported = harness.reportedFailures
                 #expect(reported.first?.contains(harness.origin.url("/new")) == true)
                 #expect(reported.first?.lowercased().contains(refusal.error) == true, "\(reported)")

@@ -84,9 +84,6 @@ public final class FetchService: Sendable {
     /// How many origin fetches are under way (for metrics and tests).
     public var inFlightCount: Int { registry.all.count }
 
-    /// How many responses could not be stored because a store write failed (for metrics and tests).
-    public var storeFailureCount: Int { metrics.storeWriteFailureCount }
-
     /// Counts and reports a failed store write; the caller serves the response uncached.
     func recordStoreFailure(url: String, error: any Error) {
         metrics.storeWriteFailed()
