@@ -74,7 +74,7 @@ extension LarderProcess {
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.runSerialized()
         var signalled = false
         let exited = await waitUntil(timeout: .milliseconds(Int(timeout * 1000))) {
             if !process.isRunning { return true }

@@ -79,7 +79,7 @@ public final class LarderProcess {
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
         do {
-            try process.run()
+            try process.runSerialized()
         } catch {
             try? FileManager.default.removeItem(at: scratch)
             throw error

@@ -1,5 +1,6 @@
 import Foundation
 import ImageSniffing
+import TestSupport
 import Testing
 
 /// One file of the Pillow-made corpus, with what `manifest.tsv` says about it.
@@ -36,7 +37,7 @@ enum ImageCorpus {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         do {
-            try process.run()
+            try process.runSerialized()
         } catch {
             return (nil, "python3 could not be started: \(error)")
         }

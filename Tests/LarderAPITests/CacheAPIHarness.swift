@@ -120,7 +120,7 @@ func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
     let output = Pipe()
     process.standardInput = input
     process.standardOutput = output
-    try process.run()
+    try process.runSerialized()
     input.fileHandleForWriting.write(Data(bytes))
     try input.fileHandleForWriting.close()
     let data = output.fileHandleForReading.readDataToEndOfFile()

@@ -121,7 +121,7 @@ struct FaultKillTests {
         process.arguments = [database, sql]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try process.runSerialized()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

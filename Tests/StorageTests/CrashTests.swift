@@ -37,7 +37,7 @@ import Testing
             process.arguments = [path, String(round + 1), String(Self.chunkSize)]
             let output = Pipe()
             process.standardOutput = output
-            try process.run()
+            try process.runSerialized()
             // Wait until it is writing (bounded), then let it run a random while before the kill.
             let ready = DispatchSemaphore(value: 0)
             output.fileHandleForReading.readabilityHandler = { handle in

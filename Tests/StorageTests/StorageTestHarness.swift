@@ -60,7 +60,7 @@ func runProcess(_ arguments: [String], timeout: TimeInterval = 20) throws -> (st
     process.arguments = arguments
     let output = Pipe()
     process.standardOutput = output
-    try process.run()
+    try process.runSerialized()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     let deadline = Date().addingTimeInterval(timeout)
     while process.isRunning && Date() < deadline { usleep(10_000) }
