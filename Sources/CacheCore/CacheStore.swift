@@ -41,11 +41,12 @@ public protocol CacheStore: AnyObject, Sendable {
     @discardableResult
     func updateMetadata(_ entry: StoredEntry) throws -> Bool
 
-    /// Counts one hit. Cheap: hits are gathered in memory and written in batches.
+    /// Counts hits. Cheap: hits are gathered in memory and written in batches.
     /// - Parameters:
     ///   - key: the entry served.
-    ///   - now: the clock's time.
-    func recordHit(_ key: CacheKey, at now: Date)
+    ///   - count: how many times it was served (a caller that batched hits itself passes its count).
+    ///   - now: the clock's time (of the last of them).
+    func recordHits(_ key: CacheKey, count: Int, at now: Date)
 
     /// Deletes one entry.
     /// - Parameter key: its key.
@@ -193,4 +194,12 @@ public struct CacheStoreStats: Sendable, Equatable {
         self.totalBytes = totalBytes
         self.maxSize = maxSize
     }
+}
+
+extension CacheStore {
+    /// Counts one hit.
+    /// - Parameters:
+    ///   - key: the entry served.
+    ///   - now: the clock's time.
+    public func recordHit(_ key: CacheKey, at now: Date) { recordHits(key, count: 1, at: now) }
 }

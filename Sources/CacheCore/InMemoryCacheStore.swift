@@ -111,11 +111,11 @@ public final class InMemoryCacheStore: CacheStore {
         }
     }
 
-    public func recordHit(_ key: CacheKey, at now: Date) {
+    public func recordHits(_ key: CacheKey, count: Int, at now: Date) {
         state.withLock { state in
             guard var record = state.records[key] else { return }
             record.entry.setUsage(
-                hitCount: record.entry.hitCount + 1, lastAccess: max(now, record.entry.lastAccess),
+                hitCount: record.entry.hitCount + count, lastAccess: max(now, record.entry.lastAccess),
                 created: record.entry.created)
             state.records[key] = record
         }

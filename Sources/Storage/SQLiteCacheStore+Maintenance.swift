@@ -5,9 +5,9 @@ import Synchronization
 extension SQLiteCacheStore {
     /// Gathers the hit in memory; the batch is written once `hitFlushThreshold` entries have hits,
     /// and at every sweep and eviction, so serving a hit costs no write of its own.
-    public func recordHit(_ key: CacheKey, at now: Date) {
+    public func recordHits(_ key: CacheKey, count: Int, at now: Date) {
         let batchFull = pendingHits.withLock { hits -> Bool in
-            hits[key, default: PendingHit(count: 0, lastAccess: now)].count += 1
+            hits[key, default: PendingHit(count: 0, lastAccess: now)].count += count
             hits[key]!.lastAccess = max(hits[key]!.lastAccess, now)
             return hits.count >= configuration.hitFlushThreshold
         }

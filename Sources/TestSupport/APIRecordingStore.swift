@@ -56,8 +56,8 @@ public final class APIRecordingStore: CacheStore {
         return try wrapped.updateMetadata(entry)
     }
 
-    public func recordHit(_ key: CacheKey, at now: Date) {
-        wrapped.recordHit(key, at: now)
+    public func recordHits(_ key: CacheKey, count: Int, at now: Date) {
+        wrapped.recordHits(key, count: count, at: now)
     }
 
     public func delete(_ key: CacheKey) throws -> Bool {

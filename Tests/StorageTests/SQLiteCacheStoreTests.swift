@@ -74,10 +74,12 @@ import Testing
         let later = CacheCoreFixtures.epoch.addingTimeInterval(50)
         harness.store.recordHit(stored.key, at: later)
         harness.store.recordHit(stored.key, at: later)
+        // A caller that batched its own hits (the hot tier) hands them over as one count.
+        harness.store.recordHits(stored.key, count: 5, at: later)
         #expect(try harness.count("SELECT hit_count FROM entry") == 0)
-        #expect(try harness.store.entry(for: stored.key)?.hitCount == 2)
+        #expect(try harness.store.entry(for: stored.key)?.hitCount == 7)
         try harness.store.flushHits()
-        #expect(try harness.count("SELECT hit_count FROM entry") == 2)
+        #expect(try harness.count("SELECT hit_count FROM entry") == 7)
         #expect(try harness.store.entry(for: stored.key)?.lastAccess == later)
     }
 

@@ -61,7 +61,7 @@ extension FetchHandler {
         if let batch = service.hot.countHit(hot) {
             let store = service.store
             service.executor.submit {
-                for (key, count) in batch { for _ in 0..<count { store.recordHit(key, at: now) } }
+                for (key, count) in batch { store.recordHits(key, count: count, at: now) }
             }
         }
         return HTTPResponse(preparedHead: head, status: status, body: .bytes(hot.body), headers: Self.hotHitFields)

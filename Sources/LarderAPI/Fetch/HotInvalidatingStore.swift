@@ -42,7 +42,9 @@ public final class HotInvalidatingStore: CacheStore {
         return try wrapped.updateMetadata(entry)
     }
 
-    public func recordHit(_ key: CacheKey, at now: Date) { wrapped.recordHit(key, at: now) }
+    public func recordHits(_ key: CacheKey, count: Int, at now: Date) {
+        wrapped.recordHits(key, count: count, at: now)
+    }
 
     @discardableResult
     public func delete(_ key: CacheKey) throws -> Bool {
