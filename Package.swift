@@ -19,6 +19,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Linux's <sys/epoll.h>: one epoll set per event loop, watched by one dispatch source.
+        .systemLibrary(name: "CEpoll"),
 
         .target(name: "HTTPCore"),
         .target(name: "ImageSniffing"),
@@ -29,7 +31,7 @@ let package = Package(
         .target(name: "CachePolicy", dependencies: ["CacheCore", "ImageSniffing", "HTTPCore"]),
         .target(name: "Storage", dependencies: ["CacheCore", "HTTPCore", "CSQLite", "CZlib"]),
         .target(name: "Upstream", dependencies: ["HTTPCore", "CCurl"]),
-        .target(name: "HTTPServer", dependencies: ["HTTPCore"]),
+        .target(name: "HTTPServer", dependencies: ["HTTPCore", "CEpoll"]),
         // Counters, histograms and the Prometheus text format; no dependency, so any target may count.
         .target(name: "Metrics"),
         .target(

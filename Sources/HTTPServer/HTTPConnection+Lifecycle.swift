@@ -49,22 +49,9 @@ extension HTTPConnection {
         }
     }
 
-    /// Starts or stops watching the socket for room to write.
+    /// Starts or stops waiting for room to write; the loop calls `writeOutput` on the next writability edge.
     func setWriting(_ on: Bool) {
-        guard let writeSource, state != .closed else { return }
-        switch (on, writeState) {
-        case (true, .inactive):
-            writeState = .armed
-            writeSource.activate()
-        case (true, .suspended):
-            writeState = .armed
-            writeSource.resume()
-        case (false, .armed):
-            writeState = .suspended
-            writeSource.suspend()
-        default:
-            break
-        }
+        writeWaiting = on && state != .closed
     }
 
     /// Shutdown has begun: an idle connection closes now, a busy one after its current response
@@ -104,7 +91,7 @@ extension HTTPConnection {
         finalClose()
     }
 
-    /// Cancels the sources; the descriptor is closed by the last cancel handler.
+    /// Leaves the loop's epoll set and closes the descriptor; the timer is cancelled.
     func finalClose() {
         guard state != .closed else { return }
         if let current = stream {
@@ -116,34 +103,15 @@ extension HTTPConnection {
             logAccess(flight, aborted: true)
         }
         state = .closed
+        writeWaiting = false
+        if registered {
+            registered = false
+            loop.unregister(self)
+        }
+        close(fd)
+        // Dropping the timer drops its handler's reference to this connection.
         timer?.cancel()
-        if let readSource {
-            readSource.cancel()
-            if readSuspended {
-                readSuspended = false
-                readSource.resume()
-            }
-        }
-        if let writeSource {
-            writeSource.cancel()
-            switch writeState {
-            case .inactive: writeSource.activate()
-            case .suspended: writeSource.resume()
-            case .armed: break
-            }
-            writeState = .armed
-        }
+        timer = nil
         onClose(self)
-    }
-
-    func sourceCancelled() {
-        openSources -= 1
-        if openSources == 0 {
-            close(fd)
-            // Drop the sources so the handlers' references to this connection go with them.
-            readSource = nil
-            writeSource = nil
-            timer = nil
-        }
     }
 }

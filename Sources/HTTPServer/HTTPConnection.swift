@@ -1,3 +1,4 @@
+import CEpoll
 import Dispatch
 import Glibc
 import HTTPCore
@@ -5,8 +6,9 @@ import HTTPCore
 /// One accepted TCP connection: reads and parses requests, hands them to the responder one at a time,
 /// and writes the answers in order.
 ///
-/// Every mutable member belongs to `queue` (a serial queue that targets one of the server's shared event
-/// loops); the dispatch sources fire on it, and the writer hops onto it. Hence `@unchecked Sendable`.
+/// Every mutable member belongs to `queue`, a serial queue that targets one of the server's shared event
+/// loops: the loop reports socket readiness on its own queue (serialized with `queue`), the timer fires
+/// on `queue`, and the writer hops onto it. Hence `@unchecked Sendable`.
 final class HTTPConnection: @unchecked Sendable {
     /// Lets the writer tell whether it already runs on this connection's queue.
     static let queueKey = DispatchSpecificKey<Int>()
@@ -30,13 +32,15 @@ final class HTTPConnection: @unchecked Sendable {
     /// The event loop this connection's queue targets; its read buffer is shared with the loop's other
     /// connections (see `EventLoop`).
     let loop: EventLoop
-    var readSource: (any DispatchSourceRead)?
-    var writeSource: (any DispatchSourceWrite)?
     var timer: (any DispatchSourceTimer)?
+    /// Reading is paused (pipeline full, parse failure, peer closed): readiness is remembered, not acted on.
     var readSuspended = false
-    var writeState = SourceState.inactive
-    /// Sources whose cancel handler has yet to run; the descriptor closes when it reaches 0.
-    var openSources = 0
+    /// The socket may have unread bytes: set by a readiness edge, cleared by a short read or `EAGAIN`.
+    /// The epoll set is edge-triggered, so a paused reader must remember the edge it did not act on.
+    var readReady = false
+    /// A write returned `EAGAIN`; the next writability edge resumes it.
+    var writeWaiting = false
+    var registered = false
 
     /// Requests (or the parse failure that ends the connection) waiting for the one in flight.
     var pending: [PendingRequest] = []
@@ -67,7 +71,6 @@ final class HTTPConnection: @unchecked Sendable {
     var pumpAgain = false
 
     enum State { case open, lingering, closed }
-    enum SourceState { case inactive, armed, suspended }
     enum DeadlinePurpose { case none, idle, header, write, linger }
 
     enum PendingRequest {
@@ -102,24 +105,21 @@ final class HTTPConnection: @unchecked Sendable {
         queue.setSpecific(key: HTTPConnection.queueKey, value: id)
     }
 
-    /// Sets up the sources and starts reading. Call on `queue`.
+    /// Registers the socket with the loop, sets up the timer and starts reading. Call on `queue`.
     /// - Parameter rejection: when given, the connection answers it at once and closes (over capacity).
     func start(rejecting rejection: HTTPResponse? = nil) {
         dispatchPrecondition(condition: .onQueue(queue))
-        let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        read.setEventHandler { [self] in handleReadable() }
-        read.setCancelHandler { [self] in sourceCancelled() }
-        let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-        write.setEventHandler { [self] in writeOutput() }
-        write.setCancelHandler { [self] in sourceCancelled() }
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [self] in timerFired() }
-        openSources = 2
-        readSource = read
-        writeSource = write
         self.timer = timer
         timer.activate()
-        read.activate()
+        do {
+            try loop.register(self)
+            registered = true
+        } catch {
+            abort()
+            return
+        }
         if let rejection {
             respondWithoutRequest(rejection)
         } else {
@@ -127,33 +127,52 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
-    /// Reads what the socket has, feeds the parser and serves what it completed.
-    func handleReadable() {
-        if state == .closed { return }
-        let result: IOResult
-        do {
-            result = try Socket.read(fd, into: loop.readBuffer)
-        } catch {
-            abort()
-            return
+    /// The loop saw the socket become readable, writable, or closed by the peer (`EPOLL*` bits).
+    func socketReady(events: UInt32) {
+        let failed = events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
+        if events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0 || failed {
+            readReady = true
+            if !readSuspended { handleReadable() }
         }
-        switch result {
-        case .wouldBlock:
-            return
-        case .processed(0):
-            peerClosed = true
-            setReading(false)
-            if state == .lingering {
-                finalClose()
+        if writeWaiting && (events & EPOLLOUT.rawValue != 0 || failed) && state != .closed {
+            writeOutput()
+        }
+    }
+
+    /// Reads what the socket has, feeds the parser and serves what it completed; stops at `EAGAIN`, at a
+    /// short read (the socket is then empty, and new bytes bring a new edge), or when reading is paused.
+    func handleReadable() {
+        repeat {
+            if state == .closed { return }
+            let result: IOResult
+            do {
+                result = try Socket.read(fd, into: loop.readBuffer)
+            } catch {
+                abort()
                 return
             }
-            pump()
-        case .processed(let count):
-            // After a parse failure or during the lingering close, bytes are drained, never executed.
-            if state == .lingering || parserFailed { return }
-            parser.append(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
-            pump()
-        }
+            switch result {
+            case .wouldBlock:
+                readReady = false
+                return
+            case .processed(0):
+                readReady = false
+                peerClosed = true
+                setReading(false)
+                if state == .lingering {
+                    finalClose()
+                    return
+                }
+                pump()
+                return
+            case .processed(let count):
+                if count < loop.readBuffer.count { readReady = false }
+                // After a parse failure or during the lingering close, bytes are drained, never executed.
+                if state == .lingering || parserFailed { continue }
+                parser.append(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
+                pump()
+            }
+        } while readReady && !readSuspended
     }
 
     /// Moves the connection forward until it has to wait: takes complete requests from the parser and
@@ -274,24 +293,29 @@ final class HTTPConnection: @unchecked Sendable {
         handleResponse(response, requestNumber: requestCounter)
     }
 
-    /// Called by the writer from any thread.
+    /// Called by the writer from any thread. Inline when already on this connection's queue, or on its
+    /// loop while the loop handles this connection's socket event (a response the handler had at hand).
     func deliver(_ response: HTTPResponse, requestNumber: Int) {
-        if DispatchQueue.getSpecific(key: HTTPConnection.queueKey) == id {
+        if DispatchQueue.getSpecific(key: HTTPConnection.queueKey) == id || (loop.isCurrent && loop.serving == id) {
             handleResponse(response, requestNumber: requestNumber)
         } else {
             queue.async { [self] in handleResponse(response, requestNumber: requestNumber) }
         }
     }
 
-    /// Starts or stops watching the socket for readable bytes.
+    /// Resumes or pauses reading. A resumed reader with an edge it did not act on reads on its next turn
+    /// (not inline: the caller may be in the middle of `pump`).
     func setReading(_ on: Bool) {
-        guard let readSource, state != .closed else { return }
+        guard state != .closed else { return }
         if on && readSuspended {
             readSuspended = false
-            readSource.resume()
+            if readReady {
+                queue.async { [self] in
+                    if readReady && !readSuspended { handleReadable() }
+                }
+            }
         } else if !on && !readSuspended {
             readSuspended = true
-            readSource.suspend()
         }
     }
 }

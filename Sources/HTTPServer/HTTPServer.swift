@@ -3,8 +3,9 @@ import Glibc
 import HTTPCore
 import Synchronization
 
-/// An HTTP/1.1 server on libdispatch: a listening socket watched by a read source, and per connection
-/// one serial queue (spread over a few shared event-loop queues, never a thread per connection).
+/// An HTTP/1.1 server on libdispatch: a listening socket watched by a read source, a few event loops
+/// (serial queues, each watching its sockets through one epoll set under one read source), and per
+/// connection one serial queue targeting its loop; never a thread per connection.
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), responder: router)
@@ -76,6 +77,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Binds, listens and starts accepting connections.
     /// - Throws: `SocketError` when the address cannot be parsed, bound or listened on.
     public func start() throws(SocketError) {
+        for loop in loops { try loop.start() }
         let (fd, port) = try Socket.makeListener(
             host: configuration.host, port: configuration.port, backlog: Int32(clamping: configuration.backlog))
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: acceptQueue)
