@@ -38,6 +38,9 @@ final class HTTPConnection: @unchecked Sendable {
     /// The socket may have unread bytes: set by a readiness edge, cleared by a short read or `EAGAIN`.
     /// The epoll set is edge-triggered, so a paused reader must remember the edge it did not act on.
     var readReady = false
+    /// The peer's close (or a socket error) was reported: a short read no longer means nothing is left,
+    /// because the end of stream behind the bytes brings no edge of its own.
+    var endPending = false
     /// A write returned `EAGAIN`; the next writability edge resumes it.
     var writeWaiting = false
     var registered = false
@@ -130,6 +133,7 @@ final class HTTPConnection: @unchecked Sendable {
     /// The loop saw the socket become readable, writable, or closed by the peer (`EPOLL*` bits).
     func socketReady(events: UInt32) {
         let failed = events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
+        if events & EPOLLRDHUP.rawValue != 0 || failed { endPending = true }
         if events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0 || failed {
             readReady = true
             if !readSuspended { handleReadable() }
@@ -140,7 +144,8 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     /// Reads what the socket has, feeds the parser and serves what it completed; stops at `EAGAIN`, at a
-    /// short read (the socket is then empty, and new bytes bring a new edge), or when reading is paused.
+    /// short read (the socket is then empty, and new bytes bring a new edge) unless the peer's close is
+    /// still to be read, or when reading is paused.
     func handleReadable() {
         repeat {
             if state == .closed { return }
@@ -166,7 +171,7 @@ final class HTTPConnection: @unchecked Sendable {
                 pump()
                 return
             case .processed(let count):
-                if count < loop.readBuffer.count { readReady = false }
+                if count < loop.readBuffer.count && !endPending { readReady = false }
                 // After a parse failure or during the lingering close, bytes are drained, never executed.
                 if state == .lingering || parserFailed { continue }
                 parser.append(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))

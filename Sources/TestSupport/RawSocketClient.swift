@@ -157,6 +157,11 @@ public final class RawSocketClient {
         return taken
     }
 
+    /// Stops sending (the server reads end of stream) but keeps reading its answers.
+    public func shutdownWrite() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// Closes the socket now; with `reset`, unread data or `SO_LINGER 0` makes it a RST.
     public func close(reset: Bool = false) {
         if reset {
