@@ -3,21 +3,31 @@ import HTTPServer
 import LarderAPI
 import Logging
 import Metrics
+import Storage
 import Upstream
 
 /// Builds what `larder serve` runs. The integration point for the store, the origin client and the
 /// API handlers as they arrive: add them here, keep `ServeCommand` about flags and process life.
 enum LarderWiring {
-    /// The responder for every request: the router with all routes.
+    /// What `serve` runs: the root responder, and what must happen once the server has drained.
+    struct Wired {
+        /// The router with all routes.
+        let responder: any HTTPResponder
+        /// Writes what is still only in memory (hit counts of the hot tier and the store) to the
+        /// database; call after the drain, before exiting.
+        let finish: @Sendable () -> Void
+    }
+
+    /// The responder for every request, and the shutdown step that goes with it.
     /// - Parameters:
     ///   - settings: the resolved settings.
     ///   - logger: the process logger.
     ///   - metrics: what `/metrics` exposes; the fetch and store groups are registered here.
-    /// - Returns: the root responder.
-    /// - Throws: when a dependency (later: the database) cannot be opened.
+    /// - Returns: the root responder and its shutdown step.
+    /// - Throws: when a dependency (the database) cannot be opened.
     static func makeResponder(
         settings: Settings, logger: Logger, metrics: ServeMetrics = ServeMetrics()
-    ) throws -> any HTTPResponder {
+    ) throws -> Wired {
         var router = Router()
         router.add(.get, "/healthz", HealthResponder())
         router.add(.get, "/openapi.yaml", OpenAPIResponder())
@@ -31,15 +41,22 @@ enum LarderWiring {
         // multiply the threads blocking on one SQLite writer. /cache changes entries through the fetch
         // service's store, so deletes and purges reach the in-memory hot entries too.
         let executor = StorageExecutor()
-        let fetchStore = mountFetch(
+        let fetch = mountFetch(
             on: &router, store: store, executor: executor, settings: settings.fetch, adminToken: settings.adminToken,
             decider: registry, listening: (settings.server.host, settings.server.port), metrics: metrics.registry,
             logger: logger)
-        mountCacheAPI(on: &router, store: fetchStore, executor: executor, settings: settings, logger: logger)
+        mountCacheAPI(on: &router, store: fetch.store, executor: executor, settings: settings, logger: logger)
         metrics.registry.register(StoreMetrics(store: store))
         // A scrape is public like /healthz: it names no URL, key or client.
         router.add(.get, "/metrics", MetricsHandler(registry: metrics.registry, executor: executor))
-        return router
+        return Wired(responder: router) {
+            fetch.handOverHotHits()
+            do {
+                try store.flushHits()
+            } catch {
+                logger.error("hit counts not written at shutdown", metadata: ["error": "\(error)"])
+            }
+        }
     }
 }
 

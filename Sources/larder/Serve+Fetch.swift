@@ -109,14 +109,15 @@ extension LarderWiring {
     ///   - listening: the server's configured host and port (Larder never fetches from itself).
     ///   - metrics: where the fetch path's metrics are registered, if anywhere.
     ///   - logger: the process logger.
-    /// - Returns: the store every other API must change entries through (it keeps memory consistent).
+    /// - Returns: the service; its `store` is the one every other API must change entries through (it keeps
+    ///   memory consistent).
     @discardableResult
     static func mountFetch(
         on router: inout Router, store: any CacheStore, executor: StorageExecutor, settings: FetchSettings,
         adminToken: String?,
         decider: any FilterDecider, listening: (host: String, port: Int) = ("", 0), metrics: MetricsRegistry? = nil,
         logger: Logger
-    ) -> any CacheStore {
+    ) -> FetchService {
         let own = FetchSettings.ownEndpoints(host: listening.host, port: listening.port)
         let client = OriginClient(configuration: settings.clientConfiguration(ownEndpoints: own))
         let service = FetchService(
@@ -142,6 +143,6 @@ extension LarderWiring {
                 "maxImagePixels": "\(settings.maxImagePixels)",
                 "hotBytes": "\(settings.hotBytes)", "hotMaxEntry": "\(settings.hotMaxEntry)",
             ])
-        return service.store
+        return service
     }
 }

@@ -85,17 +85,17 @@ struct ServeCommand: ParsableCommand {
         }
         let logger = Logger(label: "larder")
         let metrics = ServeMetrics()
-        let responder = try LarderWiring.makeResponder(settings: settings, logger: logger, metrics: metrics)
+        let wired = try LarderWiring.makeResponder(settings: settings, logger: logger, metrics: metrics)
         // Every access record feeds the metrics; the log line is written only when the access log is on.
         let accessLog = metrics.accessRecordSink(
             accessLogger: settings.accessLog ? AccessLogger(format: settings.logFormat) : nil)
         let server = HTTPServer(
-            configuration: settings.server, responder: responder, accessLog: accessLog,
+            configuration: settings.server, responder: wired.responder, accessLog: accessLog,
             onError: { error in Logger(label: "larder").error("\(error)") })
         metrics.http.attach(server)
         // Before "listening on": whoever waits for that line (an orchestrator, a script, a test) may send
         // SIGTERM at once; the signals are blocked since the start of `run`, so it waits for the source.
-        SignalDrain.install(server: server, grace: settings.shutdownGrace, logger: logger)
+        SignalDrain.install(server: server, grace: settings.shutdownGrace, logger: logger, finish: wired.finish)
         do {
             try server.start()
         } catch {

@@ -25,7 +25,10 @@ enum SignalDrain {
     ///   - server: the server to drain.
     ///   - grace: seconds requests in flight get.
     ///   - logger: where the drain is announced.
-    static func install(server: HTTPServer, grace: Double, logger: Logger) {
+    ///   - finish: runs once the server has drained, before the exit (writes what is only in memory).
+    static func install(
+        server: HTTPServer, grace: Double, logger: Logger, finish: @escaping @Sendable () -> Void = {}
+    ) {
         signal(SIGPIPE, SIG_IGN)
         for number in [SIGTERM, SIGINT] {
             // The default action would kill the process before the source could see the signal.
@@ -34,6 +37,7 @@ enum SignalDrain {
             source.setEventHandler {
                 logger.info("signal \(number): draining for up to \(grace) s")
                 server.shutdown(grace: grace) {
+                    finish()
                     logger.info("drained, exiting")
                     exit(0)
                 }

@@ -81,6 +81,13 @@ public final class FetchService: Sendable {
         router.addAdmin(.get, "/fetches", access: access, FetchesHandler(service: self))
     }
 
+    /// Hands the hits counted in memory by the hot tier to the store (which still gathers them: flush the
+    /// store after this). Call at shutdown, once the server has drained, so that no hit is lost.
+    public func handOverHotHits() {
+        let now = clock()
+        for (key, count) in hot.takePendingHits() { store.recordHits(key, count: count, at: now) }
+    }
+
     /// How many origin fetches are under way (for metrics and tests).
     public var inFlightCount: Int { registry.all.count }
 

@@ -159,4 +159,15 @@ final class HotEntryCache: Sendable {
             return batch
         }
     }
+
+    /// Takes every hit counted in memory and not yet handed to the store (at shutdown).
+    /// - Returns: one count per entry; empty when nothing is pending.
+    func takePendingHits() -> [(key: CacheKey, count: Int)] {
+        state.withLock { state in
+            let batch = state.pendingHits.values.map { ($0.entry.stored.key, $0.count) }
+            state.pendingHits.removeAll()
+            state.pendingCount = 0
+            return batch
+        }
+    }
 }
