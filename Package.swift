@@ -19,8 +19,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        // Linux's <sys/epoll.h>: one epoll set per event loop, watched by one dispatch source.
-        .systemLibrary(name: "CEpoll"),
+        // Linux interfaces Glibc does not bring: epoll (one set per event loop) and memfd_create.
+        .systemLibrary(name: "CLinux"),
 
         .target(name: "HTTPCore"),
         .target(name: "ImageSniffing"),
@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "CachePolicy", dependencies: ["CacheCore", "ImageSniffing", "HTTPCore"]),
         .target(name: "Storage", dependencies: ["CacheCore", "HTTPCore", "CSQLite", "CZlib"]),
         .target(name: "Upstream", dependencies: ["HTTPCore", "CCurl"]),
-        .target(name: "HTTPServer", dependencies: ["HTTPCore", "CEpoll"]),
+        .target(name: "HTTPServer", dependencies: ["HTTPCore", "CLinux"]),
         // Counters, histograms and the Prometheus text format; no dependency, so any target may count.
         .target(name: "Metrics"),
         .target(

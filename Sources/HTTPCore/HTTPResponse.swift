@@ -39,7 +39,7 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// The content of a response: nothing, bytes in memory, or a stream pulled with backpressure.
+/// The content of a response: nothing, bytes in memory, a stream pulled with backpressure, or a file region.
 public enum HTTPResponseBody: Sendable {
     /// No content.
     case empty
@@ -48,6 +48,20 @@ public enum HTTPResponseBody: Sendable {
     /// Content produced on demand; `length` is the total when known (sent as `Content-Length`),
     /// otherwise the server uses chunked coding (HTTP/1.1) or close-delimiting (HTTP/1.0).
     case stream(any HTTPBodySource, length: Int?)
+    /// Content in a file the server sends from with `sendfile`, without copying it through user memory
+    /// (large hot bodies; see `HTTPServer.MemoryFile`).
+    case file(any HTTPFileRegion)
+}
+
+/// Bytes of an open file: `count` bytes from `offset` of `descriptor`. The object keeps the descriptor
+/// open for as long as it lives, so a response being sent keeps its file even if its owner drops it.
+public protocol HTTPFileRegion: AnyObject, Sendable {
+    /// The open file.
+    var descriptor: Int32 { get }
+    /// Where the content starts in the file.
+    var offset: Int { get }
+    /// How many bytes the content has.
+    var count: Int { get }
 }
 
 /// A producer of response bytes that the server pulls from, one piece at a time, only when the

@@ -47,6 +47,7 @@ extension HTTPConnection {
         let noContent = response.status.forbidsContent
         var framing = HTTPResponse.Framing.none
         var content: [UInt8] = []
+        var file: (any HTTPFileRegion)?
         var source: (any HTTPBodySource)?
         var length: Int?
         switch response.body {
@@ -55,6 +56,9 @@ extension HTTPConnection {
         case .bytes(let bytes):
             if !noContent { framing = .contentLength(bytes.count) }
             if !flight.isHead && !noContent { content = bytes }
+        case .file(let region):
+            if !noContent { framing = .contentLength(region.count) }
+            if !flight.isHead && !noContent && region.count > 0 { file = region }
         case .stream(let stream, let announced):
             length = announced ?? (flight.isHead ? Self.declaredLength(response.headers) : nil)
             if noContent {
@@ -85,10 +89,11 @@ extension HTTPConnection {
         flight.keepAlive = keepAlive
         flight.status = response.status.code
         if accessLog != nil { flight.cacheStatus = response.headers["X-Cache"] }
-        flight.bytesSent = content.count
+        flight.bytesSent = content.count + (file?.count ?? 0)
         prepareOutput()
         response.serializeHead(into: &outHead, framing: framing, connection: connectionField)
         outBody = content
+        outFile = file
         if let source {
             stream = BodyStream(source: source, remaining: length, chunked: framing == .chunked)
             flight.phase = .writing(last: false)
@@ -99,19 +104,32 @@ extension HTTPConnection {
         writeOutput()
     }
 
-    /// Writes what is pending in one `writev`-style call per attempt; waits for the write source when
-    /// the socket is full.
+    /// Writes what is pending: head and body in one `writev`-style call per attempt, then a file region
+    /// with `sendfile`; waits for writability when the socket is full.
     func writeOutput() {
         guard state != .closed else { return }
-        while headSent < outHead.count || bodySent < outBody.count {
+        while !outputIsEmpty {
             let result: IOResult
             do {
-                result = try outHead.withUnsafeBytes { head in
-                    try outBody.withUnsafeBytes { body in
-                        try Socket.write(
-                            fd, UnsafeRawBufferPointer(rebasing: head[headSent...]),
-                            UnsafeRawBufferPointer(rebasing: body[bodySent...]))
+                if headSent < outHead.count || bodySent < outBody.count {
+                    let more = outFile != nil
+                    result = try outHead.withUnsafeBytes { head in
+                        try outBody.withUnsafeBytes { body in
+                            try Socket.write(
+                                fd, UnsafeRawBufferPointer(rebasing: head[headSent...]),
+                                UnsafeRawBufferPointer(rebasing: body[bodySent...]), more: more)
+                        }
                     }
+                } else if let file = outFile {
+                    result = try Socket.sendFile(
+                        fd, from: file.descriptor, offset: file.offset + fileSent, count: file.count - fileSent)
+                    if result == .processed(0) {
+                        // The file ended early: the announced length can no longer be met.
+                        abort()
+                        return
+                    }
+                } else {
+                    break
                 }
             } catch {
                 abort()
@@ -124,6 +142,10 @@ extension HTTPConnection {
                 setDeadline(.write, after: configuration.writeTimeout)
                 return
             case .processed(let count):
+                if headSent == outHead.count && bodySent == outBody.count {
+                    fileSent += count
+                    continue
+                }
                 let fromHead = min(count, outHead.count - headSent)
                 headSent += fromHead
                 bodySent += count - fromHead
@@ -134,7 +156,9 @@ extension HTTPConnection {
         outputFlushed()
     }
 
-    var outputIsEmpty: Bool { headSent == outHead.count && bodySent == outBody.count }
+    var outputIsEmpty: Bool {
+        headSent == outHead.count && bodySent == outBody.count && fileSent == (outFile?.count ?? 0)
+    }
 
     /// Empties the output buffers for the next response, keeping their capacity. A `100 Continue` that
     /// is still going out stays in front.
@@ -145,6 +169,8 @@ extension HTTPConnection {
         }
         outBody = []
         bodySent = 0
+        outFile = nil
+        fileSent = 0
     }
 
     private func outputFlushed() {

@@ -1,4 +1,4 @@
-import CEpoll
+import CLinux
 import Dispatch
 import Glibc
 import HTTPCore
@@ -63,6 +63,9 @@ final class HTTPConnection: @unchecked Sendable {
     var outBody: [UInt8] = []
     var headSent = 0
     var bodySent = 0
+    /// Content sent from a file after the head and body buffers (`sendfile`), and how much of it went.
+    var outFile: (any HTTPFileRegion)?
+    var fileSent = 0
 
     // The one timer, re-armed lazily: moving a deadline later costs nothing until it fires.
     var deadline: UInt64 = .max

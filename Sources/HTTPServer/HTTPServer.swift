@@ -77,6 +77,8 @@ public final class HTTPServer: @unchecked Sendable {
     /// Binds, listens and starts accepting connections.
     /// - Throws: `SocketError` when the address cannot be parsed, bound or listened on.
     public func start() throws(SocketError) {
+        // `sendfile` has no MSG_NOSIGNAL: a peer gone mid-file must be EPIPE, not a process-ending signal.
+        signal(SIGPIPE, SIG_IGN)
         for loop in loops { try loop.start() }
         let (fd, port) = try Socket.makeListener(
             host: configuration.host, port: configuration.port, backlog: Int32(clamping: configuration.backlog))

@@ -74,9 +74,12 @@ enum Socket {
     }
 
     /// Writes two buffers in one call (`sendmsg`, so a vanished peer is an error, not a SIGPIPE).
+    /// - Parameter more: more content follows at once (a file): `MSG_MORE` lets the kernel put the head
+    ///   in the same segment as the first bytes of the file instead of sending it alone.
     static func write(
-        _ fd: Int32, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer
+        _ fd: Int32, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer, more: Bool = false
     ) throws(SocketError) -> IOResult {
+        let flags = Int32(MSG_NOSIGNAL) | (more ? Int32(MSG_MORE) : 0)
         var vectors = (
             iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
             iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count)
@@ -90,13 +93,28 @@ enum Socket {
                 message.msg_iovlen = 1
             }
             while true {
-                let count = sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+                let count = sendmsg(fd, &message, flags)
                 if count >= 0 { return .processed(count) }
                 switch errno {
                 case EINTR: continue
                 case EAGAIN, EWOULDBLOCK: return .wouldBlock
                 default: throw SocketError(operation: "write", errno: errno)
                 }
+            }
+        }
+    }
+
+    /// Sends up to `count` bytes of `file` from `offset` (`sendfile`: no copy through user memory).
+    /// - Returns: the bytes sent; `.processed(0)` when the file ended before `offset` (it shrank).
+    static func sendFile(_ fd: Int32, from file: Int32, offset: Int, count: Int) throws(SocketError) -> IOResult {
+        var position = off_t(offset)
+        while true {
+            let sent = Glibc.sendfile(fd, file, &position, count)
+            if sent >= 0 { return .processed(sent) }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: throw SocketError(operation: "sendfile", errno: errno)
             }
         }
     }

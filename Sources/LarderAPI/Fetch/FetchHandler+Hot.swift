@@ -55,7 +55,7 @@ extension FetchHandler {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(512)
             HTTPResponse(status: status, headers: headers).serializeFields(
-                into: &bytes, framing: .contentLength(hot.body.count))
+                into: &bytes, framing: .contentLength(hot.bodyCount))
             return bytes
         }
         if let batch = service.hot.countHit(hot) {
@@ -64,6 +64,7 @@ extension FetchHandler {
                 for (key, count) in batch { store.recordHits(key, count: count, at: now) }
             }
         }
-        return HTTPResponse(preparedHead: head, status: status, body: .bytes(hot.body), headers: Self.hotHitFields)
+        let body: HTTPResponseBody = hot.file.map { .file($0) } ?? .bytes(hot.body)
+        return HTTPResponse(preparedHead: head, status: status, body: body, headers: Self.hotHitFields)
     }
 }

@@ -72,7 +72,7 @@ final class HotEntryCache: Sendable {
     /// Keeps an entry under its stored URL (replacing one of the same form), evicting the oldest beyond
     /// the budget. Entries too large or varying are not kept.
     func insert(_ entry: HotEntry) {
-        guard entry.body.count <= maxEntryBytes, entry.cost <= budgetBytes, entry.stored.varyNames.isEmpty else {
+        guard entry.bodyCount <= maxEntryBytes, entry.cost <= budgetBytes, entry.stored.varyNames.isEmpty else {
             return
         }
         let url = entry.stored.url

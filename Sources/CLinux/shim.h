@@ -1,0 +1,16 @@
+// Linux interfaces that Glibc's Swift module does not include, for HTTPServer: epoll (one set per event
+// loop, watched by one libdispatch source; docs/ARCHITECTURE.md) and memfd_create (in-memory files that
+// hot bodies are sent from with sendfile).
+#ifndef LARDER_CLINUX_SHIM_H
+#define LARDER_CLINUX_SHIM_H
+#include <linux/memfd.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/// memfd_create, through syscall(2): glibc declares it only under _GNU_SOURCE, which would redefine types
+/// Swift's Glibc module already has. Returns a close-on-exec descriptor, or -1 with errno set.
+static inline int clinux_memfd_create(const char *name) {
+    return (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC);
+}
+#endif
