@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(name: "StorageCrashWriter", dependencies: ["Storage", "CacheCore", "TestSupport"]),
         .executableTarget(
             name: "StorageBenchmark", dependencies: ["Storage", "CacheCore", "TestSupport"],
-            path: "Benchmarks/storage", exclude: ["README.md", "run.sh"]),
+            path: "Benchmarks/storage", exclude: ["README.md", "run.sh", "lookup-pairs.sh"]),
         // The filter chain's per-request decision, timed; not part of the product.
         .executableTarget(
             name: "FilterBenchmark", dependencies: ["CachePolicy", "HTTPCore"], path: "Benchmarks/filters",

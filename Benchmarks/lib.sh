@@ -72,8 +72,21 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 
 # Resident memory of a process and its children (nginx master and workers), in MiB.
 rss_mib() { # pid
-    local pids
+    local pids kib
     pids="$1 $(pgrep -P "$1" | tr '\n' ' ')"
     # shellcheck disable=SC2086
-    ps -o rss= -p "$(echo $pids | tr " " ",")" 2>/dev/null | awk '{ s += $1 } END { printf "%.1f\n", s / 1024 }'
+    kib=$(ps -o rss= -p "$(echo $pids | tr " " ",")" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+    # Plus the in-memory files larder sends large hot bodies from (memfd: shared memory, not in RSS).
+    kib=$((kib + $(memfd_kib "$1")))
+    awk -v k="$kib" 'BEGIN { printf "%.1f\n", k / 1024 }'
+}
+
+memfd_kib() { # pid: KiB held by the process's open memfd files
+    local total=0 fd size
+    for fd in /proc/"$1"/fd/*; do
+        case $(readlink "$fd" 2>/dev/null) in
+            /memfd:*) size=$(stat -L -c %s "$fd" 2>/dev/null || echo 0); total=$((total + size)) ;;
+        esac
+    done
+    echo $((total / 1024))
 }
