@@ -14,15 +14,22 @@ public final class MemoryFile: HTTPFileRegion {
     public let descriptor: Int32
     public let offset = 0
     public let count: Int
+    private let budget: MemoryFileBudget
 
     /// Copies `bytes` into a new in-memory file.
     /// - Parameters:
     ///   - bytes: the content.
     ///   - name: a label for `/proc/<pid>/fd` (not a path; nothing appears in the file system).
-    /// - Returns: nil when the kernel refuses (out of descriptors or memory); keep the bytes instead.
-    public init?(bytes: [UInt8], name: String = "larder-body") {
+    ///   - budget: how many such files may be open at once.
+    /// - Returns: nil when the budget is spent or the kernel refuses (out of descriptors or memory); keep
+    ///   the bytes instead.
+    public init?(bytes: [UInt8], name: String = "larder-body", budget: MemoryFileBudget = .shared) {
+        guard budget.take() else { return nil }
         let fd = clinux_memfd_create(name)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else {
+            budget.give()
+            return nil
+        }
         var written = 0
         let complete = bytes.withUnsafeBytes { raw -> Bool in
             while written < raw.count {
@@ -37,11 +44,16 @@ public final class MemoryFile: HTTPFileRegion {
         }
         guard complete else {
             close(fd)
+            budget.give()
             return nil
         }
         descriptor = fd
         count = bytes.count
+        self.budget = budget
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        close(descriptor)
+        budget.give()
+    }
 }
