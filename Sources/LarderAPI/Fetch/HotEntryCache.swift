@@ -153,21 +153,21 @@ final class HotEntryCache: Sendable {
             state.pendingHits[ObjectIdentifier(entry), default: (entry, 0)].count += 1
             state.pendingCount += 1
             guard state.pendingCount >= Self.hitBatch else { return nil }
-            let batch = state.pendingHits.values.map { ($0.entry.stored.key, $0.count) }
-            state.pendingHits.removeAll(keepingCapacity: true)
-            state.pendingCount = 0
-            return batch
+            return Self.drainPending(&state)
         }
     }
 
     /// Takes every hit counted in memory and not yet handed to the store (at shutdown).
     /// - Returns: one count per entry; empty when nothing is pending.
     func takePendingHits() -> [(key: CacheKey, count: Int)] {
-        state.withLock { state in
-            let batch = state.pendingHits.values.map { ($0.entry.stored.key, $0.count) }
-            state.pendingHits.removeAll()
-            state.pendingCount = 0
-            return batch
-        }
+        state.withLock { Self.drainPending(&$0) }
+    }
+
+    /// The pending hits as one count per entry, leaving none pending.
+    private static func drainPending(_ state: inout State) -> [(key: CacheKey, count: Int)] {
+        let batch = state.pendingHits.values.map { ($0.entry.stored.key, $0.count) }
+        state.pendingHits.removeAll(keepingCapacity: true)
+        state.pendingCount = 0
+        return batch
     }
 }
