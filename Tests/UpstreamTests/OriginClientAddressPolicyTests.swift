@@ -65,25 +65,6 @@ struct OriginClientAddressPolicyTests {
         #expect(origin.connectionCount == 0)
     }
 
-    @Test func proxyEnvironmentCannotRerouteFetches() async throws {
-        let origin = try StubOrigin()
-        let proxy = try StubOrigin()
-        origin.respond(to: "/direct", with: .ok("direct"))
-        setenv("http_proxy", proxy.url("/"), 1)
-        setenv("HTTP_PROXY", proxy.url("/"), 1)
-        defer {
-            unsetenv("http_proxy")
-            unsetenv("HTTP_PROXY")
-        }
-        let client = makeLoopbackClient()
-        let delegate = RecordingFetchDelegate()
-        client.fetch(OriginRequest(url: origin.url("/direct")), delegate: delegate)
-        _ = try #require(await delegate.finished()).get()
-        #expect(delegate.body == Array("direct".utf8))
-        #expect(proxy.connectionCount == 0)
-        #expect(origin.requestCount == 1)
-    }
-
     @Test func allowedNetworkLetsLoopbackThrough() async throws {
         let origin = try StubOrigin()
         origin.respond(to: "/", with: .ok("ok"))
