@@ -1,5 +1,5 @@
 import CacheCore
-import Dispatch
+public import Dispatch
 public import HTTPCore
 public import HTTPServer
 import Synchronization
@@ -17,8 +17,10 @@ public final class StorageExecutor: Sendable {
     /// - Parameters:
     ///   - width: how many queues (threads blocking on the store at once); at least 1.
     ///   - label: the queues' label prefix.
-    public init(width: Int = 4, label: String = "larder.storage") {
-        queues = (0..<max(1, width)).map { DispatchQueue(label: "\(label).\($0)", qos: .userInitiated) }
+    ///   - qos: the queues' class. On Linux, Dispatch runs each class at its own nice value (user-initiated
+    ///     -2, default 0, utility 2), so work that no caller waits for can give way to work one does.
+    public init(width: Int = 4, label: String = "larder.storage", qos: DispatchQoS = .userInitiated) {
+        queues = (0..<max(1, width)).map { DispatchQueue(label: "\(label).\($0)", qos: qos) }
         for queue in queues { queue.setSpecific(key: Self.marker, value: true) }
     }
 
@@ -32,8 +34,14 @@ public final class StorageExecutor: Sendable {
     /// Runs work on the next queue.
     /// - Parameter work: blocking work.
     public func submit(_ work: @escaping @Sendable () -> Void) {
+        queueInTurn().async(execute: work)
+    }
+
+    /// The next queue in turn, for a sequence of work that must run in order (one fetch's body writes):
+    /// give all of it to the one queue returned.
+    public func queueInTurn() -> DispatchQueue {
         let turn = nextQueue.add(1, ordering: .relaxed).oldValue
-        queues[(turn & Int.max) % queues.count].async(execute: work)
+        return queues[(turn & Int.max) % queues.count]
     }
 
     /// Runs work that builds a response and sends it; an `APIError` is sent as problem+json, a

@@ -4,19 +4,26 @@ import Synchronization
 
 /// A `CacheStore` that forwards to another and, on every call (body reads included), evaluates a probe
 /// and records the calls where it failed: tests pass "am I on the storage executor?" to prove that no
-/// store work runs on a connection queue.
+/// store work runs on a connection queue. Body writes (`beginWrite` and the writer's calls) go to
+/// `onWrite` instead, so that a test can see, or slow down, where they run.
 public final class APIRecordingStore: CacheStore {
     private let wrapped: any CacheStore
     private let probe: @Sendable () -> Bool
+    let onWrite: @Sendable (_ call: String) -> Void
     private let log = Mutex<(calls: Int, violations: [String])>((0, []))
 
     /// Wraps a store.
     /// - Parameters:
     ///   - wrapped: the store that does the work.
     ///   - probe: returns `true` when the current thread is an acceptable place for store work.
-    public init(wrapping wrapped: any CacheStore, probe: @escaping @Sendable () -> Bool) {
+    ///   - onWrite: called before each body write call (`beginWrite`, `append`, `commit`, `abandon`).
+    public init(
+        wrapping wrapped: any CacheStore, probe: @escaping @Sendable () -> Bool = { true },
+        onWrite: @escaping @Sendable (_ call: String) -> Void = { _ in }
+    ) {
         self.wrapped = wrapped
         self.probe = probe
+        self.onWrite = onWrite
     }
 
     /// How many store and reader calls were made.
@@ -48,7 +55,8 @@ public final class APIRecordingStore: CacheStore {
     }
 
     public func beginWrite(hints: CacheBodyHints) throws -> any CacheBodyWriter {
-        try wrapped.beginWrite(hints: hints)
+        onWrite("beginWrite")
+        return APIRecordingWriter(wrapped: try wrapped.beginWrite(hints: hints), store: self)
     }
 
     public func updateMetadata(_ entry: StoredEntry) throws -> Bool {
@@ -111,5 +119,31 @@ final class APIRecordingReader: CacheBodyReader {
     func next() throws -> [UInt8]? {
         store.check("reader.next")
         return try wrapped.next()
+    }
+}
+
+/// A body writer that reports each call to its `APIRecordingStore`'s `onWrite`.
+final class APIRecordingWriter: CacheBodyWriter {
+    private let wrapped: any CacheBodyWriter
+    private let store: APIRecordingStore
+
+    init(wrapped: any CacheBodyWriter, store: APIRecordingStore) {
+        self.wrapped = wrapped
+        self.store = store
+    }
+
+    func append(_ bytes: [UInt8]) throws {
+        store.onWrite("append")
+        try wrapped.append(bytes)
+    }
+
+    func commit(_ entry: StoredEntry) throws -> StoredEntry {
+        store.onWrite("commit")
+        return try wrapped.commit(entry)
+    }
+
+    func abandon() {
+        store.onWrite("abandon")
+        wrapped.abandon()
     }
 }

@@ -34,9 +34,11 @@ final class FetchTestHarness: @unchecked Sendable {
     let service: FetchService
     let server: HTTPServer
 
+    /// - Parameter wrapStore: what the service is given in place of the SQLite store (a wrapper around it).
     init(
         decision: FilterDecision = .defaultHTTP, limits: OriginLimits = OriginLimits(totalTimeout: .seconds(30)),
-        configuration: FetchConfiguration = FetchConfiguration(), allowNetworks: [CIDR] = [CIDR("127.0.0.0/8")!]
+        configuration: FetchConfiguration = FetchConfiguration(), allowNetworks: [CIDR] = [CIDR("127.0.0.0/8")!],
+        wrapStore: (SQLiteCacheStore) -> any CacheStore = { $0 }
     ) throws {
         origin = try StubOrigin()
         let clock = self.clock
@@ -47,7 +49,7 @@ final class FetchTestHarness: @unchecked Sendable {
                 limits: limits, addressPolicy: AddressPolicy(allowNetworks: allowNetworks),
                 viaName: configuration.viaName))
         service = FetchService(
-            store: store, executor: StorageExecutor(width: 2), client: client,
+            store: wrapStore(store), executor: StorageExecutor(width: 2), client: client,
             decider: FixedDecider(decision: decision),
             clock: { clock.now }, configuration: configuration)
         var router = Router()

@@ -16,7 +16,7 @@ public import Upstream
 /// | `GET /fetches` | JSON list of in-flight origin fetches, admin only (`FetchesHandler`) |
 ///
 /// Store calls run on the `StorageExecutor`, origin callbacks on the origin client's thread, stores of
-/// a fetched body on a serial queue of that fetch: no connection queue ever waits on disk or network.
+/// a fetched body on one of the `storeWriters` queues: no connection queue ever waits on disk or network.
 public final class FetchService: Sendable {
     /// The store hits are served from and misses written to: the given store behind the invalidating
     /// wrapper of the in-memory hot entries. Give this one to every other API that changes entries
@@ -24,6 +24,11 @@ public final class FetchService: Sendable {
     public let store: HotInvalidatingStore
     /// Where lookups and body reads run.
     public let executor: StorageExecutor
+    /// Where fetched bodies are written, each fetch's writes in order on one of its queues. Two queues:
+    /// SQLite takes one writer at a time, and the second compresses the next chunk meanwhile. Utility
+    /// class, below the connections' and the lookups': on a busy CPU a response goes out before the
+    /// store work of the fetch that produced it.
+    let storeWriters = StorageExecutor(width: 2, label: "larder.fetch.store", qos: .utility)
     /// The origin client (its address policy is the SSRF guard).
     public let client: OriginClient
     /// The filter chain's seam: who owns a request and how its response is kept.

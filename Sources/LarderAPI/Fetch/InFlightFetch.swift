@@ -19,7 +19,9 @@ import Upstream
 /// prefix from the store.)
 ///
 /// Origin callbacks arrive on the origin client's driver thread and only touch memory; every store call
-/// runs on `storeQueue`, a serial queue of this fetch, in arrival order.
+/// runs on `storeQueue`, in arrival order: one serial queue of the service's few store writers (a queue
+/// per fetch would let Dispatch start a thread per fetch blocked on SQLite's one writer; a burst of 32
+/// concurrent misses ran 100 threads).
 final class InFlightFetch: OriginFetchDelegate, Sendable {
     /// A caller waiting for the outcome.
     typealias Waiter = @Sendable (InFlightOutcome) -> Void
@@ -89,7 +91,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         self.service = service
         startedAt = service.clock()
         requestTime = startedAt
-        storeQueue = DispatchQueue(label: "larder.fetch.store", qos: .userInitiated)
+        storeQueue = service.storeWriters.queueInTurn()
         writerBox = InFlightWriterBox(queue: storeQueue)
     }
 

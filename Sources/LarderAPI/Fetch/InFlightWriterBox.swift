@@ -1,7 +1,7 @@
 import CacheCore
 import Dispatch
 
-/// The body writer of one fetch, confined to the fetch's serial store queue.
+/// The body writer of one fetch, confined to the serial queue its writes run on.
 final class InFlightWriterBox: @unchecked Sendable {
     // Guarded by `queue` (InFlightFetch.storeQueue): every access happens in a block on it, checked below.
     private var stored: (any CacheBodyWriter)?
