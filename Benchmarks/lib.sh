@@ -67,6 +67,17 @@ measure() { # url [wrk options...]
         END { printf "%.0f %.3f %d\n", rps, p99, bad }'
 }
 
+# The machine's CPU time counters summed over every CPU: "steal total" in ticks. Steal is time the hypervisor
+# ran something else while this VM had work; runs with much of it are disturbed, most in their p99.
+cpu_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print $9, t }' /proc/stat; }
+
+# Percent of CPU time stolen since a `cpu_ticks` reading.
+steal_since() { # "steal total" from cpu_ticks
+    read -r s0 t0 <<<"$1"
+    read -r s1 t1 < <(cpu_ticks)
+    awk -v s="$((s1 - s0))" -v t="$((t1 - t0))" 'BEGIN { printf "%.1f\n", (t > 0) ? 100 * s / t : 0 }'
+}
+
 # The median of the numbers on stdin, one per line.
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
