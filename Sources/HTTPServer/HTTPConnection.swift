@@ -130,6 +130,10 @@ final class HTTPConnection: @unchecked Sendable {
             respondWithoutRequest(rejection)
         } else {
             setDeadline(.idle, after: configuration.idleTimeout)
+            // A client sends its request right behind the handshake, so it is usually here already: read
+            // it now instead of on the loop's next epoll round, a Dispatch manager round trip later.
+            readReady = true
+            handleReadable()
         }
     }
 
