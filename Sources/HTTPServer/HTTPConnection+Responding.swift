@@ -1,5 +1,6 @@
 import Dispatch
 import HTTPCore
+import Synchronization
 
 /// The request being answered on a connection (at most one at a time: responses go out in order).
 struct InFlight {
@@ -97,11 +98,37 @@ extension HTTPConnection {
         if let source {
             stream = BodyStream(source: source, remaining: length, chunked: framing == .chunked)
             flight.phase = .writing(last: false)
+            inFlight = flight
+            writeHeadWithFirstPiece(requestNumber: flight.number)
         } else {
             flight.phase = .writing(last: true)
+            inFlight = flight
+            writeOutput()
         }
-        inFlight = flight
-        writeOutput()
+    }
+
+    /// Asks a stream for its first piece before the head is written. A source that has bytes at hand (a
+    /// miss whose first bytes came with the origin's head) answers inline, and head and piece go out in
+    /// one write; otherwise the head goes now and the piece follows when the source delivers it.
+    private func writeHeadWithFirstPiece(requestNumber number: Int) {
+        guard var current = stream else { return writeOutput() }
+        current.awaitingPiece = true
+        stream = current
+        let handoff = FirstPieceHandoff()
+        let maxBytes = min(current.remaining ?? Self.streamPieceBytes, Self.streamPieceBytes)
+        current.source.next(maxBytes: max(maxBytes, 1)) { [self] piece in
+            if handoff.offer(piece) { return }
+            queue.async { self.handlePiece(piece, requestNumber: number) }
+        }
+        switch handoff.close() {
+        case .bytes(let bytes)? where !bytes.isEmpty:
+            handlePiece(.bytes(bytes), requestNumber: number)
+        case let piece?:
+            writeOutput()
+            queue.async { [self] in handlePiece(piece, requestNumber: number) }
+        case nil:
+            writeOutput()
+        }
     }
 
     /// Writes what is pending: head and body in one `writev`-style call per attempt, then a file region
@@ -232,6 +259,10 @@ extension HTTPConnection {
                 HTTPResponse.serializeChunkHeader(size: 0, afterData: current.sentData, into: &outHead)
                 inFlight?.phase = .writing(last: true)
                 writeOutput()
+            } else if !outputIsEmpty {
+                // The head of an empty stream is still going out: the response ends when it is written.
+                inFlight?.phase = .writing(last: true)
+                writeOutput()
             } else {
                 finishResponse()
             }
@@ -273,5 +304,34 @@ extension HTTPConnection {
     /// The handler's own `Content-Length`, used for HEAD answers that carry no content.
     private static func declaredLength(_ headers: HTTPHeaders) -> Int? {
         headers["Content-Length"].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
+    }
+}
+
+/// The first piece of a stream, taken from the source's callback when it comes before `next` returns.
+private final class FirstPieceHandoff: Sendable {
+    private enum State {
+        case waiting
+        case held(HTTPBodyChunk)
+        case closed
+    }
+
+    private let state = Mutex(State.waiting)
+
+    /// Keeps `piece` for the writer if it is still waiting; `false` once it stopped waiting.
+    func offer(_ piece: HTTPBodyChunk) -> Bool {
+        state.withLock { state in
+            guard case .waiting = state else { return false }
+            state = .held(piece)
+            return true
+        }
+    }
+
+    /// Stops waiting; the piece if one came meanwhile.
+    func close() -> HTTPBodyChunk? {
+        state.withLock { state in
+            defer { state = .closed }
+            if case .held(let piece) = state { return piece }
+            return nil
+        }
     }
 }

@@ -149,6 +149,14 @@ public final class RawSocketClient {
         }
     }
 
+    /// Whether a byte from the server waits to be read, looked at without reading or waiting (safe from
+    /// another thread while this one does not read).
+    public var hasBytesWaiting: Bool {
+        if !buffer.isEmpty { return true }
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+    }
+
     /// Reads at most `count` bytes, waiting for at least one.
     public func readSome(upTo count: Int) throws -> [UInt8] {
         if buffer.isEmpty { try fill(max: count) }

@@ -46,6 +46,55 @@ final class FailingSource: HTTPBodySource {
     func cancel() {}
 }
 
+/// A source whose pieces are at hand, which looks at the client's socket when first asked: whether any of
+/// the response (its head) had reached the client by then.
+final class PeekingSource: HTTPBodySource {
+    private let client: Mutex<UnsafeSendableClient?> = Mutex(nil)
+    let sawBytesAtFirstPull = Mutex<Bool?>(nil)
+    let pulls = Counter()
+
+    func watch(_ client: RawSocketClient) { self.client.withLock { $0 = UnsafeSendableClient(client: client) } }
+
+    func next(maxBytes: Int, deliver: @escaping @Sendable (HTTPBodyChunk) -> Void) {
+        pulls.increment()
+        if pulls.count == 1 {
+            let waiting = client.withLock { $0?.client.hasBytesWaiting }
+            sawBytesAtFirstPull.withLock { $0 = waiting }
+        }
+        // The whole announced length in one piece: the connection asks for nothing after it.
+        deliver(.bytes(Array("first piece".utf8)))
+    }
+
+    func cancel() {}
+}
+
+/// The test thread does not read while the source peeks.
+struct UnsafeSendableClient: @unchecked Sendable {
+    let client: RawSocketClient
+}
+
+/// A source that holds its first pull until the test answers it.
+final class GatedSource: HTTPBodySource {
+    let waiting = Mutex<(@Sendable (HTTPBodyChunk) -> Void)?>(nil)
+
+    func next(maxBytes: Int, deliver: @escaping @Sendable (HTTPBodyChunk) -> Void) {
+        waiting.withLock { $0 = deliver }
+    }
+
+    /// Answers the pull waiting now; `false` when none is.
+    func answer(_ piece: HTTPBodyChunk) -> Bool {
+        guard
+            let deliver = waiting.withLock({ state in
+                defer { state = nil }; return state
+            })
+        else { return false }
+        deliver(piece)
+        return true
+    }
+
+    func cancel() {}
+}
+
 struct StreamResponder: HTTPResponder {
     let source: any HTTPBodySource
     let length: Int?
@@ -155,6 +204,56 @@ struct StreamResponder: HTTPResponder {
             #expect(response.header("Content-Length") == "1000")
             #expect(source.wasCancelled)
             #expect(source.pulls.count == 0)
+        }
+    }
+
+    @Test func aFirstPieceAtHandGoesOutWithTheHead() async throws {
+        let source = PeekingSource()
+        try await withServer(responder: StreamResponder(source: source, length: 11)) { server in
+            let client = try RawSocketClient(port: server.port)
+            source.watch(client)
+            try client.send(get("/ready"))
+            #expect(await waitUntil(timeout: .seconds(10)) { source.sawBytesAtFirstPull.withLock { $0 } != nil })
+            // The piece was asked for before anything was written: head and piece leave in one write.
+            #expect(source.sawBytesAtFirstPull.withLock { $0 } == false)
+            let response = try client.readResponse()
+            #expect(response.header("Content-Length") == "11")
+            #expect(response.text == "first piece")
+            try client.send(get("/again"))
+            #expect(try client.readResponse().text == "first piece")
+        }
+    }
+
+    @Test func aFirstPieceNotAtHandDoesNotHoldBackTheHead() async throws {
+        let source = GatedSource()
+        try await withServer(responder: StreamResponder(source: source, length: nil)) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send(get("/slow"))
+            // The head arrives while the body's first piece is still awaited.
+            let head = String(decoding: try client.readSome(upTo: 64), as: UTF8.self)
+            #expect(head.hasPrefix("HTTP/1.1 200"))
+            #expect(source.answer(.bytes(Array("late".utf8))))
+            #expect(await waitUntil(timeout: .seconds(10)) { source.answer(.end) })
+            var text = head
+            while !text.hasSuffix("\r\n0\r\n\r\n") {
+                text += String(decoding: try client.readSome(upTo: 1024), as: UTF8.self)
+            }
+            #expect(text.hasSuffix("\r\n\r\n4\r\nlate\r\n0\r\n\r\n"))
+        }
+    }
+
+    @Test(arguments: [0, nil] as [Int?])
+    func anEmptyStreamAnsweredAtOnceIsCompleteAndKeepsTheConnection(length: Int?) async throws {
+        let source = CountingSource(pieces: 0, pieceSize: 10)
+        try await withServer(responder: StreamResponder(source: source, length: length)) { server in
+            let client = try RawSocketClient(port: server.port)
+            for _ in 0..<2 {
+                try client.send(get("/empty"))
+                let response = try client.readResponse()
+                #expect(response.status == 200)
+                #expect(response.body.isEmpty)
+                if length == 0 { #expect(response.header("Content-Length") == "0") }
+            }
         }
     }
 }
