@@ -1,7 +1,8 @@
 /// Receives the events of one origin fetch.
 ///
 /// All calls come on the client's driver thread, in order: `didReceiveHead` at most once, then
-/// `didReceive(bytes:)` per piece, then `didFinish` exactly once. They must return quickly (hand work
+/// `didReceive(bytes:)` per piece, then `didFinish` exactly once; `fetchDidEndRead` follows each batch
+/// of head and pieces that one read from the origin carried, unless the fetch finished with it. They must return quickly (hand work
 /// to your own queue): every fetch of the client shares that thread. Calling `pause()`, `resume()` or
 /// `cancel()` on the fetch from inside a callback is allowed.
 public protocol OriginFetchDelegate: AnyObject, Sendable {
@@ -12,4 +13,12 @@ public protocol OriginFetchDelegate: AnyObject, Sendable {
     func fetch(_ fetch: OriginFetch, didReceive bytes: [UInt8])
     /// The fetch ended; on failure, bytes already delivered are not a complete body.
     func fetch(_ fetch: OriginFetch, didFinish result: Result<OriginFetchMetrics, OriginError>)
+    /// Everything the origin's last read carried has been delivered (a head and the first bytes often
+    /// come in one): a delegate that holds back telling others about the head, so that they find those
+    /// bytes already there, tells them now.
+    func fetchDidEndRead(_ fetch: OriginFetch)
+}
+
+extension OriginFetchDelegate {
+    public func fetchDidEndRead(_ fetch: OriginFetch) {}
 }

@@ -30,6 +30,35 @@ struct OriginClientTests {
         #expect(delegate.results.count == 1)
     }
 
+    /// Each read's head and pieces are followed by `fetchDidEndRead` before the driver waits again, so a
+    /// delegate can hold a head back until the bytes that came with it are delivered.
+    @Test func everyReadEndsWithEndReadBeforeTheNextWait() async throws {
+        let origin = try StubOrigin()
+        origin.respond(
+            to: "/slow",
+            with: StubOriginResponse.ok(bytes: Array(repeating: 1, count: 3 * 1000))
+                .trickled(chunkSize: 1000, every: .milliseconds(150)))
+        let client = makeLoopbackClient()
+        let delegate = RecordingFetchDelegate()
+        client.fetch(OriginRequest(url: origin.url("/slow")), delegate: delegate)
+        _ = try #require(await delegate.finished()).get()
+
+        let log = delegate.log
+        #expect(log.first == "head")
+        #expect(log.last == "finish")
+        #expect(log.filter { $0 == "bytes" }.count == 3)
+        // The pieces come 150 ms apart: each one's read ends before the next one arrives.
+        #expect(log.filter { $0 == "endRead" }.count >= 2)
+        for (earlier, later) in zip(log, log.dropFirst()) {
+            // An end of read follows a delivery, never another end of read or nothing.
+            if later == "endRead" { #expect(earlier == "head" || earlier == "bytes") }
+        }
+        let pieces = log.enumerated().filter { $0.element == "bytes" }.map(\.offset)
+        for (first, second) in zip(pieces, pieces.dropFirst()) {
+            #expect(log[first..<second].contains("endRead"), "\(log)")
+        }
+    }
+
     @Test func callerHeadersAreForwardedWithViaAndWithoutHopByHop() async throws {
         let origin = try StubOrigin()
         origin.respond(to: "/h", with: .ok("x"))

@@ -10,6 +10,8 @@ final class RecordingFetchDelegate: OriginFetchDelegate {
         var heads = 0
         var pieces: [[UInt8]] = []
         var results: [Result<OriginFetchMetrics, OriginError>] = []
+        /// Every call in order: "head", "bytes", "endRead", "finish".
+        var log: [String] = []
     }
 
     let events = Mutex(Events())
@@ -24,16 +26,27 @@ final class RecordingFetchDelegate: OriginFetchDelegate {
         events.withLock {
             $0.head = head
             $0.heads += 1
+            $0.log.append("head")
         }
     }
 
     func fetch(_ fetch: OriginFetch, didReceive bytes: [UInt8]) {
-        events.withLock { $0.pieces.append(bytes) }
+        events.withLock {
+            $0.pieces.append(bytes)
+            $0.log.append("bytes")
+        }
         onPiece?(fetch, bytes)
     }
 
+    func fetchDidEndRead(_ fetch: OriginFetch) {
+        events.withLock { $0.log.append("endRead") }
+    }
+
     func fetch(_ fetch: OriginFetch, didFinish result: Result<OriginFetchMetrics, OriginError>) {
-        events.withLock { $0.results.append(result) }
+        events.withLock {
+            $0.results.append(result)
+            $0.log.append("finish")
+        }
     }
 
     var head: OriginResponseHead? { events.withLock { $0.head } }
@@ -41,6 +54,7 @@ final class RecordingFetchDelegate: OriginFetchDelegate {
     var pieceCount: Int { events.withLock { $0.pieces.count } }
     var bodyCount: Int { events.withLock { $0.pieces.reduce(0) { $0 + $1.count } } }
     var results: [Result<OriginFetchMetrics, OriginError>] { events.withLock { $0.results } }
+    var log: [String] { events.withLock { $0.log } }
 
     /// Waits for `didFinish` and returns its result (`nil` on timeout).
     func finished(timeout: Duration = .seconds(10)) async -> Result<OriginFetchMetrics, OriginError>? {

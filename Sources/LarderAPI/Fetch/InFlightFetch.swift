@@ -46,6 +46,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         var refusal: String?
         var invalidImage = false
         var holdUntilComplete = false
+        /// The head's outcome is known but its waiters are told at the end of the read that brought it.
+        var announcePending = false
         var originFetch: OriginFetch?
         var responseTime = Date()
     }
@@ -152,7 +154,6 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         }
         let admission = admit(head)
         let hold = admission.stored && decision.validateImage
-        var waiters: [Waiter] = []
         state.withLock { state in
             state.head = head
             state.responseTime = responseTime
@@ -165,9 +166,11 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                 state.buffer.reserveCapacity(length)
             }
             if !hold {
+                // Joiners from now on learn it at once; those waiting already at the end of this read
+                // (`fetchDidEndRead`), when the bytes that came with the head are in the buffer: each
+                // caller's head and first bytes then leave in one write.
                 state.outcome = .response(head, admission: admission)
-                waiters = state.waiters
-                state.waiters = []
+                state.announcePending = true
             }
         }
         if admission.stored {
@@ -183,7 +186,21 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                 }
             }
         }
-        for waiter in waiters { waiter(.response(head, admission: admission)) }
+    }
+
+    func fetchDidEndRead(_ fetch: OriginFetch) { announceResponse() }
+
+    /// Tells the callers who waited for the head (once, after the read that brought it).
+    private func announceResponse() {
+        let (waiters, outcome) = state.withLock { state -> ([Waiter], InFlightOutcome?) in
+            guard state.announcePending, let outcome = state.outcome else { return ([], nil) }
+            state.announcePending = false
+            defer { state.waiters = [] }
+            return (state.waiters, outcome)
+        }
+        if let outcome {
+            for waiter in waiters { waiter(outcome) }
+        }
     }
 
     func fetch(_ fetch: OriginFetch, didReceive bytes: [UInt8]) {
@@ -229,6 +246,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     }
 
     func fetch(_ fetch: OriginFetch, didFinish result: Result<OriginFetchMetrics, OriginError>) {
+        // A fetch that ends with the read that brought its head gets no `fetchDidEndRead`.
+        announceResponse()
         var failure: OriginError?
         if case .failure(let error) = result { failure = error }
         service.metrics.originFetchFinished(

@@ -95,6 +95,7 @@ final class CurlDriver: @unchecked Sendable {
             startWaiting()
             _ = multi.perform()
             collectFinished()
+            for transfer in active.values { transfer.endRead() }
             startWaiting()
             _ = multi.poll(milliseconds: 1000)
         }

@@ -28,6 +28,8 @@ final class CurlTransfer: @unchecked Sendable {
     private let ownEndpoints: [IPEndpoint]
     private let trustedCertificatesPath: String?
     private(set) var isFinished = false
+    /// Whether the delegate was told something since the driver's last `endRead()` (driver thread).
+    private var deliveredSinceRead = false
 
     init(fetch: OriginFetch, delegate: any OriginFetchDelegate, configuration: OriginClient.Configuration) {
         self.fetch = fetch
@@ -128,6 +130,7 @@ final class CurlTransfer: @unchecked Sendable {
                 $0.progress.status = head.status
                 $0.progress.bytesExpected = expected
             }
+            deliveredSinceRead = true
             delegate.fetch(fetch, didReceiveHead: head)
             return line.count
         }
@@ -150,8 +153,17 @@ final class CurlTransfer: @unchecked Sendable {
         }
         bodyBytes += bytes.count
         fetch.state.withLock { $0.progress.bytesReceived = bodyBytes }
+        deliveredSinceRead = true
         delegate.fetch(fetch, didReceive: Array(bytes))
         return bytes.count
+    }
+
+    /// The driver handed over everything libcurl read in its last round: tells the delegate when this
+    /// transfer got a head or bytes in it.
+    func endRead() {
+        guard deliveredSinceRead, !isFinished else { return }
+        deliveredSinceRead = false
+        delegate.fetchDidEndRead(fetch)
     }
 
     func openSocket(family: Int32, socketType: Int32, protocolNumber: Int32, address: IPAddress?, port: UInt16)
