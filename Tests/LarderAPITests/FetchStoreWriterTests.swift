@@ -55,4 +55,45 @@ import Testing
         }
         await harness.stop()
     }
+
+    /// Callers are answered before the store writes: under a flood of misses the writes fall behind. Past
+    /// `storeBacklogBytes` waiting to be written, a response is relayed but not stored, so the memory the
+    /// backlog holds stays bounded.
+    @Test func aResponseIsNotStoredWhileTheWriteBacklogIsFull() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        var configuration = FetchConfiguration()
+        configuration.storeBacklogBytes = 1
+        let harness = try FetchTestHarness(
+            configuration: configuration,
+            wrapStore: { store in
+                APIRecordingStore(
+                    wrapping: store,
+                    onWrite: { call in
+                        // The disk is stuck until the test lets it go.
+                        if call == "beginWrite" { _ = gate.wait(timeout: .now() + 30) }
+                    })
+            })
+        for path in ["/first", "/second"] {
+            harness.origin.respond(to: path, with: .ok("body of \(path)").header("Cache-Control", "max-age=600"))
+        }
+        // The first response is answered while its write waits: its bytes are the backlog.
+        let first = try harness.fetch("/first")
+        #expect(first.status == 200 && first.text == "body of /first")
+        #expect(first.header("X-Cache") == "MISS")
+        let second = try harness.fetch("/second")
+        #expect(second.status == 200 && second.text == "body of /second")
+        #expect(second.header("Cache-Status")?.contains("store backlog") == true)
+
+        gate.signal()
+        gate.signal()
+        #expect(await harness.settle())
+        // The write that waited lands; the refused response was never stored.
+        #expect(try harness.fetch("/first").header("X-Cache") == "HIT")
+        #expect(try harness.fetch("/second").header("X-Cache") == "MISS")
+        #expect(harness.origin.requestCount(for: "/second") == 2)
+        // With the backlog written, responses are stored again.
+        #expect(await harness.settle())
+        #expect(try harness.fetch("/second").header("X-Cache") == "HIT")
+        await harness.stop()
+    }
 }

@@ -21,6 +21,11 @@ public struct FetchConfiguration: Sendable {
     public var hotBudgetBytes: Int
     /// The largest body the hot tier keeps; it is read whole on its first hit instead of streamed.
     public var hotMaxEntryBytes: Int
+    /// How many bytes of fetched bodies may wait to be written to the store. Callers are answered as the
+    /// origin's bytes arrive and the store writes behind them, so under a flood of misses the writes fall
+    /// behind; past this backlog a new response is relayed but not stored (`Cache-Status` says so),
+    /// which keeps memory bounded and lets the store catch up. Default 64 MiB.
+    public var storeBacklogBytes = 64 << 20
 
     /// Creates a configuration.
     /// - Parameters:

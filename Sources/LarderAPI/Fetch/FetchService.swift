@@ -29,6 +29,8 @@ public final class FetchService: Sendable {
     /// class, below the connections' and the lookups': on a busy CPU a response goes out before the
     /// store work of the fetch that produced it.
     let storeWriters = StorageExecutor(width: 2, label: "larder.fetch.store", qos: .utility)
+    /// Bytes of fetched bodies handed to `storeWriters` and not yet committed or abandoned.
+    let storeBacklog = Atomic<Int>(0)
     /// The origin client (its address policy is the SSRF guard).
     public let client: OriginClient
     /// The filter chain's seam: who owns a request and how its response is kept.
