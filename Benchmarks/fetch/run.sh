@@ -195,7 +195,7 @@ printf "direct origin %.3f / %.3f; larder %.3f / %.3f (+%.3f total); nginx %.3f 
 # for MISS_DURATION, interleaved rounds. Every answer must be a 2xx from a request that reached the origin.
 MISS_CONNECTIONS=${MISS_CONNECTIONS:-32}
 MISS_DURATION=${MISS_DURATION:-5s}
-miss_run() { # port: prints misses/s
+miss_run() { # port: prints "misses/s answered-requests"
     local before out done_requests bad
     before=$(origin_requests)
     out=$(PREFIX="/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$(file_of "$first")?u=" taskset -c "${WRK_CPU:-1}" \
@@ -206,18 +206,42 @@ miss_run() { # port: prints misses/s
         echo "port $1: not every answer was a 2xx miss ($done_requests answers, origin saw $(($(origin_requests) - before)))" >&2
         exit 1
     fi
-    awk '/Requests\/sec:/ { printf "%.0f\n", $2 }' <<<"$out"
+    echo "$(awk '/Requests\/sec:/ { printf "%.0f", $2 }' <<<"$out") $done_requests"
+}
+# Larder answers a miss before its store writes it: seconds until every fetch of a run is written (the
+# in-flight gauge reaches 0), so that the next run does not share the CPU with them.
+drain_seconds() {
+    local start=$SECONDS
+    for _ in $(seq 600); do
+        curl -s "http://127.0.0.1:$LARDER_PORT/metrics" | grep -q '^larder_origin_fetches_in_flight 0$' && break
+        sleep 0.1
+    done
+    echo $((SECONDS - start))
+}
+seconds_of() { # a wrk duration (5s, 1m)
+    case $1 in *s) echo "${1%s}" ;; *m) echo $((${1%m} * 60)) ;; *) echo "$1" ;; esac
 }
 : >"$WORK/ml.txt"
 : >"$WORK/mn.txt"
+: >"$WORK/mw.txt"
+threads=0
 for _ in $(seq "$ROUNDS"); do
-    miss_run "$LARDER_PORT" >>"$WORK/ml.txt"
-    miss_run "$CACHE_PORT" >>"$WORK/mn.txt"
+    read -r rate answered < <(miss_run "$LARDER_PORT")
+    now=$(ls /proc/"$LARDER_PID"/task | wc -l)
+    [ "$now" -gt "$threads" ] && threads=$now
+    drained=$(drain_seconds)
+    echo "$rate" >>"$WORK/ml.txt"
+    # Misses per second counted to the end of their writes (drain measured in whole seconds).
+    awk -v n="$answered" -v d="$(seconds_of "$MISS_DURATION")" -v w="$drained" 'BEGIN { printf "%.0f\n", n / (d + w) }' \
+        >>"$WORK/mw.txt"
+    miss_run "$CACHE_PORT" | cut -d' ' -f1 >>"$WORK/mn.txt"
 done
 ml=$(median <"$WORK/ml.txt")
+mw=$(median <"$WORK/mw.txt")
 mn=$(median <"$WORK/mn.txt")
 echo
 echo "misses under load: wrk -c$MISS_CONNECTIONS -d$MISS_DURATION, a new URL per request, $ROUNDS interleaved rounds (misses/s)"
-printf "larder %.0f; nginx %.0f; ratio %.2f; larder threads after: %s\n" "$ml" "$mn" \
-    "$(awk -v a="$ml" -v b="$mn" 'BEGIN{print a/b}')" "$(ls /proc/"$LARDER_PID"/task | wc -l)"
+printf "larder answered %.0f, written %.0f (to the last commit); nginx %.0f; ratios %.2f / %.2f; larder threads: %s\n" \
+    "$ml" "$mw" "$mn" "$(awk -v a="$ml" -v b="$mn" 'BEGIN{print a/b}')" "$(awk -v a="$mw" -v b="$mn" 'BEGIN{print a/b}')" \
+    "$threads"
 
