@@ -16,7 +16,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [0, 1, 65_536, 3 << 20])
+    @Test(arguments: [0, 1, 65_536, 3 << 20, 9 << 20])
     func fileContentArrivesWholeAndTheConnectionGoesOn(size: Int) async throws {
         let body = Self.pattern(size)
         let file = try #require(MemoryFile(bytes: body))
