@@ -111,16 +111,7 @@ extension HTTPConnection {
     /// miss whose first bytes came with the origin's head) answers inline, and head and piece go out in
     /// one write; otherwise the head goes now and the piece follows when the source delivers it.
     private func writeHeadWithFirstPiece(requestNumber number: Int) {
-        guard var current = stream else { return writeOutput() }
-        current.awaitingPiece = true
-        stream = current
-        let handoff = FirstPieceHandoff()
-        let maxBytes = min(current.remaining ?? Self.streamPieceBytes, Self.streamPieceBytes)
-        current.source.next(maxBytes: max(maxBytes, 1)) { [self] piece in
-            if handoff.offer(piece) { return }
-            queue.async { self.handlePiece(piece, requestNumber: number) }
-        }
-        switch handoff.close() {
+        switch pullPiece(takingInline: true) {
         case .bytes(let bytes)? where !bytes.isEmpty:
             handlePiece(.bytes(bytes), requestNumber: number)
         case let piece?:
@@ -209,16 +200,24 @@ extension HTTPConnection {
         }
     }
 
-    /// Asks the body source for the next piece; only called once the previous piece is written.
-    private func pullPiece() {
-        guard var current = stream, !current.awaitingPiece, let number = inFlight?.number else { return }
+    /// Asks the body source for the next piece; called once the previous piece is written, or for the
+    /// first piece before the head.
+    /// - Parameter takingInline: return a piece the source gives before `next` returns (the first piece,
+    ///   asked for before the head is written) instead of handing it over through the queue.
+    /// - Returns: that piece, when taken.
+    @discardableResult
+    private func pullPiece(takingInline: Bool = false) -> HTTPBodyChunk? {
+        guard var current = stream, !current.awaitingPiece, let number = inFlight?.number else { return nil }
         current.awaitingPiece = true
         stream = current
+        let handoff = takingInline ? FirstPieceHandoff() : nil
         let maxBytes = min(current.remaining ?? Self.streamPieceBytes, Self.streamPieceBytes)
-        // Always hop: a source that answers inline must not recurse through the write path.
+        // Otherwise always hop: a source that answers inline must not recurse through the write path.
         current.source.next(maxBytes: max(maxBytes, 1)) { [self] piece in
+            if handoff?.offer(piece) == true { return }
             queue.async { self.handlePiece(piece, requestNumber: number) }
         }
+        return handoff?.close()
     }
 
     private func handlePiece(_ piece: HTTPBodyChunk, requestNumber: Int) {
