@@ -167,6 +167,21 @@ public protocol CacheBodyWriter: AnyObject, Sendable {
 
     /// Drops the body written so far. Also done when a writer is released without commit.
     func abandon()
+
+    /// Commits without blocking the caller: the same effect and errors as `commit(_:)`, told to
+    /// `completion` on a thread of the store's choosing. A store may then commit several bodies in one
+    /// transaction.
+    /// - Parameters:
+    ///   - entry: the metadata.
+    ///   - completion: receives the entry as stored, or the error.
+    func commit(_ entry: StoredEntry, completion: @escaping @Sendable (Result<StoredEntry, any Error>) -> Void)
+}
+
+extension CacheBodyWriter {
+    /// Commits at once on the caller's thread.
+    public func commit(_ entry: StoredEntry, completion: @escaping @Sendable (Result<StoredEntry, any Error>) -> Void) {
+        completion(Result { try commit(entry) })
+    }
 }
 
 /// What a purge deletes.

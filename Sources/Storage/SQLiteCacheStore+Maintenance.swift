@@ -121,6 +121,18 @@ extension SQLiteCacheStore {
     }
 
     /// Deletes a body's chunks (and its pending row).
+    /// Deletes a pending body that will never be committed (an abandoned or failed write) and forgets it
+    /// as live. If this fails, the pending row stays and the next sweep or start-up removes it.
+    func discardPendingBody(_ body: Int64) {
+        try? database.write { connection in
+            try connection.inTransaction {
+                try Self.deleteBody(body, pending: true, connection: connection)
+                return .commit
+            }
+        }
+        liveBodies.withLock { _ = $0.remove(body) }
+    }
+
     static func deleteBody(_ body: Int64, pending: Bool, connection: SQLiteConnection) throws {
         let first = body << StorageSchema.chunkIDShift
         try connection.run(

@@ -75,6 +75,8 @@ public final class SQLiteCacheStore: CacheStore {
     let evictions = Atomic<Int>(0)
     /// Entries this process removed by sweeps, for metrics.
     let sweeps = Atomic<Int>(0)
+    /// Where finished bodies are committed, in groups under load.
+    let commits = SQLiteCommitGroup()
 
     /// Opens (or creates) the store: migrates the schema and clears bodies abandoned by a crash.
     /// - Parameter configuration: the settings.

@@ -142,6 +142,11 @@ final class APIRecordingWriter: CacheBodyWriter {
         return try wrapped.commit(entry)
     }
 
+    func commit(_ entry: StoredEntry, completion: @escaping @Sendable (Result<StoredEntry, any Error>) -> Void) {
+        store.onWrite("commit")
+        wrapped.commit(entry, completion: completion)
+    }
+
     func abandon() {
         store.onWrite("abandon")
         wrapped.abandon()

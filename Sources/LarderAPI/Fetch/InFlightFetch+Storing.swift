@@ -47,15 +47,19 @@ extension InFlightFetch {
     }
 
     /// Validates (when the filter asks) and commits the body; runs on `storeQueue` after the last byte.
-    func commit() {
+    /// The commit itself does not block the queue: the store may group it with others (issue 8), and
+    /// `done` runs when it is over, on whatever thread the store tells its result.
+    func commit(then done: @escaping @Sendable () -> Void) {
         guard let writer = writerBox.writer else {
             releaseHeld()
+            done()
             return
         }
         writerBox.writer = nil
         let (head, responseTime, body) = state.withLock { ($0.head, $0.responseTime, $0.buffer) }
         guard var head else {
             writer.abandon()
+            done()
             return
         }
         var imageFormat: String?
@@ -67,6 +71,7 @@ extension InFlightFetch {
                 imageFormat = info.format.rawValue
                 if let refusal = contentTypeRefusal(info.format.mimeType) {
                     refuse(writer, refusal)
+                    done()
                     return
                 }
                 declaredContentType = Self.retype(&head, as: info.format)
@@ -75,6 +80,7 @@ extension InFlightFetch {
             case .invalid(let rejection):
                 service.metrics.imageValidationFailed(format: rejection.format, stage: .admission)
                 refuse(writer, "not a valid image: \(rejection)", invalidImage: true)
+                done()
                 return
             }
         }
@@ -83,17 +89,20 @@ extension InFlightFetch {
         // Whatever memory holds for this URL is about to be replaced.
         let url = keyURL
         service.hot.remove(url: url)
-        do {
-            try writer.commit(entry)
-            // Again after the commit: a hit may have put the old entry back in memory meanwhile.
-            service.hot.remove(url: url)
-        } catch {
-            state.withLock {
-                $0.storing = false; $0.refusal = "store: \(error)"
+        writer.commit(entry) { [self] result in
+            switch result {
+            case .success:
+                // Again after the commit: a hit may have put the old entry back in memory meanwhile.
+                service.hot.remove(url: url)
+            case .failure(let error):
+                state.withLock {
+                    $0.storing = false; $0.refusal = "store: \(error)"
+                }
+                service.recordStoreFailure(url: url, error: error)
             }
-            service.recordStoreFailure(url: url, error: error)
+            releaseHeld()
+            done()
         }
-        releaseHeld()
     }
 
     /// Drops a body that will not be stored and tells the held callers why.

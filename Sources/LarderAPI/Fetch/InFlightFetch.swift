@@ -306,14 +306,20 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         }
         storeQueue.async { [self] in
             if storing {
-                commit()
+                commit { [self] in finishStoring() }
             } else {
                 writerBox.writer?.abandon()
                 writerBox.writer = nil
                 if held { releaseHeld() }
+                finishStoring()
             }
-            service.storeBacklog.subtract(state.withLock { $0.backlogBytes }, ordering: .relaxed)
-            service.registry.remove(self)
         }
+    }
+
+    /// The store is done with this fetch (committed, refused or abandoned): its bytes leave the backlog
+    /// and new callers no longer join it.
+    private func finishStoring() {
+        service.storeBacklog.subtract(state.withLock { $0.backlogBytes }, ordering: .relaxed)
+        service.registry.remove(self)
     }
 }

@@ -4,7 +4,8 @@ import Synchronization
 
 /// Streams one body into the store: full chunks are written as they fill, under a pending body id
 /// that no entry points at, so a crash or an abandon leaves nothing visible; `commit` writes the last
-/// chunk and the entry row in one transaction.
+/// chunk and the entry row in one transaction (`SQLiteCommitGroup`), with other bodies' when they
+/// finish together.
 ///
 /// At most one chunk plus the latest appended bytes is held in memory. The codec is decided on the
 /// first chunk: deflate is tried unless the hints rule it out, and kept when it takes at most
@@ -59,53 +60,46 @@ final class SQLiteBodyWriter: CacheBodyWriter {
     }
 
     func commit(_ entry: StoredEntry) throws -> StoredEntry {
+        let result = Mutex<Result<StoredEntry, CacheStoreError>?>(nil)
+        store.commits.commitNow(try finish(entry) { outcome in result.withLock { $0 = outcome } }, in: store)
+        guard let outcome = result.withLock({ $0 }) else {
+            throw CacheStoreError.storageFailure(operation: "commit body", detail: "no result")
+        }
+        return try outcome.get()
+    }
+
+    /// Commits in a group with the other bodies that finish meanwhile (`SQLiteCommitGroup`): `completion`
+    /// runs on the store's commit queue once the group's transaction ended.
+    func commit(_ entry: StoredEntry, completion: @escaping @Sendable (Result<StoredEntry, any Error>) -> Void) {
+        do {
+            store.commits.submit(try finish(entry) { completion($0.mapError { $0 }) }, in: store)
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
+    /// Encodes the last chunk and closes the writer: what remains is the commit job it returns.
+    /// - Throws: `.writerClosed`, or an encoding failure (the write is then abandoned).
+    private func finish(
+        _ entry: StoredEntry, completion: @escaping @Sendable (Result<StoredEntry, CacheStoreError>) -> Void
+    ) throws -> SQLiteCommitJob {
         try state.withLock { state in
             guard !state.closed else { throw CacheStoreError.writerClosed }
             do {
                 let last = state.buffer.isEmpty ? nil : try encode(state.buffer[...], isLast: true, state: &state)
+                let job = SQLiteCommitJob(
+                    entry: entry,
+                    facts: StoredBodyFacts(
+                        originalSize: state.originalSize, storedSize: state.storedSize,
+                        codec: state.codec ?? .identity, crc32: state.crc, chunkSize: chunkSize),
+                    lastChunk: last.map { ($0, state.nextSequence - 1) }, pendingBody: state.bodyID,
+                    now: store.configuration.clock(), completion: completion)
+                // From here the job owns the pending body: it commits it, or deletes it when it fails.
                 state.buffer = []
-                let lastSequence = state.nextSequence - 1
-                let facts = StoredBodyFacts(
-                    originalSize: state.originalSize, storedSize: state.storedSize, codec: state.codec ?? .identity,
-                    crc32: state.crc, chunkSize: chunkSize)
-                let existingBody = state.bodyID
-                let now = store.configuration.clock()
-                var stored = entry
-                let bodyID = try store.database.write { connection -> Int64 in
-                    var bodyID: Int64 = 0
-                    try connection.inTransaction {
-                        bodyID = try existingBody ?? Self.allocateBody(connection, now: now)
-                        if let last {
-                            try Self.insertChunk(last, body: bodyID, sequence: lastSequence, connection: connection)
-                        }
-                        try connection.run("DELETE FROM pending_body WHERE id = ?", [.integer(bodyID)])
-                        stored.setStoredBody(facts, bodyID: bodyID, now: now)
-                        // By rowid alone: this also replaces an entry whose key shares the first 64 bits.
-                        try connection.run(
-                            "DELETE FROM entry WHERE id = ?", [.integer(SQLiteCacheStore.rowID(entry.key))])
-                        try SQLiteCacheStore.insert(stored, into: connection)
-                        if stored.varyNames.isEmpty {
-                            try connection.run(
-                                "DELETE FROM vary WHERE primary_key = ?", [.blob(stored.primaryKey.bytes)])
-                        } else {
-                            try connection.run(
-                                "INSERT OR REPLACE INTO vary (primary_key, names) VALUES (?, ?)",
-                                [.blob(stored.primaryKey.bytes), .text(SQLiteCacheStore.encodeNames(stored.varyNames))])
-                        }
-                        return .commit
-                    }
-                    // The entry is committed: a failed eviction must not fail (and discard) it; the
-                    // next commit evicts again.
-                    try? store.evictIfNeeded(connection)
-                    return bodyID
-                }
-                stored.setStoredBody(facts, bodyID: bodyID, now: now)
-                store.pendingHits.withLock { _ = $0.removeValue(forKey: entry.key) }
-                store.liveBodies.withLock { _ = $0.remove(bodyID) }
                 state.bodyID = nil
                 state.closed = true
                 state.deflater = nil
-                return stored
+                return job
             } catch {
                 discard(&state)
                 throw SQLiteCacheStore.storeError(error, operation: "commit body")
@@ -125,14 +119,7 @@ final class SQLiteBodyWriter: CacheBodyWriter {
         state.deflater = nil
         guard let body = state.bodyID else { return }
         state.bodyID = nil
-        // If this fails, the pending row stays and the next sweep or start-up removes it.
-        try? store.database.write { connection in
-            try connection.inTransaction {
-                try SQLiteCacheStore.deleteBody(body, pending: true, connection: connection)
-                return .commit
-            }
-        }
-        store.liveBodies.withLock { _ = $0.remove(body) }
+        store.discardPendingBody(body)
     }
 
     /// Encodes and writes a chunk that is not the last.
@@ -186,14 +173,13 @@ final class SQLiteBodyWriter: CacheBodyWriter {
         return output
     }
 
-    private static func allocateBody(_ connection: SQLiteConnection, now: Date) throws -> Int64 {
+    static func allocateBody(_ connection: SQLiteConnection, now: Date) throws -> Int64 {
         // AUTOINCREMENT: a body id is never reused, so a reader holding an old id never sees new bytes.
         try connection.run("INSERT INTO pending_body (started) VALUES (?)", [.real(now.timeIntervalSince1970)])
         return connection.lastInsertRowID
     }
 
-    private static func insertChunk(_ bytes: [UInt8], body: Int64, sequence: Int64, connection: SQLiteConnection) throws
-    {
+    static func insertChunk(_ bytes: [UInt8], body: Int64, sequence: Int64, connection: SQLiteConnection) throws {
         try connection.run(
             "INSERT INTO chunk (id, crc32, data) VALUES (?, ?, ?)",
             [

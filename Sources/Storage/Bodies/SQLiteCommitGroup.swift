@@ -1,0 +1,153 @@
+import CacheCore
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The last step of one body's write, ready to run on the writer connection: its final chunk, its
+/// facts, and the entry row that makes it visible.
+struct SQLiteCommitJob: Sendable {
+    let entry: StoredEntry
+    let facts: StoredBodyFacts
+    /// The final chunk, encoded, and its sequence number; `nil` for an empty body.
+    let lastChunk: (bytes: [UInt8], sequence: Int64)?
+    /// The pending body the earlier chunks went to; `nil` when the body fits in its final chunk.
+    let pendingBody: Int64?
+    let now: Date
+    let completion: @Sendable (Result<StoredEntry, CacheStoreError>) -> Void
+}
+
+/// Commits finished bodies in groups: one SQLite transaction for every body that finished while the
+/// previous group was being committed, each inside its own savepoint.
+///
+/// Why: in WAL mode a commit appends every page it changed to the log. One entry touches the entry
+/// table, six indexes, the chunk table, the stats row and the vary table, about ten pages, and most of
+/// them (the right edge of `entry_seq`, `entry_lru`, `entry_sweep`, the chunk table, the stats row) are
+/// the same pages for the next entry. Under a burst of misses a group writes those pages once.
+///
+/// A group is never waited for: a lone commit runs at once on `queue`; commits that arrive while it runs
+/// form the next group. A job that fails rolls back to its savepoint and fails alone; a failed `COMMIT`
+/// fails the whole group, and nothing of it is visible. A failed job's pending chunks are deleted, as an
+/// abandoned write's are.
+final class SQLiteCommitGroup: Sendable {
+    private struct Pending {
+        var jobs: [SQLiteCommitJob] = []
+        var draining = false
+    }
+
+    /// Bodies committed in one transaction at most, so that one group's transaction stays short.
+    static let maxGroup = 64
+
+    private let queue = DispatchQueue(label: "larder.storage.commit", qos: .utility)
+    private let pending = Mutex(Pending())
+    /// Groups committed and bodies in them, for tests and the benchmark notes.
+    let groups = Atomic<Int>(0)
+    let bodies = Atomic<Int>(0)
+
+    /// Queues a job; its completion runs on the group's queue once its transaction ended.
+    /// - Parameters:
+    ///   - job: the body's last step.
+    ///   - store: the store that owns this group (it holds the writer connection).
+    func submit(_ job: SQLiteCommitJob, in store: SQLiteCacheStore) {
+        let start = pending.withLock { pending -> Bool in
+            pending.jobs.append(job)
+            guard !pending.draining else { return false }
+            pending.draining = true
+            return true
+        }
+        if start { queue.async { [self] in drain(store) } }
+    }
+
+    /// Commits one job at once on the caller's thread, in a group of its own.
+    func commitNow(_ job: SQLiteCommitJob, in store: SQLiteCacheStore) {
+        run([job], in: store)
+    }
+
+    private func drain(_ store: SQLiteCacheStore) {
+        while true {
+            let jobs = pending.withLock { pending -> [SQLiteCommitJob] in
+                let taken = Array(pending.jobs.prefix(Self.maxGroup))
+                pending.jobs.removeFirst(taken.count)
+                if taken.isEmpty { pending.draining = false }
+                return taken
+            }
+            if jobs.isEmpty { return }
+            run(jobs, in: store)
+        }
+    }
+
+    /// Commits `jobs` in one transaction and tells each its result.
+    private func run(_ jobs: [SQLiteCommitJob], in store: SQLiteCacheStore) {
+        var results = [Result<StoredEntry, CacheStoreError>?](repeating: nil, count: jobs.count)
+        do {
+            try store.database.write { connection in
+                try connection.inTransaction {
+                    for (index, job) in jobs.enumerated() {
+                        results[index] = Self.apply(job, connection: connection)
+                        // SQLite rolled back the whole transaction: what went before is gone too.
+                        if case .failure(let error) = results[index], !connection.isInTransaction { throw error }
+                    }
+                    return .commit
+                }
+                // The entries are committed: a failed eviction must not fail (and discard) them; the
+                // next commit evicts again.
+                try? store.evictIfNeeded(connection)
+            }
+        } catch {
+            // BEGIN or COMMIT failed: nothing of the group is visible.
+            let failure = SQLiteCacheStore.storeError(error, operation: "commit body")
+            for index in results.indices { results[index] = .failure(failure) }
+        }
+        groups.add(1, ordering: .relaxed)
+        bodies.add(jobs.count, ordering: .relaxed)
+        for (job, result) in zip(jobs, results) {
+            let result = result ?? .failure(.storageFailure(operation: "commit body", detail: "not run"))
+            switch result {
+            case .success(let stored):
+                store.pendingHits.withLock { _ = $0.removeValue(forKey: job.entry.key) }
+                store.liveBodies.withLock { _ = $0.remove(stored.bodyID) }
+            case .failure:
+                if let body = job.pendingBody { store.discardPendingBody(body) }
+            }
+            job.completion(result)
+        }
+    }
+
+    /// Writes one job inside a savepoint of the group's transaction; rolls back to it on failure.
+    private static func apply(_ job: SQLiteCommitJob, connection: SQLiteConnection) -> Result<
+        StoredEntry, CacheStoreError
+    > {
+        do {
+            try connection.execute("SAVEPOINT body")
+        } catch {
+            return .failure(SQLiteCacheStore.storeError(error, operation: "commit body"))
+        }
+        do {
+            let bodyID = try job.pendingBody ?? SQLiteBodyWriter.allocateBody(connection, now: job.now)
+            if let last = job.lastChunk {
+                try SQLiteBodyWriter.insertChunk(
+                    last.bytes, body: bodyID, sequence: last.sequence, connection: connection)
+            }
+            try connection.run("DELETE FROM pending_body WHERE id = ?", [.integer(bodyID)])
+            var stored = job.entry
+            stored.setStoredBody(job.facts, bodyID: bodyID, now: job.now)
+            // By rowid alone: this also replaces an entry whose key shares the first 64 bits.
+            try connection.run("DELETE FROM entry WHERE id = ?", [.integer(SQLiteCacheStore.rowID(stored.key))])
+            try SQLiteCacheStore.insert(stored, into: connection)
+            if stored.varyNames.isEmpty {
+                try connection.run("DELETE FROM vary WHERE primary_key = ?", [.blob(stored.primaryKey.bytes)])
+            } else {
+                try connection.run(
+                    "INSERT OR REPLACE INTO vary (primary_key, names) VALUES (?, ?)",
+                    [.blob(stored.primaryKey.bytes), .text(SQLiteCacheStore.encodeNames(stored.varyNames))])
+            }
+            try connection.execute("RELEASE body")
+            return .success(stored)
+        } catch {
+            if connection.isInTransaction {
+                try? connection.execute("ROLLBACK TO body")
+                try? connection.execute("RELEASE body")
+            }
+            return .failure(SQLiteCacheStore.storeError(error, operation: "commit body"))
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import CacheCore
+import Dispatch
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import Storage
+
+/// Bodies that finish while a commit is under way are committed together, one savepoint each: a job that
+/// fails leaves the others committed, a transaction SQLite rolls back takes the whole group, and either
+/// way no pending chunk is left behind. The writer connection is held by the test while the commits are
+/// handed in, behind a first commit that the group's queue has taken and waits with: so the items all
+/// queue up behind it and form one group (or one group with the first, if the queue was slow to take
+/// it: every assertion holds either way).
+@Suite struct SQLiteCommitGroupTests {
+    /// Twelve bodies of one, three and five chunks (4 KiB chunks), each for its own URL.
+    static let bodies: [(url: String, body: [UInt8])] = (0..<12).map { index in
+        let length = [900, 3 * StorageTestHarness.chunkSize + 5, 5 * StorageTestHarness.chunkSize][index % 3]
+        return ("https://example.com/\(index)", CacheCoreFixtures.randomBody(length: length, seed: UInt64(index + 1)))
+    }
+
+    @Test func bodiesThatFinishTogetherCommitInOneTransaction() throws {
+        let harness = try StorageTestHarness()
+        let results = try Self.commitWhileTheWriterIsHeld(harness, Self.bodies)
+        #expect(results.count == Self.bodies.count)
+        for (item, result) in zip(Self.bodies, results) {
+            let stored = try result.get()
+            #expect(try harness.read(stored) == item.body)
+            #expect(try harness.store.entry(for: stored.key)?.url == item.url)
+        }
+        // The first commit and the items: two groups, or one.
+        #expect(harness.store.commits.bodies.load(ordering: .relaxed) == Self.bodies.count + 1)
+        #expect(harness.store.commits.groups.load(ordering: .relaxed) <= 2)
+        #expect(try harness.count("SELECT count(*) FROM pending_body") == 0)
+        #expect(try harness.store.stats().entryCount == Self.bodies.count + 1)
+    }
+
+    @Test func aJobThatFailsFailsAloneAndLeavesNoChunks() throws {
+        let harness = try StorageTestHarness()
+        // The statement fails; the transaction goes on (https://sqlite.org/lang_createtrigger.html#raise).
+        try harness.store.database.write { connection in
+            try connection.execute(
+                """
+                CREATE TEMP TRIGGER refuse_four BEFORE INSERT ON entry WHEN NEW.url = 'https://example.com/4'
+                BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;
+                """)
+        }
+        let results = try Self.commitWhileTheWriterIsHeld(harness, Self.bodies)
+        for (index, (item, result)) in zip(Self.bodies, results).enumerated() {
+            if index == 4 {
+                #expect(throws: CacheStoreError.self) { try result.get() }
+            } else {
+                let stored = try result.get()
+                #expect(try harness.read(stored) == item.body)
+            }
+        }
+        #expect(try harness.store.stats().entryCount == Self.bodies.count)
+        #expect(try harness.count("SELECT count(*) FROM pending_body") == 0)
+        // Only the committed entries' chunks are left: the failed four-chunk body's are gone.
+        #expect(try Self.chunksMatchEntries(harness))
+    }
+
+    @Test func aTransactionSQLiteRollsBackFailsTheWholeGroup() throws {
+        let harness = try StorageTestHarness()
+        // RAISE(ROLLBACK) ends the transaction, as a full disk can: the savepoints before it are gone too.
+        try harness.store.database.write { connection in
+            try connection.execute(
+                """
+                CREATE TEMP TRIGGER roll_back_four BEFORE INSERT ON entry WHEN NEW.url = 'https://example.com/4'
+                BEGIN SELECT RAISE(ROLLBACK, 'rolled back by the test'); END;
+                """)
+        }
+        let results = try Self.commitWhileTheWriterIsHeld(harness, Self.bodies)
+        // Every item shares job 4's group, so every one fails, the ones before it too.
+        for result in results {
+            #expect(throws: CacheStoreError.self) { try result.get() }
+        }
+        let committed = try harness.count("SELECT count(*) FROM entry")
+        #expect(committed <= 1)
+        #expect(try harness.store.stats().entryCount == committed)
+        #expect(try harness.count("SELECT count(*) FROM pending_body") == 0)
+        #expect(try Self.chunksMatchEntries(harness))
+        // The store goes on: a later body commits.
+        try harness.sql("DROP TRIGGER temp.roll_back_four")
+        let later = try harness.put(CacheCoreFixtures.makeEntry(url: "https://example.com/later"), [1, 2, 3])
+        #expect(try harness.read(later) == [1, 2, 3])
+    }
+
+    @Test func aLoneCommitDoesNotWaitForCompany() throws {
+        let harness = try StorageTestHarness()
+        let entry = CacheCoreFixtures.makeEntry(url: "https://example.com/alone")
+        let writer = try harness.store.beginWrite(hints: CacheBodyHints(headers: entry.headers))
+        try writer.append([9, 8, 7])
+        let done = DispatchSemaphore(value: 0)
+        writer.commit(entry) { _ in done.signal() }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(try harness.store.entry(for: entry.key) != nil)
+    }
+
+    /// Whether the chunk table holds exactly the chunks of the committed (incompressible) bodies.
+    static func chunksMatchEntries(_ harness: StorageTestHarness) throws -> Bool {
+        let chunks = try harness.count("SELECT count(*) FROM chunk")
+        let expected = try harness.count("SELECT coalesce(sum((original_size + 4095) / 4096), 0) FROM entry")
+        return chunks == expected
+    }
+
+    /// Writes every body's chunks, holds the writer connection, hands in a first commit and gives the
+    /// group's queue time to take it, hands in every item's commit, then lets go and waits for all
+    /// completions. Returns the items' results.
+    static func commitWhileTheWriterIsHeld(
+        _ harness: StorageTestHarness, _ items: [(url: String, body: [UInt8])]
+    ) throws -> [Result<StoredEntry, any Error>] {
+        var writers: [(any CacheBodyWriter, StoredEntry)] = []
+        for item in items {
+            let entry = CacheCoreFixtures.makeEntry(url: item.url)
+            let writer = try harness.store.beginWrite(hints: CacheBodyHints(headers: entry.headers))
+            try writer.append(item.body)
+            writers.append((writer, entry))
+        }
+        let results = Mutex<[Int: Result<StoredEntry, any Error>]>([:])
+        let done = DispatchGroup()
+        let held = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let store = harness.store
+        DispatchQueue.global().async {
+            _ = try? store.database.write { _ in
+                held.signal()
+                release.wait()
+            }
+        }
+        held.wait()
+        let firstEntry = CacheCoreFixtures.makeEntry(url: "https://example.com/first")
+        let first = try harness.store.beginWrite(hints: CacheBodyHints(headers: firstEntry.headers))
+        try first.append([1])
+        done.enter()
+        first.commit(firstEntry) { _ in done.leave() }
+        Thread.sleep(forTimeInterval: 0.05)
+        for (index, (writer, entry)) in writers.enumerated() {
+            done.enter()
+            writer.commit(entry) { result in
+                results.withLock { $0[index] = result }
+                done.leave()
+            }
+        }
+        release.signal()
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        return results.withLock { results in items.indices.map { results[$0] ?? .failure(CacheStoreError.writerClosed) }
+        }
+    }
+}
