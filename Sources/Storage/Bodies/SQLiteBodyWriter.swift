@@ -157,7 +157,10 @@ final class SQLiteBodyWriter: CacheBodyWriter {
             output = Array(piece)
         case nil:
             if hints.allowsCompression {
-                let deflater = try ChunkDeflater(level: store.configuration.deflateLevel)
+                // A body that is its own last chunk is known whole: zlib is set up for its size.
+                let level = store.configuration.deflateLevel
+                let deflater =
+                    isLast ? try ChunkDeflater(wholeBodyOf: piece.count, level: level) : try ChunkDeflater(level: level)
                 let deflated = try deflater.deflateChunk(piece, isLast: isLast)
                 if Double(deflated.count) <= store.configuration.compressionThreshold * Double(piece.count) {
                     state.codec = .deflateChunked
