@@ -39,13 +39,7 @@ import Testing
     @Test func aJobThatFailsFailsAloneAndLeavesNoChunks() throws {
         let harness = try StorageTestHarness()
         // The statement fails; the transaction goes on (https://sqlite.org/lang_createtrigger.html#raise).
-        try harness.store.database.write { connection in
-            try connection.execute(
-                """
-                CREATE TEMP TRIGGER refuse_four BEFORE INSERT ON entry WHEN NEW.url = 'https://example.com/4'
-                BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;
-                """)
-        }
+        try Self.failInsertOfItemFour(harness, raising: "ABORT")
         let results = try Self.commitWhileTheWriterIsHeld(harness, Self.bodies)
         for (index, (item, result)) in zip(Self.bodies, results).enumerated() {
             if index == 4 {
@@ -64,13 +58,7 @@ import Testing
     @Test func aTransactionSQLiteRollsBackFailsTheWholeGroup() throws {
         let harness = try StorageTestHarness()
         // RAISE(ROLLBACK) ends the transaction, as a full disk can: the savepoints before it are gone too.
-        try harness.store.database.write { connection in
-            try connection.execute(
-                """
-                CREATE TEMP TRIGGER roll_back_four BEFORE INSERT ON entry WHEN NEW.url = 'https://example.com/4'
-                BEGIN SELECT RAISE(ROLLBACK, 'rolled back by the test'); END;
-                """)
-        }
+        try Self.failInsertOfItemFour(harness, raising: "ROLLBACK")
         let results = try Self.commitWhileTheWriterIsHeld(harness, Self.bodies)
         // Every item shares job 4's group, so every one fails, the ones before it too.
         for result in results {
@@ -82,7 +70,7 @@ import Testing
         #expect(try harness.count("SELECT count(*) FROM pending_body") == 0)
         #expect(try Self.chunksMatchEntries(harness))
         // The store goes on: a later body commits.
-        try harness.sql("DROP TRIGGER temp.roll_back_four")
+        try harness.sql("DROP TRIGGER temp.fail_four")
         let later = try harness.put(CacheCoreFixtures.makeEntry(url: "https://example.com/later"), [1, 2, 3])
         #expect(try harness.read(later) == [1, 2, 3])
     }
@@ -96,6 +84,18 @@ import Testing
         writer.commit(entry) { _ in done.signal() }
         #expect(done.wait(timeout: .now() + 10) == .success)
         #expect(try harness.store.entry(for: entry.key) != nil)
+    }
+
+    /// Makes the writer connection's insert of item 4's entry fail with `RAISE(mode)`: `ABORT` fails the
+    /// statement, `ROLLBACK` the whole transaction.
+    static func failInsertOfItemFour(_ harness: StorageTestHarness, raising mode: String) throws {
+        try harness.store.database.write { connection in
+            try connection.execute(
+                """
+                CREATE TEMP TRIGGER fail_four BEFORE INSERT ON entry WHEN NEW.url = 'https://example.com/4'
+                BEGIN SELECT RAISE(\(mode), 'refused by the test'); END;
+                """)
+        }
     }
 
     /// Whether the chunk table holds exactly the chunks of the committed (incompressible) bodies.

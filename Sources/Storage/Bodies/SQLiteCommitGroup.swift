@@ -117,7 +117,8 @@ final class SQLiteCommitGroup: Sendable {
         StoredEntry, CacheStoreError
     > {
         do {
-            try connection.execute("SAVEPOINT body")
+            // Through the statement cache: the savepoint statements are prepared once, not per body.
+            try connection.run("SAVEPOINT body")
         } catch {
             return .failure(SQLiteCacheStore.storeError(error, operation: "commit body"))
         }
@@ -140,12 +141,12 @@ final class SQLiteCommitGroup: Sendable {
                     "INSERT OR REPLACE INTO vary (primary_key, names) VALUES (?, ?)",
                     [.blob(stored.primaryKey.bytes), .text(SQLiteCacheStore.encodeNames(stored.varyNames))])
             }
-            try connection.execute("RELEASE body")
+            try connection.run("RELEASE body")
             return .success(stored)
         } catch {
             if connection.isInTransaction {
-                try? connection.execute("ROLLBACK TO body")
-                try? connection.execute("RELEASE body")
+                _ = try? connection.run("ROLLBACK TO body")
+                _ = try? connection.run("RELEASE body")
             }
             return .failure(SQLiteCacheStore.storeError(error, operation: "commit body"))
         }
