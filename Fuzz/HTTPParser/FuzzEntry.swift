@@ -60,7 +60,14 @@ func check(_ request: HTTPRequest) {
     require(!target.isEmpty && target.count <= limits.maxRequestLineBytes, "target length \(target.count)")
     require(target.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "target byte outside visible ASCII")
     require(!request.method.rawValue.isEmpty && request.method.rawValue.utf8.allSatisfy(isTokenByte))
-    require(request.headers.count <= limits.maxHeaderCount, "\(request.headers.count) fields")
+    // The limit counts the lines the client sent; an absolute-form target's authority adds or replaces
+    // Host (RFC 9112 §3.2.2), so such a request may carry one field more.
+    let isAbsoluteForm = target.first != UInt8(ascii: "/") && target != Array("*".utf8)
+    require(
+        request.headers.count <= limits.maxHeaderCount + (isAbsoluteForm ? 1 : 0), "\(request.headers.count) fields")
+    if isAbsoluteForm {
+        require(request.headers.values(for: "Host").count == 1, "absolute-form request without one Host")
+    }
     require(request.body.count <= limits.maxBodyBytes, "body of \(request.body.count) bytes")
     for field in request.headers {
         require(!field.name.isEmpty && field.name.utf8.allSatisfy(isTokenByte), "field name \(field.name)")

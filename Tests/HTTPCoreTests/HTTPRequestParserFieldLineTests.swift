@@ -190,4 +190,17 @@ import Testing
         #expect(outcome.failureCode == (fits ? nil : 431))
         #expect(outcome.requests.first?.headers.count == (fits ? count : nil))
     }
+
+    /// The limit counts the lines the client sent. An HTTP/1.0 absolute-form request may fill it and
+    /// still be handed out with the Host its target supplies (RFC 9112 §3.2.2), one field over the limit.
+    /// Found by the HTTPParser fuzz target.
+    @Test func hostFromAnAbsoluteTargetIsNotCountedAgainstTheLimit() throws {
+        let limits = HTTPParserLimits(maxHeaderCount: 3)
+        let text = "GET http://origin.test/a HTTP/1.0\r\nX-1: v\r\nX-2: v\r\nX-3: v\r\n\r\n"
+        let outcome = parse(text, limits: limits)
+        #expect(outcome.failureCode == nil)
+        let request = try #require(outcome.requests.first)
+        #expect(request.headers.count == 4)
+        #expect(request.headers.values(for: "Host") == ["origin.test"])
+    }
 }
