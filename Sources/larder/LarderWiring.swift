@@ -1,3 +1,4 @@
+import Dispatch
 import HTTPCore
 import HTTPServer
 import LarderAPI
@@ -50,6 +51,13 @@ enum LarderWiring {
         // A scrape is public like /healthz: it names no URL, key or client.
         router.add(.get, "/metrics", MetricsHandler(registry: metrics.registry, executor: executor))
         return Wired(responder: router) {
+            // Callers are answered before their responses are written: the store gets the same grace to
+            // finish those writes, so that a response answered before SIGTERM is not lost by the exit.
+            let unfinished = fetch.waitForStores(until: .now() + settings.shutdownGrace)
+            if unfinished > 0 {
+                logger.warning(
+                    "origin fetches still running at exit are not stored", metadata: ["count": "\(unfinished)"])
+            }
             fetch.handOverHotHits()
             do {
                 try store.flushHits()

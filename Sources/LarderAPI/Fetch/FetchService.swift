@@ -1,5 +1,6 @@
 public import CacheCore
 public import CachePolicy
+public import Dispatch
 public import Foundation
 import HTTPCore
 public import HTTPServer
@@ -93,6 +94,20 @@ public final class FetchService: Sendable {
     public func handOverHotHits() {
         let now = clock()
         for (key, count) in hot.takePendingHits() { store.recordHits(key, count: count, at: now) }
+    }
+
+    /// Waits until every origin fetch has finished and its response is stored (or refused), at most
+    /// until `deadline`. Call at shutdown, once the server has drained: callers get their answers before
+    /// the store has written them, and an exit right after the last answer would drop those writes.
+    /// - Parameter deadline: when to stop waiting.
+    /// - Returns: how many fetches were still under way at the deadline (0 when all finished).
+    @discardableResult
+    public func waitForStores(until deadline: DispatchTime) -> Int {
+        while DispatchTime.now() < deadline {
+            if registry.all.isEmpty { return 0 }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return registry.all.count
     }
 
     /// How many origin fetches are under way (for metrics and tests).
