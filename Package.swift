@@ -51,7 +51,7 @@ let package = Package(
         ),
 
         // Test doubles and factories shared by the test targets.
-        .target(name: "TestSupport", dependencies: ["HTTPCore", "CacheCore"]),
+        .target(name: "TestSupport", dependencies: ["HTTPCore", "CacheCore", "CLinux"]),
         // Storage's crash-test child and benchmark; not part of the product.
         .executableTarget(name: "StorageCrashWriter", dependencies: ["Storage", "CacheCore", "TestSupport"]),
         .executableTarget(

@@ -1,9 +1,10 @@
 // Linux interfaces that Glibc's Swift module does not include, for HTTPServer: epoll (one set per event
 // loop, watched by one libdispatch source; docs/ARCHITECTURE.md) and memfd_create (in-memory files that
-// hot bodies are sent from with sendfile).
+// hot bodies are sent from with sendfile); for TestSupport's ChildProcess: posix_spawn's close-from action.
 #ifndef LARDER_CLINUX_SHIM_H
 #define LARDER_CLINUX_SHIM_H
 #include <linux/memfd.h>
+#include <spawn.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -13,4 +14,8 @@
 static inline int clinux_memfd_create(const char *name) {
     return (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC);
 }
+
+/// posix_spawn_file_actions_addclosefrom_np (glibc 2.34): the child closes every descriptor from `from` up,
+/// whether or not it is close-on-exec. glibc declares it only under _GNU_SOURCE (see above).
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 #endif

@@ -64,28 +64,22 @@ extension LarderProcess {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let log = scratch.appendingPathComponent("output.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
         let database = ["LARDER_DB": scratch.appendingPathComponent("cache.db").path]
-        process.environment = cleanEnvironment.merging(database) { $1 }.merging(environment) { $1 }
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.runSerialized()
+        let process = try ChildProcess(
+            binary.path, arguments,
+            environment: cleanEnvironment.merging(database) { $1 }.merging(environment) { $1 },
+            standardOutput: .file(log.path), standardError: .file(log.path))
         var signalled = false
         let exited = await waitUntil(timeout: .milliseconds(Int(timeout * 1000))) {
             if !process.isRunning { return true }
             if !signalled, listeningPort(in: (try? String(contentsOf: log, encoding: .utf8)) ?? "") != nil {
-                kill(process.processIdentifier, SIGTERM)
+                process.terminate()
                 signalled = true
             }
             return false
         }
         if !exited {
-            kill(process.processIdentifier, SIGKILL)
+            process.send(SIGKILL)
             process.waitUntilExit()
             let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             throw LarderProcessError.timedOut(arguments: arguments, seconds: timeout, output: output)

@@ -11,7 +11,7 @@ public import Foundation
 /// for it and stop it the same way. `stop()` (SIGTERM, at most 10 s, then SIGKILL) runs from `deinit` too.
 public final class LarderProcess {
     /// The running `larder serve`, for tests that signal it or read how it ended.
-    public let process: Process
+    public let process: ChildProcess
     /// The port the server reported it listens on.
     public let port: Int
     /// The database the server opened (`--db`).
@@ -44,7 +44,7 @@ public final class LarderProcess {
         ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LARDER_") }
     }
 
-    private init(process: Process, port: Int, databasePath: String, logURL: URL, scratch: URL) {
+    private init(process: ChildProcess, port: Int, databasePath: String, logURL: URL, scratch: URL) {
         self.process = process
         self.port = port
         self.databasePath = databasePath
@@ -69,17 +69,12 @@ public final class LarderProcess {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let logURL = scratch.appendingPathComponent("serve.log")
         let databasePath = database ?? scratch.appendingPathComponent("cache.db").path
-        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--db", databasePath] + arguments
-        process.environment = cleanEnvironment.merging(environment) { $1 }
-        let handle = try FileHandle(forWritingTo: logURL)
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
+        let process: ChildProcess
         do {
-            try process.runSerialized()
+            process = try ChildProcess(
+                binary.path, ["serve", "--host", "127.0.0.1", "--port", "0", "--db", databasePath] + arguments,
+                environment: cleanEnvironment.merging(environment) { $1 }, standardOutput: .file(logURL.path),
+                standardError: .file(logURL.path))
         } catch {
             try? FileManager.default.removeItem(at: scratch)
             throw error
@@ -128,7 +123,7 @@ public final class LarderProcess {
             let deadline = ContinuousClock.now + .seconds(10)
             while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
             if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+                process.send(SIGKILL)
                 process.waitUntilExit()
             }
         }
@@ -141,7 +136,7 @@ public final class LarderProcess {
     /// scratch files stay until `stop()`.
     public func killAbruptly() {
         guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
+        process.send(SIGKILL)
         process.waitUntilExit()
     }
 

@@ -31,13 +31,9 @@ enum ImageCorpus {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("larder-image-corpus-\(ProcessInfo.processInfo.processIdentifier)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, directory.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let process: ChildProcess
         do {
-            try process.runSerialized()
+            process = try ChildProcess("/usr/bin/env", ["python3", script.path, directory.path])
         } catch {
             return (nil, "python3 could not be started: \(error)")
         }

@@ -111,24 +111,13 @@ final class FailureLog: Sendable {
 
 /// Decompresses a gzip member with Python's gzip module (an implementation independent of ours).
 func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
-        "python3", "-c", "import gzip,sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))",
-    ]
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    try process.runSerialized()
-    input.fileHandleForWriting.write(Data(bytes))
-    try input.fileHandleForWriting.close()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw GunzipFailed(status: process.terminationStatus)
-    }
-    return Array(data)
+    let process = try ChildProcess(
+        "/usr/bin/env",
+        ["python3", "-c", "import gzip,sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))"],
+        pipeInput: true, standardOutput: .pipe)
+    let (status, output) = process.communicate(bytes)
+    guard status == 0 else { throw GunzipFailed(status: status) }
+    return output
 }
 
 /// Python could not decompress what the server sent.

@@ -116,14 +116,8 @@ struct FaultKillTests {
 
     /// Runs the `sqlite3` shell on a database and returns its trimmed output.
     static func sqlite(_ database: String, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [database, sql]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.runSerialized()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let process = try ChildProcess("/usr/bin/sqlite3", [database, sql], standardOutput: .pipe)
+        let data = process.communicate().output
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

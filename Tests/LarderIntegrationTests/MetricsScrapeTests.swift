@@ -37,20 +37,10 @@ import Testing
     /// Runs the parser on `text`.
     /// - Returns: the samples, or `nil` when the parser (or the checks around it) refused the text.
     static func parse(_ text: String) throws -> [Sample]? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", parserScript]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.runSerialized()
-        input.fileHandleForWriting.write(Data(text.utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
+        let process = try ChildProcess(
+            "/usr/bin/env", ["python3", "-c", parserScript], pipeInput: true, standardOutput: .pipe)
+        let (status, data) = process.communicate(Array(text.utf8))
+        guard status == 0 else { return nil }
         return try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
             try JSONDecoder().decode(Sample.self, from: Data($0.utf8))
         }

@@ -32,22 +32,19 @@ import Testing
         var random = SplitMix64(seed: 2024)
         var checkedEntries = 0
         for round in 0..<Self.kills {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: writer)
-            process.arguments = [path, String(round + 1), String(Self.chunkSize)]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.runSerialized()
+            let process = try ChildProcess(
+                writer, [path, String(round + 1), String(Self.chunkSize)], standardOutput: .pipe)
             // Wait until it is writing (bounded), then let it run a random while before the kill.
+            let output = try #require(process.output)
             let ready = DispatchSemaphore(value: 0)
-            output.fileHandleForReading.readabilityHandler = { handle in
+            output.readabilityHandler = { handle in
                 if !handle.availableData.isEmpty { ready.signal() }
             }
             let started = ready.wait(timeout: .now() + 10) == .success
-            output.fileHandleForReading.readabilityHandler = nil
+            output.readabilityHandler = nil
             #expect(started, "round \(round): the writer did not start")
             usleep(UInt32(20_000 + random.next() % 250_000))
-            kill(process.processIdentifier, SIGKILL)
+            process.send(SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal)
 

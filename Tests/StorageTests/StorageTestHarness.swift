@@ -53,18 +53,9 @@ final class StorageTestHarness {
     }
 }
 
-/// Runs a command with a deadline and returns its exit status and standard output.
-func runProcess(_ arguments: [String], timeout: TimeInterval = 20) throws -> (status: Int32, output: Data) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    try process.runSerialized()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { usleep(10_000) }
-    if process.isRunning { process.terminate() }
-    process.waitUntilExit()
-    return (process.terminationStatus, data)
+/// Runs a command found on `PATH` (through `/usr/bin/env`) and returns its exit status and standard output.
+func runProcess(_ arguments: [String]) throws -> (status: Int32, output: Data) {
+    let process = try ChildProcess("/usr/bin/env", arguments, standardOutput: .pipe)
+    let (status, output) = process.communicate()
+    return (status, Data(output))
 }
