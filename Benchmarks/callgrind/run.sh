@@ -11,16 +11,23 @@
 #   HITS=500 SIZES="1k" Benchmarks/callgrind/run.sh
 #   GZIP=1 SIZES=64k Benchmarks/callgrind/run.sh   # with Accept-Encoding: gzip
 #   KEEP=1 ...                                     # keep the callgrind files (path printed) for callgrind_annotate
+#   MISSES=1000 SIZES=1k Benchmarks/callgrind/run.sh # also instructions per miss (each URL new, each stored)
+#
+# Misses: N requests for URLs nobody asked for before (a counter in the origin URL's query), again over one
+# connection; the dump waits until the store has committed all N (the store writes behind the answers), so
+#   instructions per miss = (Ir from the first miss to the last commit - Ir while idle) / N
+# counts the origin fetch, the relay and the store write.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . Benchmarks/lib.sh
 
 HITS=${HITS:-2000}
+MISSES=${MISSES:-0}
 SIZES=${SIZES:-"1k 16k"}
 LARDER_PORT=${LARDER_PORT:-18190}
 ORIGIN_PORT=${ORIGIN_PORT:-18192}
 
-need_tools nginx valgrind callgrind_control curl cc
+need_tools nginx valgrind callgrind_control curl cc sqlite3
 build_larder
 
 WORK=$(mktemp -d)
@@ -83,8 +90,8 @@ dump() {
 
 header=()
 [ -n "${GZIP:-}" ] && header=(-H "Accept-Encoding: gzip")
-printf "%-6s %8s %16s %16s %14s\n" size hits "Ir hits" "Ir idle" "Ir per hit"
-for size in $SIZES; do
+[ "$HITS" -gt 0 ] && printf "%-6s %8s %16s %16s %14s\n" size hits "Ir hits" "Ir idle" "Ir per hit"
+for size in $([ "$HITS" -gt 0 ] && echo "$SIZES"); do
     url="http://127.0.0.1:$LARDER_PORT/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$size.bin"
     for _ in $(seq 50); do
         curl -s -o /dev/null -D "$WORK/head" "${header[@]}" "$url"
@@ -108,4 +115,43 @@ for size in $SIZES; do
     idle_ir=$(dump)
     printf "%-6s %8d %16d %16d %14.0f\n" "$size" "$HITS" "$hits_ir" "$idle_ir" \
         "$(awk -v h="$hits_ir" -v i="$idle_ir" -v n="$HITS" 'BEGIN { print (h - i) / n }')"
+done
+
+# Entries the store has committed (the database is read while larder runs; WAL lets it).
+entries() { sqlite3 "$WORK/larder.db" "SELECT count(*) FROM entry" 2>/dev/null || echo 0; }
+# Waits until the entry count holds still for half a second (at most a minute).
+settle() {
+    local previous=-1 now
+    for _ in $(seq 120); do
+        now=$(entries)
+        [ "$now" = "$previous" ] && return
+        previous=$now
+        sleep 0.5
+    done
+}
+
+[ "$MISSES" -gt 0 ] && printf "%-6s %8s %16s %16s %14s\n" size misses "Ir misses" "Ir idle" "Ir per miss"
+for size in $([ "$MISSES" -gt 0 ] && echo "$SIZES"); do
+    base="http://127.0.0.1:$LARDER_PORT/fetch?url=http%3A%2F%2F127.0.0.1%3A$ORIGIN_PORT%2F$size.bin%3F"
+    # A few misses first, so that the origin connection, the statement cache and the queues are warm.
+    for n in $(seq 20); do curl -s -o /dev/null "${base}warm-$size-$n"; done
+    : >"$WORK/urls"
+    for n in $(seq "$MISSES"); do printf 'url = "%smiss-%s-%d"\noutput = "/dev/null"\n' "$base" "$size" "$n" >>"$WORK/urls"; done
+    settle
+    stored_before=$(entries)
+    zero
+    start=$(date +%s.%N)
+    curl -s -w '%{http_code} %header{x-cache}\n' -K "$WORK/urls" >"$WORK/codes"
+    for _ in $(seq 600); do [ "$(entries)" -ge "$((stored_before + MISSES))" ] && break; sleep 0.1; done
+    elapsed=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { print e - s }')
+    misses_ir=$(dump)
+    answered=$(grep -c "^200 MISS" "$WORK/codes" || true)
+    stored=$(($(entries) - stored_before))
+    [ "$answered" = "$MISSES" ] || { echo "$size: only $answered of $MISSES answers were 200 MISS" >&2; sort "$WORK/codes" | uniq -c >&2; exit 1; }
+    [ "$stored" = "$MISSES" ] || { echo "$size: only $stored of $MISSES misses were stored" >&2; exit 1; }
+    zero
+    sleep "$elapsed"
+    idle_ir=$(dump)
+    printf "%-6s %8d %16d %16d %14.0f\n" "$size" "$MISSES" "$misses_ir" "$idle_ir" \
+        "$(awk -v h="$misses_ir" -v i="$idle_ir" -v n="$MISSES" 'BEGIN { print (h - i) / n }')"
 done

@@ -8,7 +8,8 @@ import Synchronization
 /// finish together.
 ///
 /// At most one chunk plus the latest appended bytes is held in memory. The codec is decided on the
-/// first chunk: deflate is tried unless the hints rule it out, and kept when it takes at most
+/// first chunk: deflate is tried unless the hints or the first chunk's byte statistics
+/// (`CompressibilityProbe`) rule it out, and kept when it takes at most
 /// `compressionThreshold` of the input (then every later chunk is deflated too, since each chunk
 /// must belong to the one stream).
 final class SQLiteBodyWriter: CacheBodyWriter {
@@ -156,7 +157,7 @@ final class SQLiteBodyWriter: CacheBodyWriter {
         case .identity?:
             output = Array(piece)
         case nil:
-            if hints.allowsCompression {
+            if hints.allowsCompression, CompressibilityProbe.isWorthDeflating(piece) {
                 // A body that is its own last chunk is known whole: zlib is set up for its size.
                 let level = store.configuration.deflateLevel
                 let deflater =
