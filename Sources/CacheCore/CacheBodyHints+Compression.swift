@@ -16,9 +16,7 @@ extension CacheBodyHints {
     public var allowsCompression: Bool {
         if noTransform { return false }
         if let encoding = contentEncoding, !encoding.isEmpty, encoding.lowercased() != "identity" { return false }
-        guard let contentType else { return true }
-        let mediaType = Substring(contentType.split(separator: ";", maxSplits: 1).first ?? "")
-            .trimmingHTTPWhitespace().lowercased()
+        guard let mediaType = StoredEntry.mediaType(of: contentType) else { return true }
         if mediaType.hasPrefix("video/") || mediaType.hasPrefix("audio/") { return false }
         return !Self.compressedMediaTypes.contains(mediaType)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// Which entries a listing shows, and which page.
 public struct CacheEntryQuery: Sendable, Equatable {
@@ -58,18 +59,31 @@ public struct CacheEntryQuery: Sendable, Equatable {
     /// - Parameter url: `scheme://[user@]host[:port][/...]`.
     /// - Returns: the host, or "" when the URL has none.
     public static func host(of url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return "" }
-        var authority = url[schemeEnd.upperBound...]
-        if let end = authority.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) {
-            authority = authority[..<end]
+        // On UTF-8 bytes: every miss stores its host, and Character-level searching cost about 30 000
+        // instructions a call (callgrind).
+        let bytes = Array(url.utf8)
+        var start = 0
+        while start + 2 < bytes.count,
+            !(bytes[start] == UInt8(ascii: ":") && bytes[start + 1] == UInt8(ascii: "/")
+                && bytes[start + 2] == UInt8(ascii: "/"))
+        {
+            start += 1
         }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        if authority.hasPrefix("[") {
-            if let close = authority.firstIndex(of: "]") { return String(authority[...close]).lowercased() }
-            return authority.lowercased()
+        guard start + 2 < bytes.count else { return "" }
+        start += 3
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"),
+            bytes[end] != UInt8(ascii: "#")
+        {
+            end += 1
         }
-        if let colon = authority.firstIndex(of: ":") { authority = authority[..<colon] }
-        return authority.lowercased()
+        if let at = bytes[start..<end].lastIndex(of: UInt8(ascii: "@")) { start = at + 1 }
+        if bytes[start..<end].first == UInt8(ascii: "[") {
+            if let close = bytes[start..<end].firstIndex(of: UInt8(ascii: "]")) { end = close + 1 }
+        } else if let colon = bytes[start..<end].firstIndex(of: UInt8(ascii: ":")) {
+            end = colon
+        }
+        return String(decoding: bytes[start..<end].map(\.asciiLowercased), as: UTF8.self)
     }
 
     /// The position a cursor encodes.

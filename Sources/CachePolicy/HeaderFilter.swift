@@ -5,18 +5,18 @@ public import HTTPCore
 /// [RFC 9110 §7.6.1](https://www.rfc-editor.org/rfc/rfc9110#section-7.6.1)).
 public enum HeaderFilter {
     /// Hop-by-hop fields (RFC 9110 §7.6.1, plus the non-standard `Proxy-Connection` and `Keep-Alive`).
-    public static let hopByHopFields: Set<String> = [
+    public static let hopByHopFields: [String] = [
         "connection", "proxy-connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade",
     ]
 
     /// Fields specific to the proxy a cache talks through, never stored (RFC 9111 §3.1).
-    public static let proxyFields: Set<String> = [
+    public static let proxyFields: [String] = [
         "proxy-authenticate", "proxy-authentication-info", "proxy-authorization",
     ]
 
     /// Fields Larder sets on its own answers; an origin's (or an upstream cache's) copy is dropped so a
     /// replay never repeats stale cache metadata. `Cache-Status` is Larder's to write on each answer.
-    public static let larderFields: Set<String> = ["x-cache", "x-cache-key", "cache-status"]
+    public static let larderFields: [String] = ["x-cache", "x-cache-key", "cache-status"]
 
     /// Whether a field is hop-by-hop, either by definition or because `Connection` names it.
     ///
@@ -25,8 +25,7 @@ public enum HeaderFilter {
     ///   - connectionOptions: The lower-cased members of the message's `Connection` field.
     /// - Returns: `true` when the field must not travel past this hop.
     public static func isHopByHop(_ name: String, connectionOptions: Set<String> = []) -> Bool {
-        let lowered = name.lowercased()
-        return hopByHopFields.contains(lowered) || connectionOptions.contains(lowered)
+        name.isAmong(hopByHopFields) || isNamed(name, in: connectionOptions)
     }
 
     /// The members of a message's `Connection` field, lower-cased.
@@ -58,9 +57,14 @@ public enum HeaderFilter {
     ///   - connectionOptions: The lower-cased members of the response's `Connection` field.
     /// - Returns: `false` for hop-by-hop, `Connection`-named, proxy and Larder fields.
     public static func isStorable(_ name: String, connectionOptions: Set<String> = []) -> Bool {
-        let lowered = name.lowercased()
-        return
-            !(hopByHopFields.contains(lowered) || connectionOptions.contains(lowered)
-            || proxyFields.contains(lowered) || larderFields.contains(lowered))
+        // Compared in place, folding ASCII case: most names differ in length from every listed one, so
+        // this costs a few instructions a field where lower-casing and hashing cost hundreds (callgrind).
+        !(name.isAmong(hopByHopFields) || isNamed(name, in: connectionOptions) || name.isAmong(proxyFields)
+            || name.isAmong(larderFields))
+    }
+
+    /// Whether `name` is one of `options` (lower-cased); lower-cases only when there are options.
+    static func isNamed(_ name: String, in options: Set<String>) -> Bool {
+        !options.isEmpty && options.contains(name.lowercased())
     }
 }

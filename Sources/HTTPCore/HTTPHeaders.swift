@@ -73,6 +73,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 }
 
 extension String {
+    /// Whether the string equals one of `names`, folding ASCII case (header names against a short list;
+    /// most differ in length and are rejected without reading a byte).
+    public func isAmong(_ names: [String]) -> Bool {
+        names.contains { equalsIgnoringASCIICase($0) }
+    }
+
     /// Compares two strings byte by byte, folding ASCII letters only (header names, tokens).
     public func equalsIgnoringASCIICase(_ other: String) -> Bool {
         // Most names looked up differ in length from most names present; counting is O(1) for native

@@ -5,23 +5,22 @@ public import HTTPCore
 /// Pure functions, so the rules are unit-tested without sockets.
 public enum OriginHeaderForwarding {
     /// Hop-by-hop fields (RFC 9110 §7.6.1), lower case, never forwarded in either direction.
-    public static let hopByHop: Set<String> = [
+    public static let hopByHop: [String] = [
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
         "proxy-authorization", "proxy-authenticate",
     ]
 
     /// Request fields Larder sets itself or that describe a body Larder does not send.
-    static let replacedOnRequest: Set<String> = ["host", "content-length", "expect", "via"]
+    static let replacedOnRequest: [String] = ["host", "content-length", "expect", "via"]
 
     /// The end-to-end fields of a message: without hop-by-hop fields and those named in `Connection`.
     /// - Parameter headers: the fields as received (request or response).
     /// - Returns: the fields that may be passed on, in order.
     public static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
-        let named = Set(headers.listValues(for: "Connection").map { $0.lowercased() })
+        let named = headers.listValues(for: "Connection")
         var kept = HTTPHeaders()
         for field in headers {
-            let name = field.name.lowercased()
-            if hopByHop.contains(name) || named.contains(name) { continue }
+            if field.name.isAmong(hopByHop) || field.name.isAmong(named) { continue }
             kept.add(name: field.name, value: field.value)
         }
         return kept
@@ -49,7 +48,7 @@ public enum OriginHeaderForwarding {
             }
         }
         var forwarded = HTTPHeaders()
-        for field in endToEnd(headers) where !replacedOnRequest.contains(field.name.lowercased()) {
+        for field in endToEnd(headers) where !field.name.isAmong(replacedOnRequest) {
             forwarded.add(name: field.name, value: field.value)
         }
         let via = (headers.values(for: "Via").filter { !$0.isEmpty } + ["1.1 \(viaName)"]).joined(separator: ", ")

@@ -9,6 +9,8 @@ import Testing
         ("https://example.com", "example.com"),
         ("https://example.com?q#f", "example.com"),
         ("not a url", ""),
+        ("HTTP://EXAMPLE.com:8080", "example.com"), ("https://[2001:DB8::1]/a", "[2001:db8::1]"),
+        ("https://a@b@c.example/", "c.example"), ("http://", ""), ("https://host#f", "host"),
     ])
     func hostIsExtracted(url: String, host: String) {
         #expect(CacheEntryQuery.host(of: url) == host)

@@ -31,6 +31,20 @@ import Testing
     }
 }
 
+@Suite struct StoredEntryMediaTypeTests {
+    @Test(arguments: [
+        ("text/html", "text/html"), ("Text/HTML; charset=UTF-8", "text/html"), ("  image/png \t", "image/png"),
+        ("image/png;", "image/png"), ("; charset=utf-8", ""), ("", ""),
+    ])
+    func mediaTypeIsLowerCasedWithoutParameters(contentType: String, expected: String) {
+        #expect(StoredEntry.mediaType(of: contentType) == expected)
+    }
+
+    @Test func noContentTypeHasNoMediaType() {
+        #expect(StoredEntry.mediaType(of: nil) == nil)
+    }
+}
+
 /// Thin wrapper so CacheCore tests read the same as Storage tests.
 enum CacheCoreFixturesShim {
     static func entry(url: String, contentType: String?, extra: [(String, String)] = []) -> StoredEntry {

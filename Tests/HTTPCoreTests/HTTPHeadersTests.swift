@@ -2,6 +2,15 @@ import HTTPCore
 import Testing
 
 @Suite struct HTTPHeadersTests {
+    @Test(arguments: [
+        ("Connection", true), ("TE", true), ("te", true), ("Trailers", false), ("", false),
+        // Only ASCII letters fold: U+212A KELVIN SIGN is not "k" in a field name (RFC 9110 §5.1).
+        ("\u{212A}eep-Alive", false), ("keep-alive", true),
+    ])
+    func membershipFoldsOnlyASCIICase(name: String, expected: Bool) {
+        #expect(name.isAmong(["connection", "keep-alive", "te"]) == expected)
+    }
+
     @Test func lookupIgnoresCaseAndKeepsOrder() {
         var headers = HTTPHeaders([("Accept", "a"), ("X-One", "1"), ("accept", "b")])
         #expect(headers["ACCEPT"] == "a")
