@@ -31,7 +31,20 @@ public struct OriginURL: Hashable, Sendable, CustomStringConvertible {
         if let bad = bytes.first(where: { $0 <= 0x20 || $0 == 0x7F }) {
             throw .invalidURL(reason: bad == 0x20 ? "contains a space" : "contains a control character")
         }
-        guard let schemeEnd = text.firstRange(of: "://") else { throw .invalidURL(reason: "not an absolute URL") }
+        // "://" found among the bytes (a String search through _StringProcessing cost 9 000 instructions
+        // of every miss); it is ASCII, so its offsets are scalar boundaries of `text`.
+        guard
+            let separator = bytes.indices.dropLast(2).first(where: {
+                bytes[$0] == UInt8(ascii: ":") && bytes[$0 + 1] == UInt8(ascii: "/")
+                    && bytes[$0 + 2] == UInt8(ascii: "/")
+            })
+        else {
+            throw .invalidURL(reason: "not an absolute URL")
+        }
+        let schemeEnd =
+            text.utf8.index(
+                text.startIndex, offsetBy: separator)..<text.utf8.index(
+                text.startIndex, offsetBy: separator + 3)
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
         guard scheme == "http" || scheme == "https" else {
             throw .invalidURL(reason: "scheme must be http or https")
