@@ -65,6 +65,8 @@ public final class ChildProcess: Sendable {
         var output: FileHandle?
 
         if pipeInput {
+            // A child that exits before reading all its input must make the write fail, not kill the tests.
+            Self.ignoreBrokenPipes
             let (read, write) = try Self.makePipe()
             childEnds.append(read)
             input = FileHandle(fileDescriptor: write, closeOnDealloc: true)
@@ -190,6 +192,9 @@ public final class ChildProcess: Sendable {
     }
 
     private func exited(_ status: Int32) -> Bool { status & 0x7F == 0 }
+
+    /// SIGPIPE ignored in the test process, once: a write to a pipe nobody reads then fails with EPIPE.
+    private static let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
     private static func makePipe() throws -> (read: Int32, write: Int32) {
         var descriptors: [Int32] = [0, 0]

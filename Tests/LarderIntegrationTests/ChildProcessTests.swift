@@ -82,6 +82,15 @@ import Testing
         #expect(mask("SigBlk").map { $0 & standardSignals } == 0)
     }
 
+    /// A child that exits without reading its input: the write fails quietly, the test process lives on.
+    @Test func aChildThatIgnoresItsInputDoesNotKillTheTests() throws {
+        let process = try ChildProcess("/bin/true", pipeInput: true, standardOutput: .pipe)
+        process.waitUntilExit()
+        let (status, output) = process.communicate(CacheCoreFixtures.randomBody(length: 1 << 20))
+        #expect(status == 0)
+        #expect(output.isEmpty)
+    }
+
     @Test func aMissingProgramIsAnError() {
         #expect(throws: ChildProcessError.self) { try ChildProcess("/nonexistent/program") }
     }
