@@ -88,6 +88,25 @@ dump() {
     awk '/^(summary|totals):/ { print $2; exit }' "$(ls -t "$WORK"/cg.out.* | head -1)"
 }
 
+# Seconds since a `date +%s.%N` stamp.
+since() { awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN { print e - s }'; }
+# Fails unless every line of $WORK/codes is "200 <status>": expect_all <size> <count> <HIT|MISS>.
+expect_all() {
+    local answered
+    answered=$(grep -c "^200 $3" "$WORK/codes" || true)
+    [ "$answered" = "$2" ] || { echo "$1: only $answered of $2 answers were 200 $3" >&2; sort "$WORK/codes" | uniq -c >&2; exit 1; }
+}
+# Counts the server idle for as long as the measured requests took, then prints the row:
+# report <size> <count> <Ir measured> <seconds measured>.
+report() {
+    local idle_ir
+    zero
+    sleep "$4"
+    idle_ir=$(dump)
+    printf "%-6s %8d %16d %16d %14.0f\n" "$1" "$2" "$3" "$idle_ir" \
+        "$(awk -v h="$3" -v i="$idle_ir" -v n="$2" 'BEGIN { print (h - i) / n }')"
+}
+
 header=()
 [ -n "${GZIP:-}" ] && header=(-H "Accept-Encoding: gzip")
 [ "$HITS" -gt 0 ] && printf "%-6s %8s %16s %16s %14s\n" size hits "Ir hits" "Ir idle" "Ir per hit"
@@ -106,15 +125,10 @@ for size in $([ "$HITS" -gt 0 ] && echo "$SIZES"); do
     zero
     start=$(date +%s.%N)
     curl -s "${header[@]}" -w '%{http_code} %header{x-cache}\n' -K "$WORK/urls" >"$WORK/codes"
-    elapsed=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { print e - s }')
+    elapsed=$(since "$start")
     hits_ir=$(dump)
-    served=$(grep -c "^200 HIT" "$WORK/codes" || true)
-    [ "$served" = "$HITS" ] || { echo "$size: only $served of $HITS answers were 200 HIT" >&2; sort "$WORK/codes" | uniq -c >&2; exit 1; }
-    zero
-    sleep "$elapsed"
-    idle_ir=$(dump)
-    printf "%-6s %8d %16d %16d %14.0f\n" "$size" "$HITS" "$hits_ir" "$idle_ir" \
-        "$(awk -v h="$hits_ir" -v i="$idle_ir" -v n="$HITS" 'BEGIN { print (h - i) / n }')"
+    expect_all "$size" "$HITS" HIT
+    report "$size" "$HITS" "$hits_ir" "$elapsed"
 done
 
 # Entries the store has committed (the database is read while larder runs; WAL lets it).
@@ -143,15 +157,10 @@ for size in $([ "$MISSES" -gt 0 ] && echo "$SIZES"); do
     start=$(date +%s.%N)
     curl -s -w '%{http_code} %header{x-cache}\n' -K "$WORK/urls" >"$WORK/codes"
     for _ in $(seq 600); do [ "$(entries)" -ge "$((stored_before + MISSES))" ] && break; sleep 0.1; done
-    elapsed=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { print e - s }')
+    elapsed=$(since "$start")
     misses_ir=$(dump)
-    answered=$(grep -c "^200 MISS" "$WORK/codes" || true)
+    expect_all "$size" "$MISSES" MISS
     stored=$(($(entries) - stored_before))
-    [ "$answered" = "$MISSES" ] || { echo "$size: only $answered of $MISSES answers were 200 MISS" >&2; sort "$WORK/codes" | uniq -c >&2; exit 1; }
     [ "$stored" = "$MISSES" ] || { echo "$size: only $stored of $MISSES misses were stored" >&2; exit 1; }
-    zero
-    sleep "$elapsed"
-    idle_ir=$(dump)
-    printf "%-6s %8d %16d %16d %14.0f\n" "$size" "$MISSES" "$misses_ir" "$idle_ir" \
-        "$(awk -v h="$misses_ir" -v i="$idle_ir" -v n="$MISSES" 'BEGIN { print (h - i) / n }')"
+    report "$size" "$MISSES" "$misses_ir" "$elapsed"
 done
