@@ -126,7 +126,8 @@ final class SQLiteConnection: @unchecked Sendable {
     /// - Parameter body: the work; returns `.commit` or `.rollback`.
     /// - Throws: `SQLiteError` or what `body` throws.
     func inTransaction(_ body: () throws -> TransactionCompletion) throws {
-        try execute("BEGIN IMMEDIATE")
+        // BEGIN and COMMIT go through the statement cache: prepared once, not parsed per transaction.
+        _ = try run("BEGIN IMMEDIATE")
         let completion: TransactionCompletion
         do {
             completion = try body()
@@ -136,7 +137,7 @@ final class SQLiteConnection: @unchecked Sendable {
         }
         switch completion {
         case .commit:
-            do { try execute("COMMIT") } catch {
+            do { _ = try run("COMMIT") } catch {
                 try? execute("ROLLBACK")
                 throw error
             }
