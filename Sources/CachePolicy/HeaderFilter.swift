@@ -42,10 +42,19 @@ public enum HeaderFilter {
     /// - Parameter headers: The response header section from the origin.
     /// - Returns: The fields to store.
     public static func storable(_ headers: HTTPHeaders) -> HTTPHeaders {
-        let options = connectionOptions(in: headers)
+        // The `Connection` options as sent, compared like the fixed lists (folding ASCII case), not
+        // lower-cased into a set: that was a lower-cased copy and a hash per field of every miss.
+        let options = headers.contains("Connection") ? headers.listValues(for: "Connection") : []
         var kept: [(String, String)] = []
-        for field in headers where isStorable(field.name, connectionOptions: options) {
-            kept.append((field.name, field.value))
+        kept.reserveCapacity(headers.count)
+        for field in headers {
+            let name = field.name
+            if name.isAmong(hopByHopFields) || name.isAmong(options) || name.isAmong(proxyFields)
+                || name.isAmong(larderFields)
+            {
+                continue
+            }
+            kept.append((name, field.value))
         }
         return HTTPHeaders(kept)
     }

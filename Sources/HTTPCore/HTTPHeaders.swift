@@ -100,10 +100,19 @@ extension String {
 extension Substring {
     /// The substring without leading and trailing spaces and tabs (RFC 9110 §5.6.3 OWS).
     public func trimmingHTTPWhitespace() -> String {
-        var view = self[...]
-        while let first = view.first, first == " " || first == "\t" { view = view.dropFirst() }
-        while let last = view.last, last == " " || last == "\t" { view = view.dropLast() }
-        return String(view)
+        // On bytes, not Characters: OWS is the bytes SP and HTAB, and walking Characters costs grapheme
+        // breaking per step (callgrind: 1 700 instructions a header value). Only single-byte ASCII is
+        // skipped, so both ends stay on scalar boundaries.
+        let bytes = utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start = bytes.index(after: start) }
+        while start < end {
+            let last = bytes.index(before: end)
+            guard bytes[last] == 0x20 || bytes[last] == 0x09 else { break }
+            end = last
+        }
+        return String(self[start..<end])
     }
 }
 

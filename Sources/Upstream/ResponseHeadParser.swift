@@ -23,7 +23,8 @@ struct ResponseHeadParser {
     private var version = HTTPVersion.http1_1
     private var fields: [(String, String)] = []
 
-    /// Consumes one line as libcurl delivered it (with its CRLF).
+    /// Consumes one line as libcurl delivered it (with its CRLF). Names and values are cut from the bytes
+    /// and trimmed there, so each field costs two `String`s and nothing else.
     mutating func consume(_ line: UnsafeRawBufferPointer) -> Outcome {
         headerBytes += line.count
         if isComplete { return .needMore }
@@ -36,32 +37,54 @@ struct ResponseHeadParser {
         if bytes[0] == 0x20 || bytes[0] == 0x09 {
             // obs-fold (RFC 9112 §5.2): a continuation joins the previous value with one space.
             guard !fields.isEmpty else { return .malformed("continuation before any field") }
-            fields[fields.count - 1].1 += " " + String(decoding: bytes, as: UTF8.self).trimmedHTTPWhitespace
+            fields[fields.count - 1].1 += " " + Self.text(Self.trimmed(bytes[...]))
             return .needMore
         }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0 else {
             return .malformed("field line without a name and colon")
         }
-        let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self)
-        let value = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)...]), as: UTF8.self)
-        fields.append((name, value.trimmedHTTPWhitespace))
+        fields.append((Self.text(bytes[0..<colon]), Self.text(Self.trimmed(bytes[(colon + 1)...]))))
         return .needMore
     }
 
+    /// status-line = HTTP-version SP status-code SP [ reason-phrase ] (RFC 9112 §4); HTTP/2 appears as
+    /// "HTTP/2 200". libcurl has parsed the line already; this reads what it needs from the bytes.
     private mutating func startHead(_ bytes: UnsafeRawBufferPointer) -> Outcome {
-        // status-line = HTTP-version SP status-code SP [ reason-phrase ]; HTTP/2 appears as "HTTP/2 200".
-        let text = String(decoding: bytes, as: UTF8.self)
-        let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[1].utf8.count == 3, let code = Int(parts[1]), (100...999).contains(code) else {
+        guard let firstSpace = bytes.firstIndex(of: 0x20) else { return .malformed("bad status line") }
+        let codeEnd = bytes[(firstSpace + 1)...].firstIndex(of: 0x20) ?? bytes.endIndex
+        let code = bytes[(firstSpace + 1)..<codeEnd]
+        guard code.count == 3, code.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), code[code.startIndex] != 0x30 else {
             return .malformed("bad status line")
         }
-        let versionText = parts[0].dropFirst(5)
-        let numbers = versionText.split(separator: ".").compactMap { Int($0) }
-        version = HTTPVersion(major: numbers.first ?? 1, minor: numbers.count > 1 ? numbers[1] : 0)
-        status = code
-        reasonPhrase = parts.count > 2 ? String(parts[2]) : ""
+        // "HTTP/" major [ "." minor ]; a part that is not a number is left at its default.
+        let versionBytes = bytes[5..<firstSpace]
+        let dot = versionBytes.firstIndex(of: UInt8(ascii: ".")) ?? versionBytes.endIndex
+        let major = Self.number(versionBytes[versionBytes.startIndex..<dot]) ?? 1
+        let minor = dot < versionBytes.endIndex ? Self.number(versionBytes[(dot + 1)...]) ?? 0 : 0
+        version = HTTPVersion(major: major, minor: minor)
+        status = code.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        reasonPhrase = codeEnd < bytes.endIndex ? Self.text(bytes[(codeEnd + 1)...]) : ""
         fields = []
         return .needMore
+    }
+
+    /// The bytes without leading and trailing spaces and tabs (RFC 9110 §5.6.3 OWS).
+    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
+        while end > start && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
+        return bytes[start..<end]
+    }
+
+    private static func text(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: bytes), as: UTF8.self)
+    }
+
+    /// A run of 1 to 4 ASCII digits, or `nil`.
+    private static func number(_ bytes: Slice<UnsafeRawBufferPointer>) -> Int? {
+        guard (1...4).contains(bytes.count), bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return bytes.reduce(0) { $0 * 10 + Int($1 - 0x30) }
     }
 
     private mutating func finishHead() -> Outcome {
@@ -77,8 +100,4 @@ struct ResponseHeadParser {
             OriginResponseHead(
                 status: status, reasonPhrase: reasonPhrase, headers: HTTPHeaders(fields), version: version))
     }
-}
-
-extension String {
-    fileprivate var trimmedHTTPWhitespace: String { self[...].trimmingHTTPWhitespace() }
 }

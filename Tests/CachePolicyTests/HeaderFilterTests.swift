@@ -7,6 +7,8 @@ import Testing
     @Test func storableDropsHopByHopConnectionNamedProxyAndLarderFields() {
         let origin = HTTPHeaders([
             ("Content-Type", "text/plain"), ("Connection", "close, X-Trace"), ("X-Trace", "t"), ("Keep-Alive", "5"),
+            // Options are named in any case, on any Connection line.
+            ("connection", " x-OTHER "), ("X-Other", "o"),
             ("Transfer-Encoding", "chunked"), ("TE", "trailers"), ("Trailer", "X"), ("Upgrade", "h2c"),
             ("Proxy-Connection", "keep-alive"), ("Proxy-Authenticate", "Basic"), ("Proxy-Authentication-Info", "x"),
             ("X-Cache", "HIT"), ("X-Cache-Key", "k"), ("Cache-Status", "other; hit"),

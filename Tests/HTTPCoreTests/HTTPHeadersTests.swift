@@ -25,6 +25,16 @@ import Testing
         #expect(headers.listValues(for: "Cache-Control") == ["max-age=5", "no-cache", "public"])
     }
 
+    @Test(arguments: [
+        (" \t a b \t ", "a b"), ("\t\t", ""), ("", ""), ("x", "x"), (" caf\u{E9}\u{301} ", "caf\u{E9}\u{301}"),
+        ("\u{A0}x\u{A0}", "\u{A0}x\u{A0}"), ("a\r", "a\r"),
+    ])
+    func trimmingRemovesOnlySpacesAndTabsAtTheEnds(text: String, trimmed: String) {
+        // OWS is SP and HTAB (RFC 9110 §5.6.3): a no-break space or a CR is content.
+        #expect(Substring(text).trimmingHTTPWhitespace() == trimmed)
+        #expect(Substring("[\(text)]").dropFirst().dropLast().trimmingHTTPWhitespace() == trimmed)
+    }
+
     @Test func problemJSONEscapesControlCharacters() {
         let problem = ProblemDetails(type: "t", title: "T", status: 400, detail: "a\"b\r\n\u{0}<")
         #expect(problem.json == #"{"type":"t","title":"T","status":400,"detail":"a\"b\r\n\u0000<"}"#)

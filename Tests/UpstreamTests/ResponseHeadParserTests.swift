@@ -41,6 +41,33 @@ struct ResponseHeadParserTests {
         #expect(head.headers["ETag"] == "\"x\"")
     }
 
+    @Test func statusLineVersionCodeAndReasonAreReadFromTheBytes() {
+        guard case .head(let head) = feed(["HTTP/1.0 404 Not Found Here\r\n", "\r\n"]).last else {
+            Issue.record("no head")
+            return
+        }
+        #expect(head.version == .http1_0)
+        #expect(head.status == 404)
+        #expect(head.reasonPhrase == "Not Found Here")
+        guard case .head(let bare) = feed(["HTTP/1.1 599\r\n", "\r\n"]).last else {
+            Issue.record("no head")
+            return
+        }
+        #expect(bare.status == 599)
+        #expect(bare.reasonPhrase == "")
+    }
+
+    @Test func valuesAreTrimmedOfSpacesAndTabsOnly() {
+        let lines = ["HTTP/1.1 200 OK\r\n", "X:\t a  b \t\r\n", "Empty:\r\n", "Y: caf\u{E9} \r\n", "\r\n"]
+        guard case .head(let head) = feed(lines).last else {
+            Issue.record("no head")
+            return
+        }
+        #expect(head.headers["X"] == "a  b")
+        #expect(head.headers["Empty"] == "")
+        #expect(head.headers["Y"] == "caf\u{E9}")
+    }
+
     @Test func obsFoldIsJoinedWithASpace() {
         guard case .head(let head) = feed(["HTTP/1.1 200 OK\r\n", "X: a\r\n", "  b\r\n", "\r\n"]).last else {
             Issue.record("no head")
@@ -60,7 +87,8 @@ struct ResponseHeadParserTests {
 
     @Test(arguments: [
         ["HTTP/1.1 2000 OK\r\n"], ["X: y\r\n"], ["HTTP/1.1 200 OK\r\n", "no colon\r\n"], ["\r\n"],
-        ["HTTP/1.1 abc\r\n"],
+        ["HTTP/1.1 abc\r\n"], ["HTTP/1.1 099 Low\r\n"], ["HTTP/1.1 +20 Signed\r\n"], ["HTTP/1.1\r\n"],
+        ["HTTP/1.1  200 OK\r\n"],
     ])
     func malformedHeadsAreReported(lines: [String]) {
         #expect(feed(lines).contains { if case .malformed = $0 { true } else { false } })
