@@ -40,11 +40,12 @@ public enum Revalidation {
     /// - Parameter stored: The stored response.
     /// - Returns: Zero, one or two fields; empty when the response has no usable validator.
     public static func conditionalHeaders(for stored: ResponseFacts) -> HTTPHeaders {
+        let usable = validators(of: stored)
         var headers = HTTPHeaders()
-        if let etag = stored.headers["ETag"], EntityTag(parsing: etag) != nil {
+        if let etag = usable.etag {
             headers.add(name: "If-None-Match", value: Substring(etag).trimmingHTTPWhitespace())
         }
-        if let modified = stored.headers["Last-Modified"], HTTPDate(modified) != nil {
+        if let modified = usable.lastModified {
             headers.add(name: "If-Modified-Since", value: Substring(modified).trimmingHTTPWhitespace())
         }
         return headers
@@ -55,10 +56,17 @@ public enum Revalidation {
     /// - Parameter stored: The stored response.
     /// - Returns: `true` when ``conditionalHeaders(for:)`` is not empty.
     public static func hasValidator(_ stored: ResponseFacts) -> Bool {
-        // The same tests as `conditionalHeaders(for:)`, without building the fields (every miss asks).
-        if let etag = stored.headers["ETag"], EntityTag(parsing: etag) != nil { return true }
-        if let modified = stored.headers["Last-Modified"], HTTPDate(modified) != nil { return true }
-        return false
+        // Without building the fields: every miss asks.
+        let usable = validators(of: stored)
+        return usable.etag != nil || usable.lastModified != nil
+    }
+
+    /// The stored `ETag` when it parses as an entity tag, and `Last-Modified` when it parses as a date.
+    private static func validators(of stored: ResponseFacts) -> (etag: String?, lastModified: String?) {
+        (
+            stored.headers["ETag"].flatMap { EntityTag(parsing: $0) != nil ? $0 : nil },
+            stored.headers["Last-Modified"].flatMap { HTTPDate($0) != nil ? $0 : nil }
+        )
     }
 
     /// The stored header section updated by a 304 (§3.2, §4.3.4): each field the 304 carries

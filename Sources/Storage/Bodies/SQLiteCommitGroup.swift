@@ -81,7 +81,7 @@ final class SQLiteCommitGroup: Sendable {
     /// in a transaction of its own.
     private func run(_ jobs: [SQLiteCommitJob], in store: SQLiteCacheStore) {
         var results = commit(jobs, in: store)
-        if jobs.count > 1, results.failedJob != nil {
+        if jobs.count > 1, results.aJobFailed {
             results.outcomes = jobs.map { commit([$0], in: store).outcomes[0] }
         }
         groups.add(1, ordering: .relaxed)
@@ -99,20 +99,20 @@ final class SQLiteCommitGroup: Sendable {
     }
 
     /// Commits `jobs` in one transaction. When one fails the transaction is rolled back: every job gets
-    /// that job's failure, and `failedJob` says which one it was.
+    /// that job's failure, and `aJobFailed` tells it from a failed `BEGIN` or `COMMIT`.
     private func commit(_ jobs: [SQLiteCommitJob], in store: SQLiteCacheStore) -> (
-        outcomes: [Result<StoredEntry, CacheStoreError>], failedJob: Int?
+        outcomes: [Result<StoredEntry, CacheStoreError>], aJobFailed: Bool
     ) {
         var committed: [StoredEntry] = []
-        var failedJob: Int?
+        var aJobFailed = false
         do {
             try store.database.write { connection in
                 try connection.inTransaction {
-                    for (index, job) in jobs.enumerated() {
+                    for job in jobs {
                         do {
                             committed.append(try Self.apply(job, connection: connection))
                         } catch {
-                            failedJob = index
+                            aJobFailed = true
                             throw error
                         }
                     }
@@ -124,9 +124,9 @@ final class SQLiteCommitGroup: Sendable {
             }
         } catch {
             let failure = SQLiteCacheStore.storeError(error, operation: "commit body")
-            return (Array(repeating: .failure(failure), count: jobs.count), failedJob)
+            return (Array(repeating: .failure(failure), count: jobs.count), aJobFailed)
         }
-        return (committed.map { .success($0) }, nil)
+        return (committed.map { .success($0) }, false)
     }
 
     /// Writes one job in the group's transaction; a failure leaves the transaction to be rolled back.
