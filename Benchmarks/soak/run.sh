@@ -8,6 +8,13 @@
 #   Benchmarks/soak/run.sh                           # 10 minutes, 1000 connections
 #   Benchmarks/soak/run.sh --minutes 1 --connections 200
 #   KEEP=dir Benchmarks/soak/run.sh                  # keep the CSV, wrk output and logs in dir
+#   MIX=flood Benchmarks/soak/run.sh                 # 80% hits on 50 URLs, 20% new URLs, no slow ones
+#   IDLE=60 Benchmarks/soak/run.sh                   # keep sampling 60 s after the load stops
+#   LARDER_ARGS="--hot-bytes 0" Benchmarks/soak/run.sh
+#
+# Memory is sampled from /proc/PID/status in its three parts: anonymous (the heap, thread stacks),
+# shared memory (the hot tier's in-memory files) and file-backed (the memory-mapped SQLite file, which
+# the kernel can drop at will). "Flat" means anonymous + shared at minute 10 within 5% of minute 3.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -24,6 +31,13 @@ done
 LARDER_PORT=${LARDER_PORT:-18290}
 ORIGIN_PORT=${ORIGIN_PORT:-18292}
 THREADS=${THREADS:-2}
+MIX=${MIX:-default}
+IDLE=${IDLE:-30}
+case $MIX in
+    default) HIT_PERCENT=85 HIT_URLS=100 SLOW_PERCENT=2 ;;
+    flood) HIT_PERCENT=80 HIT_URLS=50 SLOW_PERCENT=0 ;;
+    *) echo "MIX is default or flood" >&2; exit 2 ;;
+esac
 SECONDS_TOTAL=$(awk -v m="$MINUTES" 'BEGIN { printf "%d", m * 60 }')
 # Warm-up: the first fifth of the run, at most a minute; RSS and fds after it must stay level.
 WARMUP=$(( SECONDS_TOTAL / 5 < 60 ? SECONDS_TOTAL / 5 : 60 ))
@@ -38,10 +52,8 @@ if [ "$(ulimit -n)" -lt $(( CONNECTIONS * 2 + 1000 )) ]; then
     exit 1
 fi
 
-# SCRATCH_PATH: build somewhere else than .build (so a debug build there is not blocked meanwhile).
-BUILD=(swift build -c release ${SCRATCH_PATH:+--scratch-path "$SCRATCH_PATH"})
-"${BUILD[@]}" --product larder >&2
-LARDER_BIN=$("${BUILD[@]}" --show-bin-path)/larder
+. Benchmarks/lib.sh
+build_larder
 
 WORK=$(mktemp -d)
 PIDS=()
@@ -65,7 +77,7 @@ nginx -p "$WORK" -c "$WORK/origin.conf" &
 PIDS+=($!)
 # A size bound well below what the misses write in the run, so eviction runs throughout.
 "$LARDER_BIN" serve --host 127.0.0.1 --port "$LARDER_PORT" --db "$WORK/larder.db" --max-size 64M \
-    --access-log false --log-level warning --allow-network 127.0.0.0/8 >"$WORK/larder.log" 2>&1 &
+    --access-log false --log-level warning --allow-network 127.0.0.0/8 ${LARDER_ARGS:-} >"$WORK/larder.log" 2>&1 &
 LARDER_PID=$!
 PIDS+=("$LARDER_PID")
 
@@ -73,19 +85,20 @@ for port in "$ORIGIN_PORT" "$LARDER_PORT"; do
     for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
 done
 # The hit set is stored before the clock starts; each must come back with the origin's bytes.
-for h in $(seq 0 99); do
+for h in $(seq 0 $((HIT_URLS - 1))); do
     curl -fs -o "$WORK/check" "http://127.0.0.1:$LARDER_PORT/fetch?url=http://127.0.0.1:$ORIGIN_PORT/hit/4k.bin%3Fh%3D$h"
     cmp -s "$WORK/check" "$WORK/files/hit/4k.bin" || { echo "wrong body for hit $h" >&2; exit 1; }
 done
 
 sample() { # elapsed-seconds
-    local rss fds threads
-    rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$LARDER_PID/status")
-    threads=$(awk '/^Threads:/ { print $2 }' "/proc/$LARDER_PID/status")
+    local memory fds
+    memory=$(awk '/^(VmRSS|RssAnon|RssShmem|RssFile|Threads):/ { v[$1] = $2 }
+        END { printf "%d,%d,%d,%d,%d", v["VmRSS:"], v["RssAnon:"], v["RssShmem:"], v["RssFile:"], v["Threads:"] }' \
+        "/proc/$LARDER_PID/status")
     fds=$(find "/proc/$LARDER_PID/fd" -mindepth 1 -maxdepth 1 | wc -l)
-    echo "$1,$rss,$fds,$threads" >>"$WORK/samples.csv"
+    echo "$1,${memory%,*},$fds,${memory##*,}" >>"$WORK/samples.csv"
 }
-echo "elapsed_s,rss_kib,open_fds,threads" >"$WORK/samples.csv"
+echo "elapsed_s,rss_kib,anon_kib,shmem_kib,file_kib,open_fds,threads" >"$WORK/samples.csv"
 (
     start=$(date +%s)
     while kill -0 "$LARDER_PID" 2>/dev/null; do
@@ -95,18 +108,21 @@ echo "elapsed_s,rss_kib,open_fds,threads" >"$WORK/samples.csv"
 ) &
 PIDS+=($!)
 
-echo "soak: wrk -t$THREADS -c$CONNECTIONS -d${SECONDS_TOTAL}s, mix 85% hits / 13% misses / 2% coalesced slow misses;" \
-    "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-SOAK_ORIGIN="http://127.0.0.1:$ORIGIN_PORT" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${SECONDS_TOTAL}s" --timeout 10s \
+echo "soak: wrk -t$THREADS -c$CONNECTIONS -d${SECONDS_TOTAL}s, mix $MIX: $HIT_PERCENT% hits on $HIT_URLS URLs," \
+    "$SLOW_PERCENT% coalesced slow misses, the rest new URLs; load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+SOAK_ORIGIN="http://127.0.0.1:$ORIGIN_PORT" SOAK_HIT_PERCENT=$HIT_PERCENT SOAK_HIT_URLS=$HIT_URLS \
+    SOAK_SLOW_PERCENT=$SLOW_PERCENT wrk -t"$THREADS" -c"$CONNECTIONS" -d"${SECONDS_TOTAL}s" --timeout 10s \
     --latency -s Benchmarks/soak/mix.lua "http://127.0.0.1:$LARDER_PORT" >"$WORK/wrk.txt"
-# No sample after wrk: its connections are closed by then, and the end figures are under load.
+LOAD_END=$(awk -F, 'END { print $1 }' "$WORK/samples.csv")
+# The sampler keeps going while the service idles: what the load left behind shows there.
+sleep "$IDLE"
 kill -0 "$LARDER_PID" 2>/dev/null || { echo "larder died during the soak:" >&2; tail -20 "$WORK/larder.log" >&2; exit 1; }
 # The store must still be sound and serving after the run.
 curl -fs -o "$WORK/check" "http://127.0.0.1:$LARDER_PORT/fetch?url=http://127.0.0.1:$ORIGIN_PORT/hit/4k.bin%3Fh%3D7"
 cmp -s "$WORK/check" "$WORK/files/hit/4k.bin" || { echo "wrong body after the soak" >&2; exit 1; }
 
 cat "$WORK/wrk.txt" >&2
-awk -v warmup="$WARMUP" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v csv="$WORK/samples.csv" '
+awk -v warmup="$WARMUP" -v total="$SECONDS_TOTAL" -v loadend="$LOAD_END" -v idle="$IDLE" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v csv="$WORK/samples.csv" '
     function ms(v) {
         if (v ~ /us$/) { sub(/us$/, "", v); return v / 1000 }
         if (v ~ /ms$/) { sub(/ms$/, "", v); return v + 0 }
@@ -124,14 +140,26 @@ awk -v warmup="$WARMUP" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v csv="$WORK
         while ((getline line < csv) > 0) {
             split(line, f, ",")
             if (f[1] == "elapsed_s") continue
-            if (f[1] + 0 <= warmup) { wr = f[2]; wf = f[3] }
-            er = f[2]; ef = f[3]; samples++
+            held = f[3] + f[4]
+            if (f[1] + 0 <= warmup) { wr = held; wf = f[6] }
+            if (f[1] + 0 <= 180) m3 = held
+            if (f[1] + 0 <= 600) m10 = held
+            if (f[1] + 0 <= loadend) { er = held; ef = f[6]; et = f[7]; efile = f[5] }
+            if (f[7] > maxthreads) maxthreads = f[7]
+            last = held; lastfile = f[5]; lastthreads = f[7]; samples++
         }
         printf "requests %d (%.0f/s), socket errors %d, non-2xx %d, p50 %.2f ms, p99 %.2f ms\n", \
             requests, rps, socket, non2xx, p50, p99
-        printf "larder RSS %.1f MiB at warm-up end (%d s) -> %.1f MiB at end; open fds %d -> %d; %d samples\n", \
-            wr / 1024, warmup, er / 1024, wf, ef, samples
+        printf "larder anonymous + shared RSS %.1f MiB at warm-up end (%d s) -> %.1f MiB at the end of the load;" \
+            " %.1f MiB after %d s idle\n", wr / 1024, warmup, er / 1024, last / 1024, idle
+        printf "file-backed RSS (the mapped database) %.1f MiB at the end of the load, %.1f MiB idle\n", \
+            efile / 1024, lastfile / 1024
+        printf "threads %d at the end of the load (most %d), %d idle; open fds %d -> %d; %d samples\n", \
+            et, maxthreads, lastthreads, wf, ef, samples
+        if (total >= 600)
+            printf "flat: minute 10 / minute 3 = %.3f (%.1f / %.1f MiB; flat is at most 1.05)\n", \
+                m10 / m3, m10 / 1024, m3 / 1024
         printf "load average after: %s\n", load
     }' "$WORK/wrk.txt"
-echo "samples (elapsed_s,rss_kib,open_fds,threads):"
+echo "samples:"
 cat "$WORK/samples.csv"
