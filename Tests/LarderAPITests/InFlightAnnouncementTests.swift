@@ -91,8 +91,8 @@ final class ToldStatus: Sendable {
     }
 }
 
-/// A delegate that drops everything: the test only needs the fetch's handle.
-private final class IgnoringFetchDelegate: OriginFetchDelegate {
+/// A delegate that drops everything: the tests only need the fetch's handle.
+final class IgnoringFetchDelegate: OriginFetchDelegate {
     func fetch(_ fetch: OriginFetch, didReceiveHead head: OriginResponseHead) {}
     func fetch(_ fetch: OriginFetch, didReceive bytes: [UInt8]) {}
     func fetch(_ fetch: OriginFetch, didFinish result: Result<OriginFetchMetrics, OriginError>) {}

@@ -60,12 +60,8 @@ extension FetchHandler {
         on fetch: InFlightFetch, call: Call, key: CacheKey, stored: StoredEntry?, forward: CacheStatus.Forward,
         collapsed: Bool
     ) {
-        let once = Atomic<Bool>(false)
-        let service = self.service
         let handler = self
         let joined = fetch.join { outcome in
-            guard once.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
-            else { return }
             handler.answer(
                 call, outcome: outcome, fetch: fetch, key: key, stored: stored, forward: forward, collapsed: collapsed)
         }
@@ -76,18 +72,6 @@ extension FetchHandler {
                     detail: "\(service.configuration.maxWaiters) callers already wait on this URL's fetch."
                 ).makeResponse())
             return
-        }
-        let timeout = service.configuration.waiterTimeout
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-            guard once.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
-            else { return }
-            call.writer.send(
-                APIError(
-                    status: .gatewayTimeout, type: FetchProblemType.waiterTimeout,
-                    detail: "No response head from the origin within \(timeout)."
-                ).makeResponse())
         }
     }
 
@@ -119,6 +103,12 @@ extension FetchHandler {
                 return
             }
             call.writer.send(APIError.origin(error).makeResponse())
+        case .waitExpired:
+            call.writer.send(
+                APIError(
+                    status: .gatewayTimeout, type: FetchProblemType.waiterTimeout,
+                    detail: "No response head from the origin within \(service.configuration.waiterTimeout)."
+                ).makeResponse())
         case .response(let head, _)
         where collapsed && !Self.sameVariant(head, starter: fetch.requestHeaders, joiner: call.headers):
             // The shared response varies on a header this caller sent differently (RFC 9111 §4.1): it

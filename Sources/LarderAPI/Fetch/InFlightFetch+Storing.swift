@@ -168,8 +168,7 @@ extension InFlightFetch {
                     stored: state.storing, refusal: state.refusal, invalidImage: state.invalidImage))
             state.outcome = made
             outcome = made
-            waiters = state.waiters
-            state.waiters = []
+            waiters = Self.takeWaiters(&state)
         }
         guard let outcome else { return }
         for waiter in waiters { waiter(outcome) }
@@ -206,9 +205,7 @@ extension InFlightFetch {
             let waiters = state.withLock { state -> [Waiter] in
                 state.outcome = outcome
                 state.end = .success(())
-                let waiters = state.waiters
-                state.waiters = []
-                return waiters
+                return Self.takeWaiters(&state)
             }
             for waiter in waiters { waiter(outcome) }
             service.registry.remove(self)

@@ -31,9 +31,18 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         let deliver: @Sendable (HTTPBodyChunk) -> Void
     }
 
+    /// A caller waiting for the outcome, and when it stops waiting (uptime nanoseconds).
+    struct Waiting {
+        let deadline: UInt64
+        let waiter: Waiter
+    }
+
     struct State {
         var outcome: InFlightOutcome?
-        var waiters: [Waiter] = []
+        var waiters: [Waiting] = []
+        /// Fires at the earliest waiter's deadline while the outcome is unknown; cancelled once it is known,
+        /// so that a waiter is released with its answer and not kept until its deadline.
+        var waitTimer: (any DispatchSourceTimer)?
         var joined = 0
         var buffer: [UInt8] = []
         /// `nil` while the body is arriving; then `.success` or the failure.
@@ -125,15 +134,27 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range",
     ]
 
-    /// Adds a caller; it is told the outcome once (at once if known).
+    /// Adds a caller; it is told the outcome once (at once if known), or `.waitExpired` when no outcome
+    /// came within the service's `waiterTimeout` from now.
     /// - Parameter waiter: receives the outcome.
     /// - Returns: `false` when the fetch already has `maxWaiters` callers.
     func join(_ waiter: @escaping Waiter) -> Bool {
+        let deadline = DispatchTime.now().uptimeNanoseconds &+ Self.nanoseconds(service.configuration.waiterTimeout)
         let known: InFlightOutcome?? = state.withLock { state in
             guard state.joined < service.configuration.maxWaiters else { return .none }
             state.joined += 1
             if let outcome = state.outcome { return .some(outcome) }
-            state.waiters.append(waiter)
+            state.waiters.append(Waiting(deadline: deadline, waiter: waiter))
+            if state.waitTimer == nil {
+                // One timer per fetch, not one per caller: a per-caller timer held the caller (and its
+                // connection) for the whole timeout, long after the answer; under a flood of misses that
+                // was hundreds of thousands of closures.
+                let timer = DispatchSource.makeTimerSource(queue: .global())
+                timer.setEventHandler { [weak self] in self?.expireWaiters() }
+                timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline))
+                timer.activate()
+                state.waitTimer = timer
+            }
             return .some(nil)
         }
         switch known {
@@ -142,6 +163,37 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         case .some(.none): break
         }
         return true
+    }
+
+    /// Tells the callers whose deadline passed that the wait expired, and re-arms the timer for the others.
+    private func expireWaiters() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let expired = state.withLock { state -> [Waiter] in
+            guard state.outcome == nil else { return [] }
+            let expired = state.waiters.filter { $0.deadline <= now }.map(\.waiter)
+            state.waiters.removeAll { $0.deadline <= now }
+            if let next = state.waiters.map(\.deadline).min() {
+                state.waitTimer?.schedule(deadline: DispatchTime(uptimeNanoseconds: next))
+            } else {
+                state.waitTimer?.cancel()
+                state.waitTimer = nil
+            }
+            return expired
+        }
+        for waiter in expired { waiter(.waitExpired) }
+    }
+
+    /// Every waiter, taken to be told the outcome; the deadline timer goes with them.
+    static func takeWaiters(_ state: inout State) -> [Waiter] {
+        state.waitTimer?.cancel()
+        state.waitTimer = nil
+        defer { state.waiters = [] }
+        return state.waiters.map(\.waiter)
+    }
+
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds / 1_000_000_000))
     }
 
     /// A snapshot for `/fetches`.
@@ -223,8 +275,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     private static func takeAnnouncement(_ state: inout State) -> ([Waiter], InFlightOutcome?) {
         guard state.announcePending, let outcome = state.outcome else { return ([], nil) }
         state.announcePending = false
-        defer { state.waiters = [] }
-        return (state.waiters, outcome)
+        return (takeWaiters(&state), outcome)
     }
 
     func fetch(_ fetch: OriginFetch, didReceive bytes: [UInt8]) {
@@ -295,8 +346,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             if state.outcome == nil, let failure {
                 // No head yet, or a held response that will never be complete: every caller gets the failure.
                 state.outcome = .failure(failure)
-                waiters = state.waiters
-                state.waiters = []
+                waiters = Self.takeWaiters(&state)
             }
             return (state.storing && failure == nil, state.outcome == nil)
         }

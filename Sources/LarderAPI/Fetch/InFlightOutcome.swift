@@ -10,6 +10,9 @@ enum InFlightOutcome: Sendable {
     case revalidated(StoredEntry)
     /// The fetch failed before a response head.
     case failure(OriginError)
+    /// This caller's wait for the head (`FetchConfiguration.waiterTimeout`) ran out; the fetch goes on for
+    /// the others.
+    case waitExpired
 }
 
 /// Whether a fetched response goes into the store.
