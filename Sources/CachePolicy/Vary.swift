@@ -7,7 +7,11 @@ public import HTTPCore
 /// field's grammar: field lines joined as one list, list members split on commas outside quoted
 /// strings, whitespace runs collapsed to one space outside quoted strings, empty members dropped,
 /// members rejoined with `", "`. Member order and letter case are kept (they can matter), so
-/// `gzip, br` and `br, gzip` are different keys. An absent field differs from an empty one.
+/// `en, fr` and `fr, en` are different keys. An absent field differs from an empty one.
+///
+/// `Accept-Encoding` is the exception: its value is the ``EncodingVariant`` Larder serves the request
+/// in (`gzip` or `identity`), since that is all a stored variant can differ by once Larder asks the
+/// origin in those terms (§4.1 lets a cache normalise by the field's semantics).
 public enum Vary {
     /// What a response's `Vary` says.
     public enum Field: Sendable, Equatable {
@@ -86,8 +90,11 @@ public enum Vary {
     /// - Parameters:
     ///   - name: The field name (any case).
     ///   - headers: The request's header section.
-    /// - Returns: The members joined by `", "`, or `nil`.
+    /// - Returns: The members joined by `", "`, or `nil`; for `Accept-Encoding`, the encoding variant.
     public static func normalizedValue(of name: String, in headers: HTTPHeaders) -> String? {
+        if name.equalsIgnoringASCIICase("Accept-Encoding") {
+            return EncodingVariant(requestHeaders: headers).rawValue
+        }
         let lines = headers.values(for: name)
         guard !lines.isEmpty else { return nil }
         var members: [String] = []

@@ -22,11 +22,11 @@ import Testing
 
     @Test(
         arguments: [
-            ([("Accept-Encoding", "gzip,  br")], "gzip, br"),
-            ([("Accept-Encoding", " gzip ,br ")], "gzip, br"),
-            ([("Accept-Encoding", "gzip"), ("accept-encoding", "br")], "gzip, br"),  // lines combined
-            ([("Accept-Encoding", "gzip,,br")], "gzip, br"),
-            ([("Accept-Encoding", "")], ""),  // present but empty
+            ([("Accept-Language", "en,  fr")], "en, fr"),
+            ([("Accept-Language", " en ,fr ")], "en, fr"),
+            ([("Accept-Language", "en"), ("accept-language", "fr")], "en, fr"),  // lines combined
+            ([("Accept-Language", "en,,fr")], "en, fr"),
+            ([("Accept-Language", "")], ""),  // present but empty
             ([("Accept-Language", "en-US,\tfr;q=0.5")], "en-US, fr;q=0.5"),
             ([("X-Quoted", "\"a,  b\", c")], "\"a,  b\", c"),  // commas and spaces in quotes are kept
             ([("User-Agent", "Mozilla/5.0   (X11)  AppleWebKit")], "Mozilla/5.0 (X11) AppleWebKit"),
@@ -44,27 +44,27 @@ import Testing
     }
 
     @Test func keyPairsFollowVaryOrder() {
-        let request = HTTPHeaders([("User-Agent", "ua"), ("Accept-Encoding", "gzip")])
+        let request = HTTPHeaders([("User-Agent", "ua"), ("Accept-Language", "en")])
         #expect(
-            Vary.keyPairs(names: ["accept-encoding", "user-agent", "accept"], requestHeaders: request) == [
-                Vary.KeyPair(name: "accept-encoding", value: "gzip"), Vary.KeyPair(name: "user-agent", value: "ua"),
+            Vary.keyPairs(names: ["accept-language", "user-agent", "accept"], requestHeaders: request) == [
+                Vary.KeyPair(name: "accept-language", value: "en"), Vary.KeyPair(name: "user-agent", value: "ua"),
                 Vary.KeyPair(name: "accept", value: nil),
             ])
     }
 
     @Test(
         arguments: [
-            ("same value", [("Accept-Encoding", "gzip, br")], [("accept-encoding", "gzip,br")], true),
-            ("different value", [("Accept-Encoding", "gzip")], [("Accept-Encoding", "br")], false),
-            ("order is significant", [("Accept-Encoding", "gzip, br")], [("Accept-Encoding", "br, gzip")], false),
-            ("values are case-sensitive", [("Accept-Encoding", "gzip")], [("Accept-Encoding", "GZIP")], false),
+            ("same value", [("Accept-Language", "en, fr")], [("accept-language", "en,fr")], true),
+            ("different value", [("Accept-Language", "en")], [("Accept-Language", "fr")], false),
+            ("order is significant", [("Accept-Language", "en, fr")], [("Accept-Language", "fr, en")], false),
+            ("values are case-sensitive", [("Accept-Language", "en")], [("Accept-Language", "EN")], false),
             ("absent in both", [], [("X-Other", "1")], true),
-            ("absent in one", [], [("Accept-Encoding", "gzip")], false),
+            ("absent in one", [], [("Accept-Language", "en")], false),
         ] as [(String, [(String, String)], [(String, String)], Bool)])
     func storedResponseMatchesOnlyEqualNormalisedValues(
         rule: String, original: [(String, String)], new: [(String, String)], expected: Bool
     ) {
-        let field = Vary.Field.names(["accept-encoding"])
+        let field = Vary.Field.names(["accept-language"])
         #expect(
             Vary.matches(field: field, originalRequest: HTTPHeaders(original), newRequest: HTTPHeaders(new))
                 == expected,
@@ -73,5 +73,36 @@ import Testing
 
     @Test func varyStarNeverMatches() {
         #expect(!Vary.matches(field: .any, originalRequest: HTTPHeaders(), newRequest: HTTPHeaders()))
+    }
+
+    /// Accept-Encoding keys on what Larder serves, gzip or identity: the spellings of one class are one
+    /// variant, and the classes never share one.
+    @Test(
+        arguments: [
+            ("gzip", "gzip"),
+            ("gzip, br", "gzip"),
+            ("br, gzip, deflate", "gzip"),
+            ("GZIP;q=0.5", "gzip"),
+            ("x-gzip", "gzip"),
+            ("*", "gzip"),
+            ("br", "identity"),
+            ("deflate, br", "identity"),
+            ("gzip;q=0", "identity"),
+            ("*;q=0, identity", "identity"),
+            ("", "identity"),
+            ("identity", "identity"),
+        ] as [(String, String)])
+    func acceptEncodingIsNormalisedToTheVariantServed(value: String, variant: String) {
+        let headers = HTTPHeaders([("Accept-Encoding", value)])
+        #expect(Vary.normalizedValue(of: "accept-encoding", in: headers) == variant)
+        #expect(EncodingVariant(requestHeaders: headers).rawValue == variant)
+    }
+
+    @Test func aCallerWithoutAcceptEncodingSharesTheIdentityVariant() {
+        let names = ["accept-encoding"]
+        let absent = Vary.keyPairs(names: names, requestHeaders: HTTPHeaders())
+        #expect(absent == [Vary.KeyPair(name: "accept-encoding", value: "identity")])
+        #expect(absent == Vary.keyPairs(names: names, requestHeaders: HTTPHeaders([("Accept-Encoding", "br")])))
+        #expect(absent != Vary.keyPairs(names: names, requestHeaders: HTTPHeaders([("Accept-Encoding", "gzip")])))
     }
 }

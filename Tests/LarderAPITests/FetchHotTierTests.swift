@@ -106,4 +106,68 @@ import Testing
             #expect(identity.body == body)
         }
     }
+
+    /// What a compressing origin (nginx `gzip on; gzip_vary on`) sends: the body gzipped for callers that
+    /// accept gzip, identity for the others, and `Vary: Accept-Encoding` on both.
+    static func respondLikeACompressingOrigin(_ harness: FetchTestHarness, path: String, body: [UInt8]) {
+        harness.origin.respond(to: path) { request in
+            let gzip = AcceptEncoding(request.headers).acceptsGzip
+            var response = StubOriginResponse.ok(
+                bytes: gzip ? StubOriginGzip.encode(body) : body, contentType: "application/json"
+            ).header("Cache-Control", "max-age=60").header("Vary", "Accept-Encoding")
+            if gzip { response = response.header("Content-Encoding", "gzip") }
+            return response
+        }
+    }
+
+    @Test func variantsOfAcceptEncodingAreAnsweredFromMemoryForBothEncodings() async throws {
+        try await withFetchHarness { harness in
+            let body = CacheCoreFixtures.compressibleBody(length: 30_000)
+            Self.respondLikeACompressingOrigin(harness, path: "/v", body: body)
+            let identityMiss = try harness.fetch("/v")
+            let gzipMiss = try harness.fetch("/v", headers: [("Accept-Encoding", "gzip, br")])
+            #expect(identityMiss.header("X-Cache") == "MISS")
+            #expect(gzipMiss.header("X-Cache") == "MISS")
+            #expect(await harness.settle())
+            // Larder asks the origin in its two classes, whatever the callers' spelling.
+            let asked = harness.origin.requests(for: "/v").map { $0.headers["Accept-Encoding"] }
+            #expect(asked == ["identity", "gzip"])
+
+            // The first hit of each variant reads it from the store and keeps it in memory.
+            let identityHit = try harness.fetch("/v")
+            let gzipHit = try harness.fetch("/v", headers: [("Accept-Encoding", "gzip")])
+            #expect(identityHit.header("X-Cache") == "HIT")
+            #expect(gzipHit.header("X-Cache") == "HIT")
+            let keys = [identityHit, gzipHit].compactMap { $0.header("X-Cache-Key") }
+            #expect(Set(keys).count == 2, "the two variants are two stored entries")
+            for key in keys { #expect(try harness.store.delete(#require(CacheKey(hex: key)))) }
+
+            let identity = try harness.fetch("/v", headers: [("Accept-Encoding", "br")])
+            #expect(identity.header("X-Cache") == "HIT")
+            #expect(identity.header("Content-Encoding") == nil)
+            #expect(identity.header("X-Cache-Key") == identityHit.header("X-Cache-Key"))
+            #expect(identity.body == body)
+            let gzip = try harness.fetch("/v", headers: [("Accept-Encoding", "br, gzip, deflate")])
+            #expect(gzip.header("X-Cache") == "HIT")
+            #expect(gzip.header("Content-Encoding") == "gzip")
+            #expect(gzip.header("X-Cache-Key") == gzipHit.header("X-Cache-Key"))
+            #expect(try gunzip(gzip.body) == body)
+            #expect(harness.origin.requestCount(for: "/v") == 2, "one origin fetch per variant, none from memory")
+        }
+    }
+
+    @Test func aVariantForIdentityCallersIsNotGivenToGzipCallers() async throws {
+        try await withFetchHarness { harness in
+            let body = CacheCoreFixtures.compressibleBody(length: 30_000)
+            Self.respondLikeACompressingOrigin(harness, path: "/w", body: body)
+            _ = try harness.fetch("/w")
+            #expect(await harness.settle())
+            #expect(try harness.fetch("/w").header("X-Cache") == "HIT")
+            // Only the identity variant is stored and in memory: a gzip caller's variant is a miss.
+            let gzip = try harness.fetch("/w", headers: [("Accept-Encoding", "gzip")])
+            #expect(gzip.header("X-Cache") == "MISS")
+            #expect(gzip.header("Content-Encoding") == "gzip")
+            #expect(harness.origin.requestCount(for: "/w") == 2)
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import CacheCore
+import CachePolicy
 import HTTPCore
 import Synchronization
 import TestSupport
@@ -9,11 +10,16 @@ import Testing
 /// The hot tier's bookkeeping: the byte budget holds whatever is inserted, the largest body is
 /// respected, both forms of a URL go together, and the prepared head is rebuilt only when it must be.
 @Suite struct HotEntryCacheTests {
-    static func entry(_ index: Int, bytes: Int = 1000, gzip: Bool = false, varyNames: [String] = []) -> HotEntry {
-        let stored = CacheCoreFixtures.makeEntry(url: "https://example.com/\(index)", varyNames: varyNames)
+    static func entry(
+        _ index: Int, bytes: Int = 1000, gzip: Bool = false, varyNames: [String] = [], variantKey: String? = nil
+    ) -> HotEntry {
+        let url = "https://example.com/\(index)"
+        let stored = CacheCoreFixtures.makeEntry(
+            url: url, varyNames: varyNames,
+            key: variantKey.map { CacheKey.make(canonicalURL: url, varyingHeaders: [("accept-encoding", $0)]) })
         return HotEntry(
             stored: stored, facts: FetchKeys.facts(of: stored), body: Array(repeating: 7, count: bytes),
-            headers: stored.headers, isGzip: gzip)
+            headers: stored.headers, variant: gzip ? .gzip : .identity)
     }
 
     @Test(arguments: [0, 1_500, 20_000, 100_000])
@@ -50,18 +56,54 @@ import Testing
         #expect((cache.entry(forURL: "https://example.com/1", gzip: false) != nil) == kept)
     }
 
-    @Test func varyingEntriesAreNotKept() {
+    @Test(arguments: [["accept-language"], ["accept-encoding", "user-agent"], ["user-agent", "accept-encoding"]])
+    func entriesVaryingOnMoreThanAcceptEncodingAreNotKept(names: [String]) {
         let cache = HotEntryCache(budgetBytes: 1 << 20, maxEntryBytes: 10_000)
-        cache.insert(Self.entry(1, varyNames: ["Accept-Language"]))
+        cache.insert(Self.entry(1, varyNames: names))
         #expect(cache.usage.entries == 0)
+    }
+
+    @Test func theTwoVariantsOfAcceptEncodingAreKeptSideBySide() {
+        let cache = HotEntryCache(budgetBytes: 1 << 20, maxEntryBytes: 10_000)
+        let identity = Self.entry(1, bytes: 900, varyNames: ["accept-encoding"], variantKey: "identity")
+        let gzip = Self.entry(1, bytes: 300, gzip: true, varyNames: ["accept-encoding"], variantKey: "gzip")
+        cache.insert(identity)
+        cache.insert(gzip)
+        #expect(cache.usage.entries == 2)
+        #expect(cache.entry(forURL: "https://example.com/1", gzip: true) === gzip)
+        #expect(cache.entry(forURL: "https://example.com/1", gzip: false) === identity)
+        // Either variant's key drops the URL's two.
+        cache.remove(gzip.stored.key)
+        #expect(cache.usage.entries == 0)
+        #expect(cache.usage.bytes == 0)
+    }
+
+    @Test func aGzipCallerIsNotGivenTheIdentityVariant() {
+        let cache = HotEntryCache(budgetBytes: 1 << 20, maxEntryBytes: 10_000)
+        cache.insert(Self.entry(1, varyNames: ["accept-encoding"], variantKey: "identity"))
+        #expect(cache.entry(forURL: "https://example.com/1", gzip: true) == nil)
+        // An entry that does not vary answers gzip callers in its identity form.
+        cache.insert(Self.entry(2))
+        #expect(cache.entry(forURL: "https://example.com/2", gzip: true)?.variant == .identity)
+    }
+
+    @Test func aResponseThatStopsVaryingReplacesBothVariants() {
+        let cache = HotEntryCache(budgetBytes: 1 << 20, maxEntryBytes: 10_000)
+        cache.insert(Self.entry(1, varyNames: ["accept-encoding"], variantKey: "identity"))
+        cache.insert(Self.entry(1, gzip: true, varyNames: ["accept-encoding"], variantKey: "gzip"))
+        let plain = Self.entry(1)
+        cache.insert(plain)
+        #expect(cache.usage.entries == 1)
+        #expect(cache.usage.bytes == plain.cost)
+        #expect(cache.entry(forURL: "https://example.com/1", gzip: true) === plain)
     }
 
     @Test func bothFormsAreKeptAndRemovedTogether() {
         let cache = HotEntryCache(budgetBytes: 1 << 20, maxEntryBytes: 10_000)
         cache.insert(Self.entry(1, bytes: 900))
         cache.insert(Self.entry(1, bytes: 300, gzip: true))
-        #expect(cache.entry(forURL: "https://example.com/1", gzip: true)?.isGzip == true)
-        #expect(cache.entry(forURL: "https://example.com/1", gzip: false)?.isGzip == false)
+        #expect(cache.entry(forURL: "https://example.com/1", gzip: true)?.variant == .gzip)
+        #expect(cache.entry(forURL: "https://example.com/1", gzip: false)?.variant == .identity)
         #expect(cache.usage.entries == 2)
         cache.remove(CacheKey.make(canonicalURL: "https://example.com/1"))
         #expect(cache.usage.entries == 0)

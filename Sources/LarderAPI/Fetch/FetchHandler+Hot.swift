@@ -15,9 +15,11 @@ extension FetchHandler {
 
     /// Answers a fresh hit on a hot entry right here, on the connection's queue: no storage call, no
     /// thread hop, no key hash, and the response head copied from bytes prepared once per second.
-    /// Anything the plain replay of a fresh entry cannot answer (a range, a conditional, a gzip-capable
-    /// entry whose gzip form is not in memory for a gzip caller, staleness) returns `nil` and takes the
-    /// full path on the storage executor.
+    /// Entries that vary on `Accept-Encoding` alone are found by the caller's ``EncodingVariant``, the
+    /// same class their stored keys are computed from. Anything the plain replay of a fresh entry cannot
+    /// answer (a range, a conditional, a gzip-capable entry whose gzip form is not in memory for a gzip
+    /// caller, a variant not in memory, staleness) returns `nil` and takes the full path on the storage
+    /// executor.
     /// - Returns: the response, or `nil`.
     func hotHit(_ call: Call) -> HTTPResponse? {
         guard call.method == .get || call.method == .head else { return nil }
@@ -36,7 +38,8 @@ extension FetchHandler {
         }
         let acceptsGzip = hasAcceptEncoding && AcceptEncoding(call.headers).acceptsGzip
         guard let hot = service.hot.entry(forURL: call.keyURL, gzip: acceptsGzip) else { return nil }
-        if acceptsGzip && !hot.isGzip && hot.stored.codec == .deflateChunked { return nil }
+        // The gzip form of an entry that does not vary is not in memory yet: the full path reads it.
+        if acceptsGzip && hot.variant == .identity && hot.stored.codec == .deflateChunked { return nil }
         let status = hot.stored.status
         if status.forbidsContent { return nil }
         let now = service.clock()

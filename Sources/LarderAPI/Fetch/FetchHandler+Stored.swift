@@ -36,7 +36,9 @@ extension FetchHandler {
             service.store.recordHit(entry.key, at: service.clock())
             if status.forbidsContent { return HTTPResponse(status: status, headers: headers) }
             let reader = try service.store.openBody(of: entry, form: form)
-            let keepsInMemory = (form == .identity || form == .gzip) && planned == .ok && entry.varyNames.isEmpty
+            let keepsInMemory =
+                (form == .identity || form == .gzip) && planned == .ok
+                && HotEntryCache.keepsVarying(on: entry.varyNames)
             if reader.length <= Self.inlineBodyLimit || (keepsInMemory && reader.length <= service.hot.maxEntryBytes) {
                 // A small body, or one the hot tier will keep, is read here, on the executor already
                 // running this lookup: one hop instead of a second executor round trip per piece, and a
@@ -57,10 +59,16 @@ extension FetchHandler {
                 if keepsInMemory {
                     var replayed = headers
                     for field in marks { replayed.remove(name: field.name) }
+                    // A variant of a response that varies on Accept-Encoding answers the callers its key
+                    // was computed for; an entry that does not vary, those its form suits.
+                    let variant =
+                        entry.varyNames.isEmpty
+                        ? (form == .gzip ? EncodingVariant.gzip : .identity)
+                        : EncodingVariant(requestHeaders: call.headers)
                     service.hot.insert(
                         HotEntry(
                             stored: entry, facts: FetchKeys.facts(of: entry), body: body, headers: replayed,
-                            isGzip: form == .gzip))
+                            variant: variant))
                 }
                 return HTTPResponse(status: status, headers: headers, body: .bytes(body))
             }

@@ -5,8 +5,8 @@ import HTTPServer
 import Synchronization
 
 /// One response kept in memory by ``HotEntryCache``: the stored metadata, the body in the form it is
-/// sent (identity, or the stored gzip member for callers that accept gzip), the replayed header fields,
-/// and the serialized response head of the last second it was sent in.
+/// sent to one class of callers (``EncodingVariant``: identity, or gzip for callers that accept it), the
+/// replayed header fields, and the serialized response head of the last second it was sent in.
 ///
 /// Only `Age`, `Cache-Status`'s `ttl` and `Date` change between two hits on a fresh entry; they change at
 /// most once per second. The head is therefore kept as bytes and rebuilt only when one of them differs
@@ -26,8 +26,10 @@ final class HotEntry: Sendable {
     /// The stored headers as replayed (framing fields dropped, `Accept-Ranges` added, and for the gzip
     /// form `Content-Encoding: gzip`), without Larder's marks.
     let headers: HTTPHeaders
-    /// Whether `body` is the gzip member (sent only to callers that accept gzip).
-    let isGzip: Bool
+    /// The callers it answers: for an entry that does not vary, `.gzip` when `body` is the stored gzip
+    /// member; for one that varies on `Accept-Encoding`, the class of the callers its variant was stored
+    /// for (its body is then whatever the origin sent them).
+    let variant: EncodingVariant
     /// What the entry counts against the cache's budget: body, fields, and the prepared head.
     let cost: Int
 
@@ -54,8 +56,11 @@ final class HotEntry: Sendable {
     ///   - facts: its freshness facts.
     ///   - body: the body in the form sent.
     ///   - headers: the replayed fields.
-    ///   - isGzip: whether `body` is the gzip form.
-    init(stored: StoredEntry, facts: ResponseFacts, body: [UInt8], headers: HTTPHeaders, isGzip: Bool = false) {
+    ///   - variant: the callers it answers.
+    init(
+        stored: StoredEntry, facts: ResponseFacts, body: [UInt8], headers: HTTPHeaders,
+        variant: EncodingVariant = .identity
+    ) {
         self.stored = stored
         self.facts = facts
         let file = body.count >= Self.fileThreshold ? MemoryFile(bytes: body, name: "larder-hot") : nil
@@ -63,7 +68,7 @@ final class HotEntry: Sendable {
         self.body = file == nil ? body : []
         self.bodyCount = body.count
         self.headers = headers
-        self.isGzip = isGzip
+        self.variant = variant
         var fieldBytes = 0
         for field in headers { fieldBytes += field.name.utf8.count + field.value.utf8.count + 4 }
         // The fields are held twice: as `HTTPHeaders` and inside the prepared head.

@@ -1,16 +1,20 @@
 import CacheCore
+import CachePolicy
 import Synchronization
 
 /// Recently served entries kept in memory with their body and a prepared response head, so that a fresh
 /// hit on one is answered on the connection's queue without a storage round trip (no thread hop, no
 /// SQLite, no zlib, no SHA-256: entries are found by their canonical key URL).
 ///
-/// Only whole bodies up to `maxEntryBytes` of entries that do not vary are kept, at most two per URL (the
-/// identity form and, for bodies stored as deflate chunks, the gzip form), within `budgetBytes` counted
-/// by ``HotEntry/cost`` (the oldest insertions go first), so memory stays bounded whatever the number of
-/// stored entries. The store stays the truth: `HotInvalidatingStore` drops an entry here whenever the
-/// store deletes, purges or updates it, and a fetch that stores a response drops the URL's entries
-/// before committing. Hits served from memory are counted in the store in batches.
+/// Only whole bodies up to `maxEntryBytes` are kept, of entries that do not vary or vary on
+/// `Accept-Encoding` alone (what every compressing origin sends), at most two per URL: one for callers
+/// that accept gzip, one for the others (``EncodingVariant``). For an entry that does not vary these are
+/// its identity form and, for bodies stored as deflate chunks, its gzip form; for one that varies on
+/// `Accept-Encoding` they are its two stored variants. Within `budgetBytes` counted by
+/// ``HotEntry/cost`` (the oldest insertions go first) memory stays bounded whatever the number of
+/// stored entries. The store stays the truth: `HotInvalidatingStore` drops a URL's entries whenever the
+/// store deletes, purges or updates one of them, and a fetch that stores a response drops the URL's
+/// entries before committing. Hits served from memory are counted in the store in batches.
 final class HotEntryCache: Sendable {
     private struct Slot {
         var identity: HotEntry?
@@ -18,12 +22,13 @@ final class HotEntryCache: Sendable {
         var generation = 0
 
         var cost: Int { (identity?.cost ?? 0) + (gzip?.cost ?? 0) }
+        var entries: [HotEntry] { [identity, gzip].compactMap { $0 } }
         var isEmpty: Bool { identity == nil && gzip == nil }
     }
 
     private struct State {
         var slots: [String: Slot] = [:]
-        /// The URL of each kept key, for invalidation by key.
+        /// The URL of each kept key (two per URL when its variants are kept), for invalidation by key.
         var urls: [CacheKey: String] = [:]
         /// Insertions, oldest first from `orderHead`; an element whose generation no longer matches its
         /// slot's was superseded and is skipped.
@@ -54,12 +59,21 @@ final class HotEntryCache: Sendable {
         self.maxEntryBytes = min(max(0, maxEntryBytes), self.budgetBytes)
     }
 
-    /// The kept entry for a canonical key URL, in the gzip form when `gzip` and one is kept.
+    /// The kept entry that answers a caller of a canonical key URL: for callers that accept gzip the gzip
+    /// entry, else the identity form of an entry that does not vary (identity suits every caller; a
+    /// variant kept for identity callers does not answer gzip callers, who have a variant of their own).
     func entry(forURL url: String, gzip: Bool) -> HotEntry? {
         state.withLock { state in
             guard let slot = state.slots[url] else { return nil }
-            return gzip ? (slot.gzip ?? slot.identity) : slot.identity
+            guard gzip else { return slot.identity }
+            if let kept = slot.gzip { return kept }
+            return slot.identity.flatMap { $0.stored.varyNames.isEmpty ? $0 : nil }
         }
+    }
+
+    /// Whether entries that vary on these request fields may be kept: none, or `Accept-Encoding` alone.
+    static func keepsVarying(on names: [String]) -> Bool {
+        names.isEmpty || names == ["accept-encoding"]
     }
 
     /// The number of entries and the bytes they cost (for tests and metrics).
@@ -69,24 +83,28 @@ final class HotEntryCache: Sendable {
         }
     }
 
-    /// Keeps an entry under its stored URL (replacing one of the same form), evicting the oldest beyond
-    /// the budget. Entries too large or varying are not kept.
+    /// Keeps an entry under its stored URL (replacing one for the same callers), evicting the oldest
+    /// beyond the budget. Entries too large, or varying on more than `Accept-Encoding`, are not kept.
     func insert(_ entry: HotEntry) {
-        guard entry.bodyCount <= maxEntryBytes, entry.cost <= budgetBytes, entry.stored.varyNames.isEmpty else {
-            return
-        }
+        guard entry.bodyCount <= maxEntryBytes, entry.cost <= budgetBytes,
+            Self.keepsVarying(on: entry.stored.varyNames)
+        else { return }
         let url = entry.stored.url
         state.withLock { state in
             var slot = state.slots[url] ?? Slot()
-            if let other = slot.identity ?? slot.gzip, other.stored.key != entry.stored.key {
-                // Another response now answers this URL: the old forms must not outlive it.
-                state.bytes -= slot.cost
-                state.urls[other.stored.key] = nil
+            let sibling = entry.variant == .gzip ? slot.identity : slot.gzip
+            if let sibling, sibling.stored.key != entry.stored.key,
+                sibling.stored.varyNames.isEmpty || entry.stored.varyNames.isEmpty
+            {
+                // Another response now answers this URL (not the other variant of a response that varies
+                // on Accept-Encoding): the old forms must not outlive it.
+                Self.forget(slot, in: &state)
                 slot = Slot()
             }
-            let replaced = entry.isGzip ? slot.gzip : slot.identity
+            let replaced = entry.variant == .gzip ? slot.gzip : slot.identity
+            if let replaced, replaced.stored.key != entry.stored.key { state.urls[replaced.stored.key] = nil }
             state.bytes += entry.cost - (replaced?.cost ?? 0)
-            if entry.isGzip { slot.gzip = entry } else { slot.identity = entry }
+            if entry.variant == .gzip { slot.gzip = entry } else { slot.identity = entry }
             state.nextGeneration += 1
             slot.generation = state.nextGeneration
             state.slots[url] = slot
@@ -116,8 +134,13 @@ final class HotEntryCache: Sendable {
 
     private static func drop(_ url: String, _ slot: Slot, from state: inout State) {
         state.slots[url] = nil
+        forget(slot, in: &state)
+    }
+
+    /// Takes a slot's entries out of the byte count and the key index.
+    private static func forget(_ slot: Slot, in state: inout State) {
         state.bytes -= slot.cost
-        if let key = (slot.identity ?? slot.gzip)?.stored.key { state.urls[key] = nil }
+        for entry in slot.entries { state.urls[entry.stored.key] = nil }
     }
 
     /// Drops the entries kept for a canonical key URL.
@@ -139,9 +162,7 @@ final class HotEntryCache: Sendable {
     /// Drops every entry whose stored metadata `matching` selects.
     func remove(where matching: (StoredEntry) -> Bool) {
         state.withLock { state in
-            let doomed = state.slots.filter { _, slot in
-                (slot.identity ?? slot.gzip).map { matching($0.stored) } ?? false
-            }
+            let doomed = state.slots.filter { _, slot in slot.entries.contains { matching($0.stored) } }
             for (url, slot) in doomed { Self.drop(url, slot, from: &state) }
         }
     }

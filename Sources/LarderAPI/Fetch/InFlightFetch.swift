@@ -119,6 +119,10 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             // The fetch is shared and its answer stored: the caller's own conditionals and ranges are
             // answered by Larder from the full response, never forwarded.
             for name in Self.callerOnlyFields { headers.remove(name: name) }
+            // Asked in the terms a `Vary: Accept-Encoding` variant is keyed by, so that the stored answer
+            // suits every caller of the class (a `br` answer to `gzip, br` would not suit `gzip` alone).
+            headers.replaceOrAdd(
+                name: "Accept-Encoding", value: EncodingVariant(requestHeaders: requestHeaders).acceptEncodingField)
             for field in conditionalHeaders { headers.add(name: field.name, value: field.value) }
         }
         let request = OriginRequest(method: mayStore ? .get : method, url: url, headers: headers)
