@@ -39,7 +39,10 @@ let package = Package(
             dependencies: [
                 "HTTPCore", "HTTPServer", "CacheCore", "CachePolicy", "ImageSniffing", "Upstream", "Metrics",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // Files the binary serves, compiled in as `PackageResources.<file_name>` byte arrays (a container
+            // has no source tree). `Resources/openapi.yaml` is a symlink to the top-level contract.
+            resources: [.embedInCode("Resources")]
         ),
         .executableTarget(
             name: "larder",

@@ -15,7 +15,7 @@ swift build --build-tests -Xswiftc -warnings-as-errors
 echo "== README settings table"
 scripts/check-readme.sh
 
-echo "== OpenAPI document (valid, and the copy the binary serves is current)"
+echo "== OpenAPI document (valid, and the one the binary embeds)"
 scripts/check-openapi.sh
 
 # Here rather than only in CI: it takes seconds, and a README example that no longer works should stop

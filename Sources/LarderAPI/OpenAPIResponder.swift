@@ -7,11 +7,14 @@ public struct OpenAPIResponder: HTTPResponder {
     /// The media type of YAML (RFC 9512).
     public static let mediaType = "application/yaml"
 
+    /// The document as served: the top-level `openapi.yaml`, embedded by SwiftPM at build time.
+    public static let document: [UInt8] = PackageResources.openapi_yaml
+
     // Built once: the document is a constant of the build.
     private static let response = HTTPResponse(
         status: .ok,
         headers: HTTPHeaders([("Content-Type", mediaType), ("Cache-Control", "no-cache")]),
-        body: .bytes(Array(OpenAPIDocument.yaml.utf8)))
+        body: .bytes(document))
 
     /// Creates the responder.
     public init() {}
