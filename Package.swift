@@ -22,6 +22,8 @@ let package = Package(
         // Linux interfaces Glibc does not bring: epoll (one set per event loop) and memfd_create.
         .systemLibrary(name: "CLinux"),
 
+        // The Swift face of zlib, its only importer: deflate, inflate, CRC-32. No Swift dependency.
+        .target(name: "Zlib", dependencies: ["CZlib"]),
         .target(name: "HTTPCore"),
         .target(name: "ImageSniffing"),
         .target(
@@ -29,7 +31,7 @@ let package = Package(
             dependencies: ["HTTPCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "CachePolicy", dependencies: ["CacheCore", "ImageSniffing", "HTTPCore"]),
-        .target(name: "Storage", dependencies: ["CacheCore", "HTTPCore", "CSQLite", "CZlib"]),
+        .target(name: "Storage", dependencies: ["CacheCore", "HTTPCore", "CSQLite", "Zlib"]),
         .target(name: "Upstream", dependencies: ["HTTPCore", "CCurl"]),
         .target(name: "HTTPServer", dependencies: ["HTTPCore", "CLinux"]),
         // Counters, histograms and the Prometheus text format; no dependency, so any target may count.
@@ -62,6 +64,7 @@ let package = Package(
             name: "FilterBenchmark", dependencies: ["CachePolicy", "HTTPCore"], path: "Benchmarks/filters",
             exclude: ["README.md"]),
 
+        .testTarget(name: "ZlibTests", dependencies: ["Zlib", "TestSupport"]),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPCore", "TestSupport"]),
         .testTarget(name: "ImageSniffingTests", dependencies: ["ImageSniffing", "TestSupport"]),
