@@ -59,6 +59,10 @@ let package = Package(
         .executableTarget(
             name: "StorageBenchmark", dependencies: ["Storage", "CacheCore", "TestSupport"],
             path: "Benchmarks/storage", exclude: ["README.md", "run.sh", "lookup-pairs.sh"]),
+        // zlib's CRC-32 against the Swift loops it replaced, and PNG validation; not part of the product.
+        .executableTarget(
+            name: "CRCBenchmark", dependencies: ["ImageSniffing", "Zlib"], path: "Benchmarks/crc",
+            exclude: ["README.md", "run.sh", "make-pngs.py"]),
         // The filter chain's per-request decision, timed; not part of the product.
         .executableTarget(
             name: "FilterBenchmark", dependencies: ["CachePolicy", "HTTPCore"], path: "Benchmarks/filters",
