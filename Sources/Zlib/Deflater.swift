@@ -109,24 +109,10 @@ public final class Deflater {
         let bound = deflateBound(stream, uLong(min(input.count, Int(uInt.max))))
         var output = [UInt8](repeating: 0, count: Int(bound) + 64)
         var produced = 0
-        var offset = 0
-        // The buffers are the caller's for this call only; input a failure left unread must not be
-        // offered to the next call (or after a reset, which keeps avail_in).
-        defer {
-            stream.pointee.next_in = nil
-            stream.pointee.avail_in = 0
-            stream.pointee.next_out = nil
-            stream.pointee.avail_out = 0
-        }
+        var slices = InputSlices(input)
+        defer { stream.pointee.releaseBuffers() }
         while true {
-            // avail_in is 32 bits: larger inputs go in slices.
-            if stream.pointee.avail_in == 0 && offset < input.count, let base = input.baseAddress {
-                let count = min(input.count - offset, Int(uInt.max))
-                stream.pointee.next_in = UnsafeMutablePointer(
-                    mutating: (base + offset).assumingMemoryBound(to: Bytef.self))
-                stream.pointee.avail_in = uInt(count)
-                offset += count
-            }
+            stream.pointee.refill(from: &slices)
             if produced == output.count { output.append(contentsOf: repeatElement(0, count: max(4096, produced))) }
             let code = output.withUnsafeMutableBytes { outBuffer -> Int32 in
                 let room = min(outBuffer.count - produced, Int(uInt.max))
@@ -138,7 +124,7 @@ public final class Deflater {
             }
             if code == Z_STREAM_END { break }
             guard code == Z_OK || code == Z_BUF_ERROR else { return .failure(error(code)) }
-            let inputLeft = stream.pointee.avail_in > 0 || offset < input.count
+            let inputLeft = stream.pointee.avail_in > 0 || slices.remaining > 0
             // Done once every byte went in and zlib stopped with room to spare: nothing is left to emit.
             if flush != .finish && !inputLeft && stream.pointee.avail_out > 0 { break }
             // No progress with room and nothing left to give: only a broken stream does that.

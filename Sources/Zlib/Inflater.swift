@@ -106,30 +106,16 @@ public final class Inflater {
         if isFinished {
             return input.isEmpty ? .success(Z_STREAM_END) : .failure(trailing(input.count))
         }
-        var offset = 0
+        var slices = InputSlices(input)
         var code = Z_OK
         // zlib can stop on a full output with input already taken in (a match half copied): call again.
         var outputWasFull = false
         // The first output room: what the input may plausibly give, grown while it gives more.
         var growth = max(16 << 10, min(input.count, 1 << 20) * 4)
-        // The buffers are the caller's for this call only; input a failure left unread must not be
-        // offered to the next call (or after a reset, which keeps avail_in).
-        defer {
-            stream.pointee.next_in = nil
-            stream.pointee.avail_in = 0
-            stream.pointee.next_out = nil
-            stream.pointee.avail_out = 0
-        }
+        defer { stream.pointee.releaseBuffers() }
         while true {
-            // avail_in is 32 bits: larger inputs go in slices.
-            if stream.pointee.avail_in == 0 && offset < input.count, let base = input.baseAddress {
-                let count = min(input.count - offset, Int(uInt.max))
-                stream.pointee.next_in = UnsafeMutablePointer(
-                    mutating: (base + offset).assumingMemoryBound(to: Bytef.self))
-                stream.pointee.avail_in = uInt(count)
-                offset += count
-            }
-            let inputLeft = Int(stream.pointee.avail_in) + input.count - offset
+            stream.pointee.refill(from: &slices)
+            let inputLeft = Int(stream.pointee.avail_in) + slices.remaining
             if inputLeft == 0 && !outputWasFull { return .success(code) }
             let allowed = outputLimit - totalOut
             // A small bound is offered whole, plus the one byte that tells a bomb; else room grows.
@@ -154,11 +140,11 @@ public final class Inflater {
             switch code {
             case Z_STREAM_END:
                 isFinished = true
-                let rest = Int(stream.pointee.avail_in) + input.count - offset
+                let rest = Int(stream.pointee.avail_in) + slices.remaining
                 return rest == 0 ? .success(code) : .failure(trailing(rest))
             case Z_OK:
                 continue
-            case Z_BUF_ERROR where spare == 0 || stream.pointee.avail_in == 0 && offset == input.count:
+            case Z_BUF_ERROR where spare == 0 || stream.pointee.avail_in == 0 && slices.remaining == 0:
                 // Out of room, or called again after a full output that held nothing back: no error.
                 continue
             default:
