@@ -25,10 +25,10 @@ let package = Package(
         // The Swift face of zlib, its only importer: deflate, inflate, CRC-32. No Swift dependency.
         .target(name: "Zlib", dependencies: ["CZlib"]),
         .target(name: "HTTPCore"),
-        .target(name: "ImageSniffing"),
+        .target(name: "ImageSniffing", dependencies: ["Zlib"]),
         .target(
             name: "CacheCore",
-            dependencies: ["HTTPCore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["HTTPCore", "Zlib", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "CachePolicy", dependencies: ["CacheCore", "ImageSniffing", "HTTPCore"]),
         .target(name: "Storage", dependencies: ["CacheCore", "HTTPCore", "CSQLite", "Zlib"]),

@@ -10,7 +10,7 @@ import Zlib
 final class SQLiteBodyReader: CacheBodyReader {
     private struct State {
         var sequence: Int
-        var crc = Zlib.CRC32()
+        var crc = CRC32()
         var inflater: ChunkInflater?
         var done = false
     }
@@ -121,7 +121,7 @@ final class SQLiteBodyReader: CacheBodyReader {
             if stillThere == true { throw corrupt("chunk \(sequence) is missing") }
             throw CacheStoreError.notFound(entry.key)
         }
-        guard Zlib.CRC32.checksum(row.data) == row.crc else { throw corrupt("chunk \(sequence) fails its CRC-32") }
+        guard CRC32.checksum(row.data) == row.crc else { throw corrupt("chunk \(sequence) fails its CRC-32") }
         return row.data
     }
 

@@ -20,7 +20,7 @@ final class SQLiteBodyWriter: CacheBodyWriter {
         var deflater: ChunkDeflater?
         var bodyID: Int64?
         var nextSequence: Int64 = 0
-        var crc = Zlib.CRC32()
+        var crc = CRC32()
         var originalSize = 0
         var storedSize = 0
         var closed = false
@@ -188,7 +188,7 @@ final class SQLiteBodyWriter: CacheBodyWriter {
         try connection.run(
             "INSERT INTO chunk (id, crc32, data) VALUES (?, ?, ?)",
             [
-                .integer(body << StorageSchema.chunkIDShift | sequence), .integer(Int64(Zlib.CRC32.checksum(bytes))),
+                .integer(body << StorageSchema.chunkIDShift | sequence), .integer(Int64(CRC32.checksum(bytes))),
                 .blob(bytes),
             ])
     }
