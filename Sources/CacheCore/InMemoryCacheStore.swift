@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+import Zlib
 
 /// A `CacheStore` in memory, for tests of the layers above storage. Bodies are kept as identity bytes
 /// (so the gzip form is unavailable); size bound, LRU, sweep, listing and purges behave as in the

@@ -1,3 +1,5 @@
+import Zlib
+
 /// Validates PNG structure: signature, `IHDR` first, every chunk's length and CRC, `IDAT`, `IEND`.
 ///
 /// Implements the chunk rules of [PNG (Third Edition) §5](https://www.w3.org/TR/png-3/#5DataRep)

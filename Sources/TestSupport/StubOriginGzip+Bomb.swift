@@ -18,25 +18,10 @@ extension StubOriginGzip {
         let inflatedSize = repeats * 258 + 1
         var out: [UInt8] = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 255]
         out += bits.finished
-        for value in [zerosCRC32(count: inflatedSize), UInt32(truncatingIfNeeded: inflatedSize)] {
+        for value in [ReferenceCRC32.checksumOfZeros(count: inflatedSize), UInt32(truncatingIfNeeded: inflatedSize)] {
             out.append(contentsOf: (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) })
         }
         return (out, inflatedSize)
-    }
-
-    /// CRC-32 of `count` zero bytes, table-driven (bombs are tens of megabytes).
-    static func zerosCRC32(count: Int) -> UInt32 {
-        var table = [UInt32](repeating: 0, count: 256)
-        for index in 0..<256 {
-            var crc = UInt32(index)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-            table[index] = crc
-        }
-        var crc: UInt32 = 0xFFFF_FFFF
-        table.withUnsafeBufferPointer { table in
-            for _ in 0..<count { crc = table[Int(crc & 0xFF)] ^ (crc >> 8) }
-        }
-        return ~crc
     }
 }
 

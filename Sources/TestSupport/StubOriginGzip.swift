@@ -20,19 +20,9 @@ public enum StubOriginGzip {
             out.append(contentsOf: bytes[offset..<offset + count])
             offset += count
         } while offset < bytes.count
-        for value in [crc32(bytes), UInt32(truncatingIfNeeded: bytes.count)] {
+        for value in [ReferenceCRC32.checksum(bytes), UInt32(truncatingIfNeeded: bytes.count)] {
             out.append(contentsOf: (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) })
         }
         return out
-    }
-
-    /// CRC-32 (ISO 3309, the polynomial gzip uses), bit by bit: stub bodies are small.
-    public static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
     }
 }

@@ -1,3 +1,5 @@
+import TestSupport
+
 @testable import ImageSniffing
 
 /// Small files built byte by byte, for the cases Pillow cannot write and for precise corruptions.
@@ -6,7 +8,7 @@ enum Crafted {
 
     static func pngChunk(_ type: String, _ data: [UInt8], crc: UInt32? = nil) -> [UInt8] {
         let typeAndData = ascii(type) + data
-        let checksum = crc ?? typeAndData.withUnsafeBytes { CRC32.checksum($0) }
+        let checksum = crc ?? ReferenceCRC32.checksum(typeAndData)
         return be32(data.count) + typeAndData + be32(Int(checksum))
     }
 

@@ -29,7 +29,7 @@ import Testing
         try harness.sql(
             "UPDATE chunk SET data = ?, crc32 = ? WHERE id = ?",
             [
-                .blob(bytes), .integer(Int64(ZlibCRC32.update(0, bytes))),
+                .blob(bytes), .integer(Int64(ReferenceCRC32.checksum(bytes))),
                 .integer(entry.bodyID << StorageSchema.chunkIDShift | Int64(chunk)),
             ])
     }

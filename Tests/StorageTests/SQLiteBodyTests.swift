@@ -22,7 +22,7 @@ import Testing
         let body = Self.body(size: size, compressible: compressible)
         let stored = try harness.put(CacheCoreFixtures.makeEntry(), body)
         #expect(stored.originalSize == size)
-        #expect(stored.crc32 == CRC32.checksum(body))
+        #expect(stored.crc32 == ReferenceCRC32.checksum(body))
         #expect(stored.chunkSize == Self.chunk)
         // Text this repetitive deflates far below 90%; random bytes never do.
         let expectCompressed = compressible && size > 64
@@ -35,6 +35,20 @@ import Testing
         let found = try #require(try harness.store.entry(for: stored.key))
         #expect(found == stored)
         #expect(try harness.read(found) == body)
+    }
+
+    /// The stored format pins the values: the body's and each chunk's CRC-32 are the standard ones
+    /// (the check value of "123456789"), whichever implementation computes them.
+    @Test func storedChecksumsAreTheStandardCRC32Values() throws {
+        let harness = try StorageTestHarness()
+        let stored = try harness.put(CacheCoreFixtures.makeEntry(), Array("123456789".utf8))
+        #expect(stored.codec == .identity && stored.crc32 == 0xCBF4_3926)
+        let chunkCRC = try harness.store.database.read {
+            try $0.queryFirst(
+                "SELECT crc32 FROM chunk WHERE id = ?", [.integer(stored.bodyID << StorageSchema.chunkIDShift)]
+            ) { $0.int64(0) }
+        }
+        #expect(chunkCRC == 0xCBF4_3926)
     }
 
     @Test(arguments: sizes.filter { $0 > 64 })

@@ -1,5 +1,6 @@
 import CacheCore
 import Synchronization
+import Zlib
 
 /// Reads one stored body chunk by chunk, checking each: the CRC-32 of the stored bytes, the strict
 /// inflate of `ChunkInflater`, the recorded lengths, and for a whole identity read the body's CRC-32
@@ -9,7 +10,7 @@ import Synchronization
 final class SQLiteBodyReader: CacheBodyReader {
     private struct State {
         var sequence: Int
-        var crc: UInt32 = 0
+        var crc = CRC32()
         var inflater: ChunkInflater?
         var done = false
     }
@@ -88,9 +89,9 @@ final class SQLiteBodyReader: CacheBodyReader {
                 let to = min(range.upperBound - chunkStart, plain.count)
                 return Array(plain[from..<to])
             default:
-                state.crc = ZlibCRC32.update(state.crc, plain)
-                if isLastChunk && state.crc != entry.crc32 {
-                    throw corrupt("body CRC-32 \(state.crc) does not match the recorded \(entry.crc32)")
+                state.crc.update(plain)
+                if isLastChunk && state.crc.value != entry.crc32 {
+                    throw corrupt("body CRC-32 \(state.crc.value) does not match the recorded \(entry.crc32)")
                 }
                 return plain
             }
@@ -120,7 +121,7 @@ final class SQLiteBodyReader: CacheBodyReader {
             if stillThere == true { throw corrupt("chunk \(sequence) is missing") }
             throw CacheStoreError.notFound(entry.key)
         }
-        guard ZlibCRC32.update(0, row.data) == row.crc else { throw corrupt("chunk \(sequence) fails its CRC-32") }
+        guard CRC32.checksum(row.data) == row.crc else { throw corrupt("chunk \(sequence) fails its CRC-32") }
         return row.data
     }
 

@@ -1,6 +1,7 @@
 import CacheCore
 import Foundation
 import Synchronization
+import Zlib
 
 /// Streams one body into the store: full chunks are written as they fill, under a pending body id
 /// that no entry points at, so a crash or an abandon leaves nothing visible; `commit` writes the last
@@ -19,7 +20,7 @@ final class SQLiteBodyWriter: CacheBodyWriter {
         var deflater: ChunkDeflater?
         var bodyID: Int64?
         var nextSequence: Int64 = 0
-        var crc: UInt32 = 0
+        var crc = CRC32()
         var originalSize = 0
         var storedSize = 0
         var closed = false
@@ -44,7 +45,7 @@ final class SQLiteBodyWriter: CacheBodyWriter {
             do {
                 state.buffer.append(contentsOf: bytes)
                 state.originalSize += bytes.count
-                state.crc = ZlibCRC32.update(state.crc, bytes)
+                state.crc.update(bytes)
                 // Flush only while more than a chunk is buffered: the last chunk must be finished, not
                 // flushed, and only commit knows which one is last.
                 var start = 0
@@ -92,7 +93,7 @@ final class SQLiteBodyWriter: CacheBodyWriter {
                     entry: entry,
                     facts: StoredBodyFacts(
                         originalSize: state.originalSize, storedSize: state.storedSize,
-                        codec: state.codec ?? .identity, crc32: state.crc, chunkSize: chunkSize),
+                        codec: state.codec ?? .identity, crc32: state.crc.value, chunkSize: chunkSize),
                     lastChunk: last.map { ($0, state.nextSequence - 1) }, pendingBody: state.bodyID,
                     now: store.configuration.clock(), completion: completion)
                 // From here the job owns the pending body: it commits it, or deletes it when it fails.
@@ -187,7 +188,7 @@ final class SQLiteBodyWriter: CacheBodyWriter {
         try connection.run(
             "INSERT INTO chunk (id, crc32, data) VALUES (?, ?, ?)",
             [
-                .integer(body << StorageSchema.chunkIDShift | sequence), .integer(Int64(ZlibCRC32.update(0, bytes))),
+                .integer(body << StorageSchema.chunkIDShift | sequence), .integer(Int64(CRC32.checksum(bytes))),
                 .blob(bytes),
             ])
     }

@@ -1,0 +1,74 @@
+import TestSupport
+import Testing
+import Zlib
+
+@Suite struct CRC32Tests {
+    @Test(arguments: [
+        ("", 0x0000_0000 as UInt32),
+        ("123456789", 0xCBF4_3926),
+        ("IEND", 0xAE42_6082),  // the CRC every PNG ends with
+        ("hello", 0x3610_A686),  // the trailer of `printf hello | gzip`
+        ("The quick brown fox jumps over the lazy dog", 0x414F_A339),
+    ])
+    func checksumMatchesKnownValues(text: String, expected: UInt32) {
+        #expect(CRC32.checksum(Array(text.utf8)) == expected)
+        #expect(Array(text.utf8).withUnsafeBytes { CRC32.checksum($0) } == expected)
+        #expect(ReferenceCRC32.checksum(Array(text.utf8)) == expected)
+    }
+
+    /// zlib folds several words at a time once a buffer is long enough, with a byte loop for the ends:
+    /// every length and alignment must agree with the bitwise definition.
+    @Test func everyLengthAndOffsetMatchesTheBitwiseDefinition() {
+        let bytes = CacheCoreFixtures.randomBody(length: 600, seed: 42)
+        for start in 0..<9 {
+            for end in start...bytes.count {
+                let slice = bytes[start..<end]
+                #expect(CRC32.checksum(slice) == ReferenceCRC32.checksum(slice), "\(start)..<\(end)")
+            }
+        }
+    }
+
+    @Test(arguments: [1 << 10, 64 << 10, 1 << 20])
+    func largeBuffersMatchTheBitwiseDefinition(count: Int) {
+        let bytes = CacheCoreFixtures.randomBody(length: count, seed: UInt64(count))
+        #expect(CRC32.checksum(bytes) == ReferenceCRC32.checksum(bytes))
+    }
+
+    @Test func updatesInPiecesEqualOneUpdate() {
+        let bytes = CacheCoreFixtures.randomBody(length: 5000, seed: 7)
+        let whole = CRC32.checksum(bytes)
+        for split in [0, 1, 3, 8, 100, 4095, 4999, 5000] {
+            var crc = CRC32()
+            crc.update(bytes[..<split])
+            crc.update(bytes[split...])
+            #expect(crc.value == whole, "split at \(split)")
+        }
+        var continued = CRC32(continuing: CRC32.checksum(bytes[..<1234]))
+        continued.update(bytes[1234...])
+        #expect(continued.value == whole)
+    }
+
+    @Test func emptyUpdatesChangeNothing() {
+        var crc = CRC32()
+        crc.update([UInt8]())
+        crc.update(UnsafeRawBufferPointer(start: nil, count: 0))
+        #expect(crc.value == 0)
+        crc.update(Array("123456789".utf8))
+        crc.update([UInt8]())
+        #expect(crc.value == 0xCBF4_3926)
+    }
+
+    @Test func bytesNotStoredContiguouslyGiveTheSameChecksum() {
+        let lazy = (0..<1000).lazy.map { UInt8(truncatingIfNeeded: $0 * 7) }
+        #expect(CRC32.checksum(lazy) == ReferenceCRC32.checksum(Array(lazy)))
+    }
+
+    @Test func theOracleForZerosAgreesWithTheBitwiseOne() {
+        for count in [0, 1, 258, 10_000] {
+            #expect(
+                ReferenceCRC32.checksumOfZeros(count: count)
+                    == ReferenceCRC32.checksum([UInt8](repeating: 0, count: count)))
+            #expect(CRC32.checksum([UInt8](repeating: 0, count: count)) == ReferenceCRC32.checksumOfZeros(count: count))
+        }
+    }
+}
