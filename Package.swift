@@ -41,6 +41,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The application under the executable: today every setting of `serve`, declared once and typed.
+        .target(
+            name: "LarderApp",
+            dependencies: [
+                "HTTPCore", "HTTPServer", "CachePolicy", "Upstream", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "larder",
             dependencies: [
@@ -71,6 +78,12 @@ let package = Package(
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPCore", "TestSupport"]),
         .testTarget(name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore", "Storage"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
+        .testTarget(
+            name: "LarderAppTests",
+            dependencies: [
+                "LarderApp", "Upstream", "CachePolicy", "HTTPServer", "HTTPCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "LarderAPITests",
             dependencies: [
