@@ -52,6 +52,7 @@ let package = Package(
             name: "larder",
             dependencies: [
                 "HTTPCore", "HTTPServer", "CacheCore", "CachePolicy", "Storage", "Upstream", "LarderAPI", "Metrics",
+                "LarderApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
