@@ -46,10 +46,18 @@ let package = Package(
             // has no source tree). `Resources/openapi.yaml` is a symlink to the top-level contract.
             resources: [.embedInCode("Resources")]
         ),
+        // The application under the executable: today every setting of `serve`, declared once and typed.
+        .target(
+            name: "LarderApp",
+            dependencies: [
+                "HTTPCore", "HTTPServer", "CachePolicy", "Upstream", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "larder",
             dependencies: [
                 "HTTPCore", "HTTPServer", "CacheCore", "CachePolicy", "Storage", "Upstream", "LarderAPI", "Metrics",
+                "LarderApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -81,6 +89,12 @@ let package = Package(
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPCore", "TestSupport"]),
         .testTarget(name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore", "Storage"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
+        .testTarget(
+            name: "LarderAppTests",
+            dependencies: [
+                "LarderApp", "Upstream", "CachePolicy", "HTTPServer", "HTTPCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "LarderAPITests",
             dependencies: [

@@ -1,7 +1,7 @@
 public import HTTPCore
 public import HTTPServer
 
-/// Who may use the admin endpoints (`/cache`, later `/filters` and `/fetches`).
+/// Who may use the admin endpoints (`/cache`, `/filters` and `/fetches`).
 ///
 /// With a token configured, every request must carry `Authorization: Bearer <token>` (RFC 6750 §2.1),
 /// from loopback too. Without one, only loopback clients are served. Failures follow RFC 6750 §3.1:

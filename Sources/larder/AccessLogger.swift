@@ -1,13 +1,14 @@
 import HTTPCore
 import HTTPServer
+import LarderApp
 import Logging
 
 /// Turns the server's access records into one log line per request.
 struct AccessLogger: Sendable {
-    let format: Settings.LogFormat
+    let format: LoggingSettings.Format
     private let logger = Logger(label: "larder.access")
 
-    init(format: Settings.LogFormat) { self.format = format }
+    init(format: LoggingSettings.Format) { self.format = format }
 
     func log(_ record: HTTPAccessRecord) {
         let target = HTTPAccessRecord.escapedForLog(record.target)

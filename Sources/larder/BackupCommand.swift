@@ -1,6 +1,8 @@
 import ArgumentParser
 import CacheCore
+import Foundation
 import Glibc
+import LarderApp
 import Storage
 
 /// `larder backup <file>`: an online, consistent copy of the cache database while the server runs.
@@ -16,14 +18,18 @@ struct BackupCommand: ParsableCommand {
             over the database file, delete the database's -wal and -shm files, start the server.
             """)
 
+    // The store's own declarations, for the flag this command shares with `serve`.
+    private static let store = StoreSettings()
+
     @Argument(help: "The backup file to write.") var file: String
-    @Option(help: ArgumentHelp(Setting.db.help)) var db: String?
+    @Option(help: ArgumentHelp(Self.store.$databasePath.help)) var db: String?
     @Flag(help: "Replace the backup file if it exists.") var force = false
     @Flag(help: "Skip the integrity check of the copy.") var noVerify = false
 
     func run() throws {
-        let resolver = Settings.Resolver(flags: db.map { [.db: $0] } ?? [:], environment: Settings.processEnvironment)
-        let source = resolver.string(.db)
+        let source = try StoreSettings.resolving(
+            flags: [Self.store.$databasePath.flag: db], in: ProcessInfo.processInfo.environment
+        ).databasePath
         guard access(source, R_OK) == 0 else {
             print("larder backup: cannot read \(source)")
             throw ExitCode.failure

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import LarderApp
 import Synchronization
 
 /// `larder fanout`: one admin call sent to every replica at once (purges and filter changes reach
@@ -42,7 +43,8 @@ struct FanoutCommand: ParsableCommand {
 
     func run() throws {
         var headers: [(String, String)] = []
-        if let token = token ?? Settings.processEnvironment("LARDER_ADMIN_TOKEN"), !token.isEmpty {
+        let token = try token ?? AdminSettings.resolving(in: ProcessInfo.processInfo.environment).token
+        if let token, !token.isEmpty {
             headers.append(("Authorization", "Bearer \(token)"))
         }
         var body: [UInt8] = []

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import LarderApp
 
 /// `larder health`: exits 0 when a server answers `GET /healthz` with 200 in time; the container's
 /// `HEALTHCHECK`. Prints one line either way, so `docker inspect` shows why a check failed.
@@ -14,8 +16,16 @@ struct HealthCommand: ParsableCommand {
     @Option(help: "Seconds to wait for the answer.") var timeout: Double = 3
 
     func run() throws {
+        let server: String
         do {
-            let target = try CommandHTTPClient.Target(url: url ?? Self.configuredURL(), path: "/healthz")
+            server = try url ?? Self.configuredURL()
+        } catch {
+            // The same environment would stop `serve` too; say why here, where the health check shows it.
+            print("unhealthy: \(error)")
+            throw ExitCode.failure
+        }
+        do {
+            let target = try CommandHTTPClient.Target(url: server, path: "/healthz")
             let response = try CommandHTTPClient(timeout: timeout).send("GET", to: target)
             guard response.status == 200 else {
                 print("unhealthy: \(target.authority) answered /healthz with \(response.status)")
@@ -29,15 +39,15 @@ struct HealthCommand: ParsableCommand {
     }
 
     /// The URL of the server that `larder serve` would start with this environment.
-    static func configuredURL(environment: @escaping (String) -> String? = Settings.processEnvironment) -> String {
-        let resolver = Settings.Resolver(flags: [:], environment: environment)
-        var host = resolver.string(.host)
+    static func configuredURL(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+        let listening = try ListeningSettings.resolving(in: environment)
+        var host = listening.host
         switch host {
         case "0.0.0.0", "": host = "127.0.0.1"
         case "::", "[::]": host = "::1"
         default: break
         }
         if host.contains(":") { host = "[\(host)]" }
-        return "http://\(host):\(resolver.string(.port))"
+        return "http://\(host):\(listening.port)"
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LarderApp
 
 /// The `larder` command: a caching fetch service.
 @main
@@ -27,11 +28,9 @@ struct SettingsCommand: ParsableCommand {
 
     func run() {
         if markdown {
-            print(Setting.markdownTable)
+            print(ServeSettings.markdownTable)
         } else {
-            for setting in Setting.all {
-                print("--\(setting.flag)  \(setting.environment)  [\(setting.defaultValue)]  \(setting.summary)")
-            }
+            print(ServeSettings.plainList)
         }
     }
 }

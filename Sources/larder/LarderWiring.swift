@@ -2,6 +2,7 @@ import Dispatch
 import HTTPCore
 import HTTPServer
 import LarderAPI
+import LarderApp
 import Logging
 import Metrics
 import Storage
@@ -27,7 +28,7 @@ enum LarderWiring {
     /// - Returns: the root responder and its shutdown step.
     /// - Throws: when a dependency (the database) cannot be opened.
     static func makeResponder(
-        settings: Settings, logger: Logger, metrics: ServeMetrics = ServeMetrics()
+        settings: ServeSettings, logger: Logger, metrics: ServeMetrics = ServeMetrics()
     ) throws -> Wired {
         var router = Router()
         router.add(.get, "/healthz", HealthResponder())
@@ -43,8 +44,8 @@ enum LarderWiring {
         // service's store, so deletes and purges reach the in-memory hot entries too.
         let executor = StorageExecutor()
         let fetch = mountFetch(
-            on: &router, store: store, executor: executor, settings: settings.fetch, adminToken: settings.adminToken,
-            decider: registry, listening: (settings.server.host, settings.server.port), metrics: metrics.registry,
+            on: &router, store: store, executor: executor, settings: settings.fetch, adminToken: settings.admin.token,
+            decider: registry, listening: (settings.listening.host, settings.listening.port), metrics: metrics.registry,
             logger: logger)
         mountCacheAPI(on: &router, store: fetch.store, executor: executor, settings: settings, logger: logger)
         metrics.registry.register(StoreMetrics(store: store))
@@ -53,7 +54,7 @@ enum LarderWiring {
         return Wired(responder: router) {
             // Callers are answered before their responses are written: the store gets the same grace to
             // finish those writes, so that a response answered before SIGTERM is not lost by the exit.
-            let unfinished = fetch.waitForStores(until: .now() + settings.shutdownGrace)
+            let unfinished = fetch.waitForStores(until: .now() + settings.listening.shutdownGrace)
             if unfinished > 0 {
                 logger.warning(
                     "origin fetches still running at exit are not stored", metadata: ["count": "\(unfinished)"])

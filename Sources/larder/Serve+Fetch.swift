@@ -1,82 +1,13 @@
-import ArgumentParser
 import CacheCore
 import CachePolicy
-import Foundation
 import HTTPServer
 import LarderAPI
+import LarderApp
 import Logging
 import Metrics
 import Upstream
 
-extension Setting {
-    static let allowNetwork = Setting(
-        flag: "allow-network", environment: "LARDER_ALLOW_NETWORKS", defaultValue: "",
-        summary: "CIDR the origin client may connect to although it is not public (repeatable; env: comma-separated).")
-    static let connectTimeout = Setting(
-        flag: "connect-timeout", environment: "LARDER_CONNECT_TIMEOUT", defaultValue: "10",
-        summary: "Seconds to connect to an origin (TCP and TLS).")
-    static let originTimeout = Setting(
-        flag: "origin-timeout", environment: "LARDER_ORIGIN_TIMEOUT", defaultValue: "60",
-        summary: "Seconds for a whole origin fetch, first to last byte (504 when no head came).")
-    static let maxObjectBytes = Setting(
-        flag: "max-object-bytes", environment: "LARDER_MAX_OBJECT_BYTES", defaultValue: "256M",
-        summary: "Largest origin body fetched (suffix K, M, G); larger ones are cut off and never stored (502).")
-    static let hotBytes = Setting(
-        flag: "hot-bytes", environment: "LARDER_HOT_BYTES", defaultValue: "64M",
-        summary: "Memory for hits answered without SQLite (bodies and prepared heads; suffix K, M, G; 0 turns it off).")
-    static let hotMaxEntry = Setting(
-        flag: "hot-max-entry", environment: "LARDER_HOT_MAX_ENTRY", defaultValue: "4M",
-        summary: "Largest body kept in that memory (suffix K, M, G).")
-    static let viaName = Setting(
-        flag: "via-name", environment: "LARDER_VIA_NAME", defaultValue: "larder",
-        summary: "Larder's pseudonym in Via; a request already carrying it is refused as a loop (508).")
-    static let maxImagePixels = Setting(
-        flag: "max-image-pixels", environment: "LARDER_MAX_IMAGE_PIXELS", defaultValue: "67108864",
-        summary:
-            "Largest width × height an image filter stores (decompression bombs); larger images are relayed, not stored."
-    )
-}
-
-/// The origin-client and `/fetch` settings, resolved and checked.
-struct FetchSettings: Sendable {
-    var allowNetworks: [CIDR]
-    var connectTimeout: Double
-    var originTimeout: Double
-    var maxObjectBytes: Int
-    var hotBytes: Int
-    var hotMaxEntry: Int
-    var viaName: String
-    var maxImagePixels: Int
-
-    /// Resolves the settings: flag over environment over default.
-    /// - Throws: `ValidationError` naming the flag or variable and the bad value.
-    init(resolver: Settings.Resolver) throws {
-        let raw = resolver.raw
-        let (networks, networksOrigin) = raw(.allowNetwork)
-        allowNetworks = try networks.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }.map { text in
-                guard let cidr = CIDR(text) else {
-                    throw ValidationError("\(networksOrigin): '\(text)' is not a CIDR (e.g. 10.0.0.0/8, fd00::/8)")
-                }
-                return cidr
-            }
-        connectTimeout = try resolver.positiveSeconds(.connectTimeout)
-        originTimeout = try resolver.positiveSeconds(.originTimeout)
-        let (sizeText, sizeOrigin) = raw(.maxObjectBytes)
-        guard let size = try Settings.parseSize(sizeText, origin: sizeOrigin) else {
-            throw ValidationError("\(sizeOrigin): the object size bound cannot be 0")
-        }
-        maxObjectBytes = size
-        hotBytes = try Settings.parseSize(raw(.hotBytes).text, origin: raw(.hotBytes).origin) ?? 0
-        hotMaxEntry = try Settings.parseSize(raw(.hotMaxEntry).text, origin: raw(.hotMaxEntry).origin) ?? 0
-        let (via, viaOrigin) = raw(.viaName)
-        guard !via.isEmpty, via.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._".contains($0)) }) else {
-            throw ValidationError("\(viaOrigin): '\(via)' is not a token (letters, digits, '-', '.', '_')")
-        }
-        viaName = via
-        maxImagePixels = try resolver.integer(.maxImagePixels, in: 1...Int.max)
-    }
-
+extension FetchSettings {
     /// The origin client's configuration.
     /// - Parameter ownEndpoints: Larder's listening addresses, refused even inside an allowed network.
     func clientConfiguration(ownEndpoints: [IPEndpoint] = []) -> OriginClient.Configuration {

@@ -2,15 +2,9 @@ import CacheCore
 import CachePolicy
 import HTTPServer
 import LarderAPI
+import LarderApp
 import Logging
 import Upstream
-
-extension Setting {
-    static let defaultPolicy = Setting(
-        flag: "default-policy", environment: "LARDER_DEFAULT_POLICY", defaultValue: "http",
-        summary: "What happens to requests no filter owns: http (RFC 9111 shared-cache rules) or bypass (never stored)."
-    )
-}
 
 extension LarderWiring {
     /// Loads the filter chain from the store (a new database gets the default `images` chain) and mounts
@@ -26,17 +20,17 @@ extension LarderWiring {
     /// - Throws: when the stored chain cannot be loaded.
     @discardableResult
     static func mountFiltersAPI(
-        on router: inout Router, store: any CacheStore, settings: Settings,
+        on router: inout Router, store: any CacheStore, settings: ServeSettings,
         addressPolicy: AddressPolicy = AddressPolicy(), logger: Logger
     ) throws -> FilterChainRegistry {
-        let registry = try FilterChainRegistry(store: store, defaultPolicy: settings.defaultPolicy)
+        let registry = try FilterChainRegistry(store: store, defaultPolicy: settings.fetch.defaultPolicy)
         let chain = registry.chain
         // Debug, as the store's line: the first info line of `serve` is "listening on".
         logger.debug(
             "filter chain loaded",
             metadata: [
                 "version": "\(chain.version)", "filters": "\(chain.filters.map(\.name))",
-                "defaultPolicy": "\(settings.defaultPolicy.rawValue)",
+                "defaultPolicy": "\(settings.fetch.defaultPolicy.rawValue)",
             ])
         // Queues of its own, not the fetch path's: explain resolves host names, which can block for
         // seconds, and must not hold up the queues that serve cache hits.
@@ -44,7 +38,7 @@ extension LarderWiring {
             registry: registry, executor: StorageExecutor(width: 2, label: "larder.filters"),
             addressPolicy: addressPolicy
         )
-        .mount(on: &router, access: AdminAccess(token: settings.adminToken))
+        .mount(on: &router, access: AdminAccess(token: settings.admin.token))
         return registry
     }
 }

@@ -1,13 +1,8 @@
 import Dispatch
 import Foundation
+import LarderApp
 import Logging
 import Storage
-
-extension Setting {
-    static let sweepInterval = Setting(
-        flag: "sweep-interval", environment: "LARDER_SWEEP_INTERVAL", defaultValue: "60",
-        summary: "Seconds between background sweeps of entries expired beyond their stale allowance; 0 turns it off.")
-}
 
 /// Sweeps the store in the background: entries expired beyond their stale allowance go, orphaned
 /// partial bodies are cleared, and batched hit counts are written (issue 3, "Capacity").
@@ -47,8 +42,8 @@ extension LarderWiring {
     ///   - store: the SQLite store.
     ///   - settings: the resolved settings.
     ///   - logger: the process logger.
-    static func startMaintenance(store: SQLiteCacheStore, settings: Settings, logger: Logger) {
-        guard settings.sweepInterval > 0 else { return }
-        _ = CacheMaintenance(store: store, interval: settings.sweepInterval, logger: logger)
+    static func startMaintenance(store: SQLiteCacheStore, settings: ServeSettings, logger: Logger) {
+        guard settings.maintenance.sweepInterval > 0 else { return }
+        _ = CacheMaintenance(store: store, interval: settings.maintenance.sweepInterval, logger: logger)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LarderApp
 import Storage
 
 /// `larder stats`: a human summary of the cache, read from the database file.
@@ -12,15 +13,19 @@ struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats", abstract: "Summarize the cache database: entries, size, hit ratio, top hosts.")
 
-    @Option(help: ArgumentHelp(Setting.db.help)) var db: String?
-    @Option(name: .customLong("max-size"), help: ArgumentHelp(Setting.maxSize.help)) var maxSize: String?
+    // The store's own declarations, for the help of the two flags this command shares with `serve`.
+    private static let store = StoreSettings()
+
+    @Option(help: ArgumentHelp(Self.store.$databasePath.help)) var db: String?
+    @Option(name: .customLong("max-size"), help: ArgumentHelp(Self.store.$maxSize.help)) var maxSize: String?
     @Option(help: "Hosts shown in each top list.") var top = 5
 
     func run() throws {
-        let resolver = Settings.Resolver(
-            flags: [.db: db, .maxSize: maxSize].compactMapValues { $0 }, environment: Settings.processEnvironment)
-        let path = resolver.string(.db)
-        let bound = try Settings.parseSize(resolver.raw(.maxSize).text, origin: resolver.raw(.maxSize).origin)
+        let store = try StoreSettings.resolving(
+            flags: [Self.store.$databasePath.flag: db, Self.store.$maxSize.flag: maxSize],
+            in: ProcessInfo.processInfo.environment)
+        let path = store.databasePath
+        let bound = store.maxSize
         let summary: CacheDatabaseSummary
         do {
             summary = try CacheDatabaseSummary.read(path: path, topHosts: max(top, 1))

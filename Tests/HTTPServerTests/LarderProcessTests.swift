@@ -73,13 +73,48 @@ import Testing
     @Test func serveHelpNamesEveryEnvironmentVariable() async throws {
         let result = try await LarderProcess.run(["serve", "--help"])
         #expect(result.status == 0)
+        #expect(!result.output.contains("listening on"))
         for variable in [
             "LARDER_HOST", "LARDER_PORT", "LARDER_DB", "LARDER_LOG_FORMAT", "LARDER_LOG_LEVEL", "LARDER_ACCESS_LOG",
             "LARDER_HEADER_TIMEOUT", "LARDER_IDLE_TIMEOUT", "LARDER_WRITE_TIMEOUT", "LARDER_MAX_CONNECTIONS",
             "LARDER_BACKLOG", "LARDER_MAX_REQUEST_LINE", "LARDER_MAX_HEADER_BYTES", "LARDER_MAX_HEADER_COUNT",
             "LARDER_MAX_BODY_BYTES", "LARDER_MAX_PIPELINED", "LARDER_EVENT_LOOPS", "LARDER_SHUTDOWN_GRACE",
+            "LARDER_ALLOW_NETWORK;", "LARDER_SWEEP_INTERVAL",
         ] {
             #expect(result.output.contains(variable), "\(variable) missing from serve --help")
         }
+    }
+
+    @Test func anUnknownFlagStopsServeWithTheClosestFlag() async throws {
+        let result = try await LarderProcess.run(["serve", "--host", "127.0.0.1", "--port", "0", "--hot-byte", "0"])
+        #expect(result.status != 0)
+        #expect(!result.output.contains("listening on"))
+        #expect(result.output.contains("unknown flag '--hot-byte'; did you mean '--hot-bytes'?"))
+    }
+
+    @Test func anUnknownOrDeprecatedVariableIsAWarningAndServeStarts() async throws {
+        let result = try await LarderProcess.run(
+            ["serve", "--host", "127.0.0.1", "--port", "0"],
+            environment: ["LARDER_SWEEP_INTERVALL": "5", "LARDER_ALLOW_NETWORKS": "127.0.0.0/8", "LARDER_BIN": "x"])
+        #expect(result.status == 0)
+        #expect(result.output.contains("listening on 127.0.0.1:"))
+        #expect(
+            result.output.contains(
+                "warning larder: LARDER_SWEEP_INTERVALL is not a setting and is ignored; did you mean LARDER_SWEEP_INTERVAL?"
+            ))
+        #expect(result.output.contains("warning larder: LARDER_ALLOW_NETWORKS is deprecated; use LARDER_ALLOW_NETWORK"))
+        #expect(!result.output.contains("LARDER_BIN"))
+    }
+
+    @Test func theDeprecatedPluralVariableStillOpensANetwork() async throws {
+        let origin = try StubOrigin()
+        defer { origin.stop() }
+        origin.respond(to: "/a", with: .ok("from loopback"))
+        let refused = try await LarderProcess.start()
+        #expect(try refused.fetch(origin.url("/a")).status == 403)
+        refused.stop()
+        let allowed = try await LarderProcess.start(environment: ["LARDER_ALLOW_NETWORKS": "127.0.0.0/8"])
+        defer { allowed.stop() }
+        #expect(try allowed.fetch(origin.url("/a")).text == "from loopback")
     }
 }

@@ -1,0 +1,47 @@
+public import CachePolicy
+public import Upstream
+
+/// The origin client and `/fetch`: which addresses it may reach, its limits, the hot tier, and what
+/// happens to requests no filter owns.
+public struct FetchSettings: SettingGroup {
+    /// How help and the README title this group.
+    public static let title = "Origin client and /fetch"
+
+    @Setting(
+        "allow-network", default: "", .cidrList, repeatable: true, deprecatedEnvironment: ["LARDER_ALLOW_NETWORKS"],
+        help: "CIDR the origin client may connect to although it is not public (repeatable; env: comma-separated).")
+    public var allowNetworks: [CIDR]
+    @Setting("connect-timeout", default: "10", .positiveSeconds, help: "Seconds to connect to an origin (TCP and TLS).")
+    public var connectTimeout: Double
+    @Setting(
+        "origin-timeout", default: "60", .positiveSeconds,
+        help: "Seconds for a whole origin fetch, first to last byte (504 when no head came).")
+    public var originTimeout: Double
+    @Setting(
+        "max-object-bytes", default: "256M", .positiveSize,
+        help: "Largest origin body fetched (suffix K, M, G); larger ones are cut off and never stored (502).")
+    public var maxObjectBytes: Int
+    @Setting(
+        "hot-bytes", default: "64M", .size,
+        help: "Memory for hits answered without SQLite (bodies and prepared heads; suffix K, M, G; 0 turns it off).")
+    public var hotBytes: Int
+    @Setting("hot-max-entry", default: "4M", .size, help: "Largest body kept in that memory (suffix K, M, G).")
+    public var hotMaxEntry: Int
+    @Setting(
+        "via-name", default: "larder", .token,
+        help: "Larder's pseudonym in Via; a request already carrying it is refused as a loop (508).")
+    public var viaName: String
+    @Setting(
+        "max-image-pixels", default: "67108864", .integer(in: 1...Int.max),
+        help:
+            "Largest width × height an image filter stores (decompression bombs); larger images are relayed, not stored."
+    )
+    public var maxImagePixels: Int
+    @Setting(
+        "default-policy", default: "http", .choice("policy"),
+        help: "What happens to requests no filter owns: http (RFC 9111 shared-cache rules) or bypass (never stored).")
+    public var defaultPolicy: FilterDefaultPolicy
+
+    /// The defaults outside a resolution; see `SettingGroup.resolve(flags:environment:)`.
+    public init() {}
+}

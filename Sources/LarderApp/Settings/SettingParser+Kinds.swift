@@ -1,0 +1,175 @@
+public import Upstream
+
+// The kinds of value `larder serve` takes. Each says in its rejection what it expected, so that every
+// setting of a kind fails with the same sentence.
+
+extension SettingParser where Value == String {
+    /// Any text, as given.
+    /// - Parameter valueName: the placeholder in usage lines (`path`, `address`).
+    public static func text(_ valueName: String) -> Self {
+        Self(valueName: valueName) { text in text }
+    }
+
+    /// A token of letters, digits, `-`, `.` and `_` (RFC 9110 §5.6.2 allows more; this is what a `Via`
+    /// pseudonym needs, and nothing that could break a header).
+    public static var token: Self {
+        Self(valueName: "token") { text throws(SettingRejection) in
+            guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._".contains($0)) })
+            else { throw SettingRejection(text: text, expected: "a token (letters, digits, '-', '.', '_')") }
+            return text
+        }
+    }
+}
+
+extension SettingParser where Value == String? {
+    /// Text where empty means none (`nil`).
+    /// - Parameter valueName: the placeholder in usage lines.
+    public static func optionalText(_ valueName: String) -> Self {
+        Self(valueName: valueName) { text in text.isEmpty ? nil : text }
+    }
+}
+
+extension SettingParser where Value == Int {
+    /// A decimal integer inside `range`.
+    /// - Parameter range: the values accepted.
+    public static func integer(in range: ClosedRange<Int>) -> Self {
+        Self(valueName: "n") { text throws(SettingRejection) in
+            guard let value = Int(text), range.contains(value) else {
+                throw SettingRejection(text: text, expected: "an integer in \(range.lowerBound)...\(range.upperBound)")
+            }
+            return value
+        }
+    }
+
+    /// A size in bytes (see `byteCount(_:)`); 0 is a valid size, which a setting may read as "off".
+    public static var size: Self {
+        Self(valueName: "size") { text throws(SettingRejection) in
+            guard let bytes = byteCount(text) else {
+                throw SettingRejection(text: text, expected: "a size in bytes (e.g. 500M, 2G, 0 for none)")
+            }
+            return bytes
+        }
+    }
+
+    /// A size in bytes above 0.
+    public static var positiveSize: Self {
+        Self(valueName: "size") { text throws(SettingRejection) in
+            guard let bytes = byteCount(text), bytes > 0 else {
+                throw SettingRejection(text: text, expected: "a size in bytes above 0 (e.g. 256M, 2G)")
+            }
+            return bytes
+        }
+    }
+}
+
+extension SettingParser where Value == Int? {
+    /// A bound in bytes where 0 means no bound (`nil`).
+    public static var sizeBound: Self {
+        Self(valueName: "size") { text throws(SettingRejection) in
+            guard let bytes = byteCount(text) else {
+                throw SettingRejection(text: text, expected: "a size in bytes (e.g. 500M, 2G, 0 for none)")
+            }
+            return bytes == 0 ? nil : bytes
+        }
+    }
+}
+
+extension SettingParser where Value == Double {
+    /// A finite number of seconds, 0 or more (fractions allowed, so that tests can use short values).
+    public static var seconds: Self {
+        Self(valueName: "seconds") { text throws(SettingRejection) in
+            guard let value = Double(text), value.isFinite, value >= 0 else {
+                throw SettingRejection(text: text, expected: "a number of seconds")
+            }
+            return value
+        }
+    }
+
+    /// A finite number of seconds above 0.
+    public static var positiveSeconds: Self {
+        Self(valueName: "seconds") { text throws(SettingRejection) in
+            guard let value = Double(text), value.isFinite, value > 0 else {
+                throw SettingRejection(text: text, expected: "a positive number of seconds")
+            }
+            return value
+        }
+    }
+}
+
+extension SettingParser where Value == Bool {
+    /// `true`, `1`, `yes`, `on` or `false`, `0`, `no`, `off`, in any case.
+    public static var boolean: Self {
+        Self(valueName: "bool") { text throws(SettingRejection) in
+            switch text.lowercased() {
+            case "true", "1", "yes", "on": return true
+            case "false", "0", "no", "off": return false
+            default: throw SettingRejection(text: text, expected: "true or false")
+            }
+        }
+    }
+}
+
+extension SettingParser where Value: RawRepresentable<String> & CaseIterable {
+    /// One of an enumeration's raw values, in any case.
+    /// - Parameter valueName: the placeholder in usage lines (`format`, `level`).
+    public static func choice(_ valueName: String) -> Self {
+        let names = Value.allCases.map(\.rawValue).joined(separator: ", ")
+        return Self(valueName: valueName) { text throws(SettingRejection) in
+            guard let value = Value(rawValue: text.lowercased()) else {
+                throw SettingRejection(text: text, expected: "one of \(names)")
+            }
+            return value
+        }
+    }
+}
+
+extension SettingParser where Value == [CIDR] {
+    /// Comma-separated CIDRs (`10.0.0.0/8,fd00::/8`); blanks around and between items are ignored, and
+    /// empty text is an empty list. A bad item is named on its own.
+    public static var cidrList: Self {
+        Self(valueName: "cidr") { text throws(SettingRejection) in
+            var networks: [CIDR] = []
+            for item in text.split(separator: ",") {
+                let trimmed = item.trimmingBlanks
+                guard !trimmed.isEmpty else { continue }
+                guard let network = CIDR(trimmed) else {
+                    throw SettingRejection(text: String(trimmed), expected: "a CIDR (e.g. 10.0.0.0/8, fd00::/8)")
+                }
+                networks.append(network)
+            }
+            return networks
+        }
+    }
+}
+
+/// Reads a size: a non-negative integer of bytes, optionally with a K, M, G or T suffix (powers of 1024)
+/// and an optional trailing `B` or `iB`, in any case, blanks around it ignored. Fractions (`1.5G`) are
+/// refused: a size is a whole number of units.
+/// - Parameter text: the value as given.
+/// - Returns: the number of bytes, or `nil` when the text is not a size or the size overflows.
+func byteCount(_ text: String) -> Int? {
+    var digits = Substring(text.trimmingBlanks.uppercased())
+    if digits.hasSuffix("IB") {
+        digits = digits.dropLast(2)
+    } else if digits.hasSuffix("B") {
+        digits = digits.dropLast()
+    }
+    var shift = 0
+    if let unit = digits.last, let power = ["K", "M", "G", "T"].firstIndex(of: unit) {
+        shift = 10 * (power + 1)
+        digits = digits.dropLast()
+    }
+    guard let value = Int(digits), value >= 0, value <= (Int.max >> shift) else { return nil }
+    return value << shift
+}
+
+extension StringProtocol {
+    /// The text without spaces and tabs around it.
+    var trimmingBlanks: SubSequence {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else {
+            return self[endIndex...]
+        }
+        return self[first...last]
+    }
+}

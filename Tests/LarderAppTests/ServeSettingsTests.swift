@@ -1,0 +1,107 @@
+import CachePolicy
+import HTTPCore
+import HTTPServer
+import LarderApp
+import Logging
+import Testing
+import Upstream
+
+/// Resolution of the real table: flag over environment over default, typed values, and errors that
+/// name where each bad value came from.
+@Suite struct ServeSettingsTests {
+    @Test func defaultsResolveToTheDocumentedValues() throws {
+        let settings = try ServeSettings.resolve(flags: [:], environment: [:])
+        #expect(settings.listening.host == "0.0.0.0")
+        #expect(settings.listening.port == 8080)
+        #expect(settings.listening.serverConfiguration.parserLimits.maxHeaderBytes == 32_768)
+        #expect(settings.logging.format == .text)
+        #expect(settings.logging.level == .info)
+        #expect(settings.logging.accessLog)
+        #expect(settings.store.databasePath == "./larder.db")
+        #expect(settings.store.maxSize == 1 << 30)
+        #expect(settings.fetch.allowNetworks.isEmpty)
+        #expect(settings.fetch.maxObjectBytes == 256 << 20)
+        #expect(settings.fetch.hotBytes == 64 << 20)
+        #expect(settings.fetch.defaultPolicy == .http)
+        #expect(settings.admin.token == nil)
+        #expect(settings.maintenance.sweepInterval == 60)
+    }
+
+    @Test func flagWinsOverEnvironmentWhichWinsOverDefault() throws {
+        let settings = try ServeSettings.resolve(
+            flags: ["port": "9000", "max-size": "0"],
+            environment: ["LARDER_PORT": "9001", "LARDER_MAX_SIZE": "2G", "LARDER_HOST": "127.0.0.1"])
+        #expect(settings.listening.port == 9000)
+        #expect(settings.store.maxSize == nil)
+        #expect(settings.listening.host == "127.0.0.1")
+        #expect(settings.listening.backlog == 511)
+    }
+
+    @Test func anEmptyVariableCountsAsUnset() throws {
+        let settings = try ServeSettings.resolve(flags: [:], environment: ["LARDER_PORT": "", "LARDER_DB": ""])
+        #expect(settings.listening.port == 8080)
+        #expect(settings.store.databasePath == "./larder.db")
+    }
+
+    @Test func anEmptyFlagIsTaken() throws {
+        let settings = try ServeSettings.resolve(
+            flags: ["admin-token": ""], environment: ["LARDER_ADMIN_TOKEN": "from-the-environment"])
+        #expect(settings.admin.token == nil)
+    }
+
+    @Test func aBadValueIsNamedByTheFlagOrTheVariableItCameFrom() {
+        #expect(throws: SettingsError.invalidValues([invalid(.flag("--max-size"), "12Q", Self.size)])) {
+            try ServeSettings.resolve(flags: ["max-size": "12Q"], environment: ["LARDER_MAX_SIZE": "1.5G"])
+        }
+        #expect(throws: SettingsError.invalidValues([invalid(.environment("LARDER_MAX_SIZE"), "1.5G", Self.size)])) {
+            try ServeSettings.resolve(flags: [:], environment: ["LARDER_MAX_SIZE": "1.5G"])
+        }
+        let error = SettingsError.invalidValues([
+            invalid(.environment("LARDER_PORT"), "eighty", "an integer in 0...65535")
+        ])
+        #expect(error.description == "LARDER_PORT: 'eighty' is not an integer in 0...65535")
+        #expect(SettingSource.defaultValue("--max-size").description == "default of --max-size")
+    }
+
+    @Test func everyBadValueIsReportedInDeclarationOrder() throws {
+        let error = try #require(throws: SettingsError.self) {
+            try ServeSettings.resolve(
+                flags: ["sweep-interval": "soon", "log-format": "xml"], environment: ["LARDER_PORT": "-1"])
+        }
+        #expect(
+            error.description == """
+                LARDER_PORT: '-1' is not an integer in 0...65535
+                --log-format: 'xml' is not one of text, json
+                --sweep-interval: 'soon' is not a number of seconds
+                """)
+    }
+
+    @Test func allowNetworkReadsTheSingularVariableBeforeTheDeprecatedPlural() throws {
+        let plural = try ServeSettings.resolve(flags: [:], environment: ["LARDER_ALLOW_NETWORKS": "10.0.0.0/8"])
+        #expect(plural.fetch.allowNetworks.map(\.description) == ["10.0.0.0/8"])
+        let both = try ServeSettings.resolve(
+            flags: [:], environment: ["LARDER_ALLOW_NETWORK": "127.0.0.0/8", "LARDER_ALLOW_NETWORKS": "10.0.0.0/8"])
+        #expect(both.fetch.allowNetworks.map(\.description) == ["127.0.0.0/8"])
+        #expect(
+            throws: SettingsError.invalidValues([invalid(.environment("LARDER_ALLOW_NETWORKS"), "junk", Self.cidr)])
+        ) {
+            try ServeSettings.resolve(flags: [:], environment: ["LARDER_ALLOW_NETWORKS": "junk"])
+        }
+    }
+
+    @Test func aGroupResolvesAloneForOtherCommands() throws {
+        let store = try StoreSettings.resolve(flags: ["db": "/tmp/x.db"], environment: ["LARDER_MAX_SIZE": "0"])
+        #expect(store.databasePath == "/tmp/x.db")
+        #expect(store.maxSize == nil)
+        #expect(throws: SettingsError.self) { try StoreSettings.resolve(environment: ["LARDER_MAX_SIZE": "big"]) }
+        // Another group's bad value is not this group's business.
+        #expect(try StoreSettings.resolve(environment: ["LARDER_PORT": "eighty"]).maxSize == 1 << 30)
+    }
+
+    static let size = "a size in bytes (e.g. 500M, 2G, 0 for none)"
+    static let cidr = "a CIDR (e.g. 10.0.0.0/8, fd00::/8)"
+
+    func invalid(_ source: SettingSource, _ text: String, _ expected: String) -> SettingsError.InvalidValue {
+        SettingsError.InvalidValue(source: source, rejection: SettingRejection(text: text, expected: expected))
+    }
+}
