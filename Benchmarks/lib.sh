@@ -50,21 +50,28 @@ size_bytes() {
     esac
 }
 
-# Prints "requests/s p99-in-ms" for one wrk run on CPU ${WRK_CPU:-1}; extra arguments go to wrk (headers).
+# Prints "requests/s p99-in-ms non-2xx" for one wrk run on CPU ${WRK_CPU:-1}; extra arguments go to wrk
+# (headers, a script).
 measure() { # url [wrk options...]
     local url=$1
     shift
-    taskset -c "${WRK_CPU:-1}" wrk -t1 -c"${CONNECTIONS:-64}" -d"${DURATION:-10s}" --latency "$@" "$url" | awk '
+    taskset -c "${WRK_CPU:-1}" wrk -t1 -c"${CONNECTIONS:-64}" -d"${DURATION:-10s}" --latency "$@" "$url" | wrk_figures
+}
+
+# Reads wrk's --latency report on stdin; prints "requests/s p99-in-ms non-2xx answered-requests".
+wrk_figures() {
+    awk '
         function ms(v) {
             if (v ~ /us$/) { sub(/us$/, "", v); return v / 1000 }
             if (v ~ /ms$/) { sub(/ms$/, "", v); return v + 0 }
             if (v ~ /s$/)  { sub(/s$/, "", v);  return v * 1000 }
             return v
         }
+        /requests in/ { n = $1 }
         /Requests\/sec:/ { rps = $2 }
         /^ +99%/ { p99 = ms($2) }
         /Non-2xx/ { bad = $NF }
-        END { printf "%.0f %.3f %d\n", rps, p99, bad }'
+        END { printf "%.0f %.3f %d %d\n", rps, p99, bad, n }'
 }
 
 # The machine's CPU time counters summed over every CPU: "steal total" in ticks. Steal is time the hypervisor
