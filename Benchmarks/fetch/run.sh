@@ -310,7 +310,7 @@ md_row() {
 }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); entries pre-filled: $PREFILL"
-echo "hits: wrk -t1 -c$CONNECTIONS -d$DURATION, $ROUNDS interleaved rounds (each larder tier: $TIERS, then nginx);" \
+echo "hits: wrk -t1 -c$CONNECTIONS -d$DURATION, $ROUNDS interleaved round(s) (each larder tier: $TIERS, then nginx);" \
     "caches on CPU 0, wrk and the origin on CPU 1; rounds with more than $STEAL_MAX% stolen are left out of the medians"
 ticks_all=$(cpu_ticks)
 declare -A RATIO P99RATIO
@@ -463,7 +463,7 @@ check_stored_sample() { # case
 if [ -n "$MISS_CASES" ]; then
     echo
     echo "misses under load: wrk -t1 -c$MISS_CONNECTIONS, a new URL per request (unique.lua), $MISS_ROUNDS" \
-        "interleaved rounds (larder with its memory tier $MISS_TIER, then nginx); the origin on the client's CPU"
+        "interleaved round(s) (larder with its memory tier $MISS_TIER, then nginx); the origin on the client's CPU"
 fi
 MISS_ROWS=()
 threads=0
