@@ -23,7 +23,6 @@ final class HotEntryCache: Sendable {
 
         var cost: Int { (identity?.cost ?? 0) + (gzip?.cost ?? 0) }
         var entries: [HotEntry] { [identity, gzip].compactMap { $0 } }
-        var isEmpty: Bool { identity == nil && gzip == nil }
     }
 
     private struct State {

@@ -195,6 +195,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         return state.waiters.map(\.waiter)
     }
 
+    /// A non-negative duration in nanoseconds, for deadlines on Dispatch's uptime clock.
     static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
         return UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds / 1_000_000_000))
