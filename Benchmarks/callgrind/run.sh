@@ -12,6 +12,7 @@
 #   GZIP=1 SIZES=64k Benchmarks/callgrind/run.sh   # with Accept-Encoding: gzip
 #   KEEP=1 ...                                     # keep the callgrind files (path printed) for callgrind_annotate
 #   MISSES=1000 SIZES=1k Benchmarks/callgrind/run.sh # also instructions per miss (each URL new, each stored)
+#   LARDER_ARGS="--hot-bytes 0" ...                  # extra serve flags (here: every hit from the store)
 #
 # Misses: N requests for URLs nobody asked for before (a counter in the origin URL's query), again over one
 # connection; the dump waits until the store has committed all N (the store writes behind the answers), so
@@ -68,7 +69,7 @@ C
 cc -shared -fPIC -O2 -o "$WORK/sigsuspend.so" "$WORK/sigsuspend.c"
 LD_PRELOAD="$WORK/sigsuspend.so" valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" --dump-instr=no \
     --collect-systime=no "$WORK/larder" serve --host 127.0.0.1 --port "$LARDER_PORT" --db "$WORK/larder.db" --access-log false \
-    --log-level warning --event-loops 1 --allow-network 127.0.0.0/8 >"$WORK/larder.log" 2>&1 &
+    --log-level warning --event-loops 1 --allow-network 127.0.0.0/8 ${LARDER_ARGS:-} >"$WORK/larder.log" 2>&1 &
 LARDER_PID=$!
 PIDS+=("$LARDER_PID")
 wait_http "$ORIGIN_PORT"

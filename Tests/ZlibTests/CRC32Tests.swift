@@ -16,8 +16,9 @@ import Zlib
         #expect(ReferenceCRC32.checksum(Array(text.utf8)) == expected)
     }
 
-    /// zlib folds several words at a time once a buffer is long enough, with a byte loop for the ends:
-    /// every length and alignment must agree with the bitwise definition.
+    /// Runs of 64 bytes and more are folded with PCLMULQDQ, 16 bytes at a time, and zlib checks what is
+    /// left: every length and alignment (each tail length, inputs of 63, 64 and 65 bytes) must agree with
+    /// the bitwise definition.
     @Test func everyLengthAndOffsetMatchesTheBitwiseDefinition() {
         let bytes = CacheCoreFixtures.randomBody(length: 600, seed: 42)
         for start in 0..<9 {

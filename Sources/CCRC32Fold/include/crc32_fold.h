@@ -1,0 +1,17 @@
+// CRC-32 (the gzip/zlib/PNG polynomial, reflected 0xEDB88320) folded with carry-less multiplication.
+// Imported only by the Zlib target, which falls back to zlib's crc32_z where this does not apply.
+#ifndef LARDER_CRC32_FOLD_H
+#define LARDER_CRC32_FOLD_H
+#include <stddef.h>
+#include <stdint.h>
+
+/// Whether this CPU has the instructions crc32_fold_blocks needs (PCLMULQDQ and SSE4.1).
+int crc32_fold_available(void);
+
+/// Continues a CRC-32 register over `length` bytes, which must be a multiple of 16 and at least 64.
+/// The register is the raw one: the caller inverts before and after (zlib's crc32_z does that
+/// inside), so `~crc32_fold_blocks(~crc, ...)` equals `crc32_z(crc, ...)`.
+/// Call only when crc32_fold_available() returned 1.
+uint32_t crc32_fold_blocks(uint32_t crc, const unsigned char *bytes, size_t length);
+
+#endif
