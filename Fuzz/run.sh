@@ -12,7 +12,8 @@
 # sanitizer (`-sanitize=fuzzer,address`, -O, `-enable-testing` so an entry may `@testable import` it),
 # into .build/fuzz/modules/<Module>.{o,swiftmodule}, and rebuilt only when one of its sources or an
 # earlier module changed; targets share them. C modules (Sources/C*) are found through their module
-# maps. swift-crypto, which CacheCore imports, is not instrumented: its objects are taken from the
+# maps; a C target with code of its own (Sources/C*/include/module.modulemap beside *.c files) is
+# compiled with cc, not instrumented, and linked into every fuzzer. swift-crypto, which CacheCore imports, is not instrumented: its objects are taken from the
 # package's own debug build (.build/debug, made by scripts/test.sh; built here when missing) and linked
 # as they are (coverage of BoringSSL would only distract the fuzzer).
 #
@@ -39,6 +40,7 @@ flags=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -packag
     -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
     -enable-upcoming-feature MemberImportVisibility -I "$build/modules")
 for cmodule in "$root"/Sources/C*/; do flags+=(-I "$cmodule"); done
+for cinclude in "$root"/Sources/C*/include/; do flags+=(-I "$cinclude"); done
 
 # Modules are shared between targets: one build at a time.
 exec 9>"$build/.lock"
@@ -90,6 +92,15 @@ for module in "${modules[@]}"; do
             -c "${sources[@]}" -o "$object"
     fi
     objects+=("$object")
+done
+
+for csource in "$root"/Sources/C*/*.c; do
+    [ -f "$csource" ] || continue
+    cobject="$build/modules/$(basename "$csource" .c).o"
+    if [ ! -f "$cobject" ] || [ "$csource" -nt "$cobject" ]; then
+        cc -O2 -g -I "$(dirname "$csource")/include" -c "$csource" -o "$cobject"
+    fi
+    links+=("$cobject")
 done
 
 if [ "$needs_crypto" = 1 ]; then
