@@ -13,6 +13,9 @@
 #   KEEP=1 ...                                     # keep the callgrind files (path printed) for callgrind_annotate
 #   MISSES=1000 SIZES=1k Benchmarks/callgrind/run.sh # also instructions per miss (each URL new, each stored)
 #   LARDER_ARGS="--hot-bytes 0" ...                  # extra serve flags (here: every hit from the store)
+#   KIND=text SIZES=1k ...                           # English-like text the origin gzips, with Vary:
+#                                                    # Accept-Encoding (Benchmarks/fetch/make-bodies.py);
+#                                                    # KIND=bin (default) is random bytes without Vary
 #
 # Misses: N requests for URLs nobody asked for before (a counter in the origin URL's query), again over one
 # connection; the dump waits until the store has committed all N (the store writes behind the answers), so
@@ -42,8 +45,14 @@ trap cleanup EXIT
 
 chmod 755 "$WORK"
 mkdir -p "$WORK/files"
+KIND=${KIND:-bin}
+EXT=$([ "$KIND" = text ] && echo txt || echo bin)
 for size in $SIZES; do
-    head -c "$(size_bytes "$size")" /dev/urandom >"$WORK/files/$size.bin"
+    if [ "$KIND" = text ]; then
+        python3 Benchmarks/fetch/make-bodies.py "$WORK/files" "text:$(size_bytes "$size"):$size.txt" >/dev/null
+    else
+        head -c "$(size_bytes "$size")" /dev/urandom >"$WORK/files/$size.bin"
+    fi
 done
 chmod 644 "$WORK"/files/*
 sed -e "s|@ROLE@|origin|g" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/nginx.conf >"$WORK/origin.conf"
@@ -112,7 +121,7 @@ header=()
 [ -n "${GZIP:-}" ] && header=(-H "Accept-Encoding: gzip")
 [ "$HITS" -gt 0 ] && printf "%-6s %8s %16s %16s %14s\n" size hits "Ir hits" "Ir idle" "Ir per hit"
 for size in $([ "$HITS" -gt 0 ] && echo "$SIZES"); do
-    url="http://127.0.0.1:$LARDER_PORT/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$size.bin"
+    url="http://127.0.0.1:$LARDER_PORT/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$size.$EXT"
     for _ in $(seq 50); do
         curl -s -o /dev/null -D "$WORK/head" "${header[@]}" "$url"
         grep -qi "x-cache: HIT" "$WORK/head" && break
@@ -147,7 +156,7 @@ settle() {
 
 [ "$MISSES" -gt 0 ] && printf "%-6s %8s %16s %16s %14s\n" size misses "Ir misses" "Ir idle" "Ir per miss"
 for size in $([ "$MISSES" -gt 0 ] && echo "$SIZES"); do
-    base="http://127.0.0.1:$LARDER_PORT/fetch?url=http%3A%2F%2F127.0.0.1%3A$ORIGIN_PORT%2F$size.bin%3F"
+    base="http://127.0.0.1:$LARDER_PORT/fetch?url=http%3A%2F%2F127.0.0.1%3A$ORIGIN_PORT%2F$size.$EXT%3F"
     # A few misses first, so that the origin connection, the statement cache and the queues are warm.
     for n in $(seq 20); do curl -s -o /dev/null "${base}warm-$size-$n"; done
     : >"$WORK/urls"

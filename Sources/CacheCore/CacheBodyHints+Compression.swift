@@ -12,9 +12,10 @@ extension CacheBodyHints {
 
     /// Whether trying deflate makes sense: not when the body already has a `Content-Encoding` (other
     /// than `identity`), nor when its media type is a compressed format, nor when the response says
-    /// `no-transform` (a deflated body would be offered to gzip callers, a transformation).
+    /// `no-transform` (a deflated body would be offered to gzip callers, a transformation), nor when only
+    /// identity callers will read it (each of their hits would inflate it).
     public var allowsCompression: Bool {
-        if noTransform { return false }
+        if noTransform || identityReadersOnly { return false }
         if let encoding = contentEncoding, !encoding.isEmpty, encoding.lowercased() != "identity" { return false }
         guard let mediaType = StoredEntry.mediaType(of: contentType) else { return true }
         if mediaType.hasPrefix("video/") || mediaType.hasPrefix("audio/") { return false }

@@ -2,7 +2,7 @@ import Crypto
 public import HTTPCore
 
 /// The identity of a cached response: the SHA-256 of the canonical URL and the request headers its
-/// `Vary` names, as 64 lowercase hex digits (RFC 9111 §2 primary key, §4.1 secondary key).
+/// `Vary` names, shown as 64 lowercase hex digits (RFC 9111 §2 primary key, §4.1 secondary key).
 ///
 /// The bytes hashed are, exactly:
 ///
@@ -15,48 +15,90 @@ public import HTTPCore
 /// A canonical URL never holds NUL and a field value never holds NUL (RFC 9110 §5.5), so the layout is
 /// unambiguous; `=` versus `!` keeps "header sent empty" apart from "header not sent". With no varying
 /// headers the key is the SHA-256 of the URL alone, which is also the URL's primary key.
+///
+/// The digest is held as four big-endian words, so a key costs no allocation and hashes and compares in
+/// four steps; the hex form is made when asked for (headers, logs, the admin API).
 public struct CacheKey: Hashable, Sendable, Comparable, CustomStringConvertible {
-    /// The 64 lowercase hex digits.
-    public let hex: String
+    /// The digest's bytes 0–7, 8–15, 16–23 and 24–31, each read big-endian: comparing the words in
+    /// order compares the digests byte by byte, which is the order of their hex forms.
+    private let words: (UInt64, UInt64, UInt64, UInt64)
 
-    /// Validates and wraps 64 hex digits (upper case is folded to lower case).
+    /// Validates and wraps 64 hex digits (upper case is accepted).
     /// - Parameter hex: the candidate text.
     /// - Returns: `nil` unless it is exactly 64 hex digits.
     public init?(hex: String) {
         guard hex.utf8.count == 64 else { return nil }
-        var folded = [UInt8]()
-        folded.reserveCapacity(64)
-        for byte in hex.utf8 {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): folded.append(byte)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): folded.append(byte | 0x20)
-            default: return nil
-            }
+        var words: [UInt64] = [0, 0, 0, 0]
+        for (index, digit) in hex.utf8.enumerated() {
+            guard let value = Self.hexValue(digit) else { return nil }
+            words[index / 16] = words[index / 16] << 4 | UInt64(value)
         }
-        self.hex = String(decoding: folded, as: UTF8.self)
+        self.words = (words[0], words[1], words[2], words[3])
     }
 
     /// Wraps 32 raw digest bytes.
     /// - Parameter bytes: exactly 32 bytes; `nil` otherwise.
-    public init?(bytes: some Collection<UInt8>) {
+    public init?(bytes: UnsafeRawBufferPointer) {
         guard bytes.count == 32 else { return nil }
-        self.hex = Self.hexString(bytes)
+        func word(_ at: Int) -> UInt64 { UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+        words = (word(0), word(8), word(16), word(24))
+    }
+
+    /// Wraps 32 raw digest bytes.
+    /// - Parameter bytes: exactly 32 bytes; `nil` otherwise.
+    public init?(bytes: [UInt8]) {
+        guard let key = bytes.withUnsafeBytes({ CacheKey(bytes: $0) }) else { return nil }
+        self = key
     }
 
     /// The 32 raw digest bytes, as stored (half the size of the hex form).
     public var bytes: [UInt8] {
-        // Hot path (every lookup): decode from a contiguous copy rather than through String indices.
-        let digits = Array(hex.utf8)
-        var out = [UInt8](repeating: 0, count: 32)
-        for index in 0..<32 {
-            out[index] = Self.nibble(digits[2 * index]) << 4 | Self.nibble(digits[2 * index + 1])
+        [UInt8](unsafeUninitializedCapacity: 32) { buffer, count in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            raw.storeBytes(of: words.0.bigEndian, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: words.1.bigEndian, toByteOffset: 8, as: UInt64.self)
+            raw.storeBytes(of: words.2.bigEndian, toByteOffset: 16, as: UInt64.self)
+            raw.storeBytes(of: words.3.bigEndian, toByteOffset: 24, as: UInt64.self)
+            count = 32
         }
-        return out
+    }
+
+    /// The digest's first 8 bytes read big-endian (the SQLite store's rowid).
+    public var leadingWord: UInt64 { words.0 }
+
+    /// The 64 lowercase hex digits.
+    public var hex: String {
+        String(unsafeUninitializedCapacity: 64) { buffer in
+            for (offset, word) in [words.0, words.1, words.2, words.3].enumerated() {
+                for nibble in 0..<16 {
+                    let value = Int(truncatingIfNeeded: word >> UInt64(60 - 4 * nibble)) & 0x0F
+                    buffer[16 * offset + nibble] = Self.hexDigits[value]
+                }
+            }
+            return 64
+        }
     }
 
     public var description: String { hex }
 
-    public static func < (lhs: CacheKey, rhs: CacheKey) -> Bool { lhs.hex < rhs.hex }
+    public static func == (lhs: CacheKey, rhs: CacheKey) -> Bool {
+        lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2
+            && lhs.words.3 == rhs.words.3
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(words.3)
+    }
+
+    public static func < (lhs: CacheKey, rhs: CacheKey) -> Bool {
+        if lhs.words.0 != rhs.words.0 { return lhs.words.0 < rhs.words.0 }
+        if lhs.words.1 != rhs.words.1 { return lhs.words.1 < rhs.words.1 }
+        if lhs.words.2 != rhs.words.2 { return lhs.words.2 < rhs.words.2 }
+        return lhs.words.3 < rhs.words.3
+    }
 
     /// Computes the key of a canonical URL and the values of the request headers its response varies on.
     /// - Parameters:
@@ -86,7 +128,8 @@ public struct CacheKey: Hashable, Sendable, Comparable, CustomStringConvertible 
             }
             hasher.update(data: bytes)
         }
-        return CacheKey(unchecked: hasher.finalize().withUnsafeBytes { hexString($0) })
+        // A SHA-256 digest is 32 bytes, so the key always exists.
+        return hasher.finalize().withUnsafeBytes { CacheKey(bytes: $0) }!
     }
 
     /// Computes the secondary key of a request for a response that varies on `varyNames`.
@@ -109,21 +152,12 @@ public struct CacheKey: Hashable, Sendable, Comparable, CustomStringConvertible 
         return make(canonicalURL: canonicalURL, varyingHeaders: headers)
     }
 
-    private init(unchecked hex: String) { self.hex = hex }
-
-    private static func nibble(_ digit: UInt8) -> UInt8 {
-        digit <= UInt8(ascii: "9") ? digit &- UInt8(ascii: "0") : digit &- UInt8(ascii: "a") &+ 10
-    }
-
-    private static func hexString(_ bytes: some Collection<UInt8>) -> String {
-        String(unsafeUninitializedCapacity: 2 * bytes.count) { buffer in
-            var index = 0
-            for byte in bytes {
-                buffer[index] = hexDigits[Int(byte >> 4)]
-                buffer[index + 1] = hexDigits[Int(byte & 0x0F)]
-                index += 2
-            }
-            return index
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit &- UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit &- UInt8(ascii: "a") &+ 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit &- UInt8(ascii: "A") &+ 10
+        default: nil
         }
     }
 

@@ -116,16 +116,25 @@ public struct CacheBodyHints: Sendable, Equatable {
     /// Whether the response says `Cache-Control: no-transform`: its body is stored as it came, so the
     /// gzip form is never offered for it (RFC 9111 §5.2.2.6, RFC 9110 §7.7).
     public var noTransform: Bool
+    /// Whether every caller this body will be served to wants it without a content coding: the variant of
+    /// a response that varies on `Accept-Encoding`, stored for callers that do not accept gzip. Deflating
+    /// it would only make every hit inflate it again, so it is stored as it came.
+    public var identityReadersOnly: Bool
 
     /// Creates hints.
     /// - Parameters:
     ///   - contentType: the response's `Content-Type`.
     ///   - contentEncoding: the response's `Content-Encoding`.
     ///   - noTransform: whether the response forbids transformation.
-    public init(contentType: String? = nil, contentEncoding: String? = nil, noTransform: Bool = false) {
+    ///   - identityReadersOnly: whether only callers that want identity will read the body.
+    public init(
+        contentType: String? = nil, contentEncoding: String? = nil, noTransform: Bool = false,
+        identityReadersOnly: Bool = false
+    ) {
         self.contentType = contentType
         self.contentEncoding = contentEncoding
         self.noTransform = noTransform
+        self.identityReadersOnly = identityReadersOnly
     }
 
     /// Reads the hints off response headers.

@@ -6,14 +6,22 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     /// One field line as received or to be sent.
     public struct Field: Sendable, Equatable {
         /// The field name, as spelled by whoever set it.
-        public var name: String
+        public var name: String { didSet { signature = NameSignature(name) } }
         /// The field value, without leading or trailing whitespace.
         public var value: String
+        /// The name's length and first bytes folded to lower case, so that a lookup by name rejects
+        /// (or, for names of up to 8 bytes, accepts) a line with one integer comparison.
+        fileprivate private(set) var signature: NameSignature
 
         /// Creates a field line.
         public init(name: String, value: String) {
             self.name = name
             self.value = value
+            self.signature = NameSignature(name)
+        }
+
+        fileprivate func hasName(_ other: String, _ otherSignature: NameSignature) -> Bool {
+            signature == otherSignature && (signature.length <= 8 || name.equalsIgnoringASCIICase(other))
         }
     }
 
@@ -23,6 +31,10 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     public init(_ fields: [(String, String)] = []) {
         self.fields = fields.map { Field(name: $0.0, value: $0.1) }
     }
+
+    /// Makes room for `count` field lines without growing again.
+    /// - Parameter count: the number of lines expected.
+    public mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }
 
     /// The number of field lines.
     public var count: Int { fields.count }
@@ -35,12 +47,16 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// The first value of the named field, or `nil`.
     public subscript(name: String) -> String? {
-        fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
+        let signature = NameSignature(name)
+        return fields.first { $0.hasName(name, signature) }?.value
     }
 
     /// Every value of the named field, in order.
     public func values(for name: String) -> [String] {
-        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+        let signature = NameSignature(name)
+        var values: [String] = []
+        for field in fields where field.hasName(name, signature) { values.append(field.value) }
+        return values
     }
 
     /// The named field's values split on commas, trimmed, empties dropped (RFC 9110 §5.6.1 lists).
@@ -52,7 +68,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// Whether the named field is present.
     public func contains(_ name: String) -> Bool {
-        fields.contains { $0.name.equalsIgnoringASCIICase(name) }
+        let signature = NameSignature(name)
+        return fields.contains { $0.hasName(name, signature) }
     }
 
     /// Appends a field line, keeping any existing ones of the same name.
@@ -66,9 +83,37 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         fields.append(Field(name: name, value: value))
     }
 
+    /// Removes every line of any of the named fields, in one pass.
+    /// - Parameter names: the field names (any case).
+    public mutating func remove(names: [String]) {
+        let signatures = names.map(NameSignature.init)
+        fields.removeAll { field in
+            signatures.indices.contains { field.hasName(names[$0], signatures[$0]) }
+        }
+    }
+
     /// Removes every line of the named field.
     public mutating func remove(name: String) {
-        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+        let signature = NameSignature(name)
+        fields.removeAll { $0.hasName(name, signature) }
+    }
+}
+
+/// A field name's length and its first 8 bytes folded to ASCII lower case, packed in a word: names
+/// that differ in either differ, and names of up to 8 bytes are equal when their signatures are.
+private struct NameSignature: Sendable, Equatable {
+    let length: Int
+    let prefix: UInt64
+
+    init(_ name: String) {
+        var name = name
+        (length, prefix) = name.withUTF8 { bytes in
+            var prefix: UInt64 = 0
+            for index in 0..<min(bytes.count, 8) {
+                prefix |= UInt64(bytes[index].asciiLowercased) << (8 * UInt64(index))
+            }
+            return (bytes.count, prefix)
+        }
     }
 }
 
@@ -84,6 +129,19 @@ extension String {
         // Most names looked up differ in length from most names present; counting is O(1) for native
         // strings, so this rejects them without walking a byte.
         guard utf8.count == other.utf8.count else { return false }
+        // Both sides as contiguous bytes (native and small strings always are): a byte loop, where the
+        // iterators cost a call and a bounds check per byte.
+        let compared = utf8.withContiguousStorageIfAvailable { lhs in
+            other.utf8.withContiguousStorageIfAvailable { rhs in
+                for index in 0..<lhs.count {
+                    let a = lhs[index]
+                    let b = rhs[index]
+                    if a != b && a.asciiLowercased != b.asciiLowercased { return false }
+                }
+                return true
+            }
+        }
+        if let compared = compared ?? nil { return compared }
         var lhs = utf8.makeIterator()
         var rhs = other.utf8.makeIterator()
         while true {

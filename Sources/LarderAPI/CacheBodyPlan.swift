@@ -38,7 +38,7 @@ public struct CacheBodyPlan: Sendable, Equatable {
     /// - Returns: the plan.
     public init(entry: StoredEntry, requestHeaders: HTTPHeaders) {
         var headers = entry.headers
-        for name in Self.droppedStoredFields { headers.remove(name: name) }
+        headers.remove(names: Self.droppedStoredFields)
         headers.add(name: "Accept-Ranges", value: "bytes")
         let gzipCapable = entry.codec == .deflateChunked && !entry.headers.contains("Content-Encoding")
         if gzipCapable { Self.addVary("Accept-Encoding", to: &headers) }
@@ -79,6 +79,9 @@ public struct CacheBodyPlan: Sendable, Equatable {
 
     /// Adds a name to `Vary` unless listed already (or `*`).
     private static func addVary(_ name: String, to headers: inout HTTPHeaders) {
+        // The usual stored field is exactly the name ("Vary: Accept-Encoding"): no list to build.
+        let values = headers.values(for: "Vary")
+        if values.count == 1 && values[0].equalsIgnoringASCIICase(name) { return }
         let listed = headers.listValues(for: "Vary")
         if listed.contains(where: { $0 == "*" || $0.equalsIgnoringASCIICase(name) }) { return }
         headers.replaceOrAdd(name: "Vary", value: (listed + [name]).joined(separator: ", "))

@@ -10,14 +10,26 @@ extension SQLiteCacheStore {
             chunk_size, hit_count, last_access, created, body_id, seq, declared_content_type FROM entry
         """
 
+    /// `selectEntry` for one key, the lookup every request makes (columns in `entry(_:)`'s order).
+    static let lookUpEntry = SQLiteQuery(
+        """
+        SELECT id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
+            freshness, stale_allowance, filter_name, image_format, original_size, stored_size, codec, crc32,
+            chunk_size, hit_count, last_access, created, body_id, seq, declared_content_type FROM entry
+        WHERE id = ? AND key = ?
+        """)
+
+    /// The `Vary` names recorded for a primary key.
+    static let lookUpVaryNames = SQLiteQuery("SELECT names FROM vary WHERE primary_key = ?")
+
     /// Reads an entry from a row of `selectEntry`.
     static func entry(_ row: SQLiteStatement) throws -> StoredEntry {
-        guard let key = CacheKey(bytes: row.blob(1)), let codec = BodyCodec(storageCode: row.int(17)) else {
+        guard let key = row.withBlob(1, { CacheKey(bytes: $0) }), let codec = BodyCodec(storageCode: row.int(17)) else {
             throw SQLiteError(code: 11, message: "entry row \(row.int64(0)) has an invalid key or codec")
         }
         var entry = StoredEntry(
             key: key, url: row.text(2) ?? "", status: HTTPStatus(code: row.int(3), reasonPhrase: row.text(4)),
-            headers: decodeHeaders(row.text(5) ?? ""), varyNames: decodeNames(row.text(6) ?? ""),
+            headers: row.withBlob(5, decodeHeaders), varyNames: decodeNames(row.text(6) ?? ""),
             requestTime: Date(timeIntervalSince1970: row.double(7)),
             responseTime: Date(timeIntervalSince1970: row.double(8)),
             date: row.isNull(9) ? nil : Date(timeIntervalSince1970: row.double(9)), ageReceived: row.int(10),
@@ -66,7 +78,7 @@ extension SQLiteCacheStore {
     /// The rowid of an entry: the key's first 8 bytes, big-endian. Two keys sharing them (odds about
     /// n²/2^65 for n entries) cannot both be stored; the later replaces the earlier, as an eviction would.
     static func rowID(_ key: CacheKey) -> Int64 {
-        Int64(bitPattern: key.bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+        Int64(bitPattern: key.leadingWord)
     }
 
     /// Headers as text: one `name:value` line per field, in order, separated by LF. Field names hold
@@ -77,14 +89,30 @@ extension SQLiteCacheStore {
 
     /// The inverse of `encodeHeaders`.
     static func decodeHeaders(_ text: String) -> HTTPHeaders {
-        // Hot path (every lookup): split the UTF-8 bytes, not Characters.
+        var text = text
+        return text.withUTF8 { decodeHeaders(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `decodeHeaders` on the column's bytes as SQLite holds them: one pass, each name and value made
+    /// once (hot path: every lookup).
+    static func decodeHeaders(_ bytes: UnsafeRawBufferPointer) -> HTTPHeaders {
         var headers = HTTPHeaders()
-        let bytes = Array(text.utf8)
-        for line in bytes.split(separator: UInt8(ascii: "\n")) {
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
-            headers.add(
-                name: String(decoding: line[..<colon], as: UTF8.self),
-                value: String(decoding: line[(colon + 1)...], as: UTF8.self))
+        headers.reserveCapacity(16)
+        var lineStart = 0
+        while lineStart < bytes.count {
+            var lineEnd = lineStart
+            var colon = -1
+            while lineEnd < bytes.count && bytes[lineEnd] != UInt8(ascii: "\n") {
+                if colon < 0 && bytes[lineEnd] == UInt8(ascii: ":") { colon = lineEnd }
+                lineEnd += 1
+            }
+            if colon >= 0 {
+                headers.add(
+                    name: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[lineStart..<colon]), as: UTF8.self),
+                    value: String(
+                        decoding: UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)..<lineEnd]), as: UTF8.self))
+            }
+            lineStart = lineEnd + 1
         }
         return headers
     }

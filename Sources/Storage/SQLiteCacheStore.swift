@@ -116,9 +116,7 @@ public final class SQLiteCacheStore: CacheStore {
     public func entry(for key: CacheKey) throws -> StoredEntry? {
         let found = try guarded("lookup") {
             try database.read {
-                try $0.queryFirst(
-                    Self.selectEntry + " WHERE id = ? AND key = ?", [.integer(Self.rowID(key)), .blob(key.bytes)],
-                    row: Self.entry)
+                try $0.queryFirst(Self.lookUpEntry, [.integer(Self.rowID(key)), .blob(key.bytes)], row: Self.entry)
             }
         }
         guard var entry = found else { return nil }
@@ -133,7 +131,7 @@ public final class SQLiteCacheStore: CacheStore {
     public func varyNames(forPrimaryKey primaryKey: CacheKey) throws -> [String]? {
         try guarded("vary lookup") {
             try database.read {
-                try $0.queryFirst("SELECT names FROM vary WHERE primary_key = ?", [.blob(primaryKey.bytes)]) {
+                try $0.queryFirst(Self.lookUpVaryNames, [.blob(primaryKey.bytes)]) {
                     Self.decodeNames($0.text(0) ?? "")
                 }
             }
@@ -147,16 +145,21 @@ public final class SQLiteCacheStore: CacheStore {
             throw CacheStoreError.invalidRange(range, length: entry.originalSize)
         default: break
         }
-        let exists = try guarded("open body") {
+        // The reader loads the first chunk now, which also finds an entry deleted or replaced since it
+        // was looked up (its chunks are gone): `notFound` before any byte is promised to a caller.
+        return try SQLiteBodyReader(store: self, entry: entry, form: form)
+    }
+
+    /// Whether the entry row still points at the body `entry` was read with (not deleted, not replaced).
+    func entryStillHolds(_ entry: StoredEntry) throws -> Bool {
+        try guarded("read chunk") {
             try database.read {
                 try $0.queryFirst(
                     "SELECT 1 FROM entry WHERE id = ? AND key = ? AND body_id = ?",
                     [.integer(Self.rowID(entry.key)), .blob(entry.key.bytes), .integer(entry.bodyID)]
                 ) { _ in true }
             }
-        }
-        guard exists == true else { throw CacheStoreError.notFound(entry.key) }
-        return try SQLiteBodyReader(store: self, entry: entry, form: form)
+        } == true
     }
 
     public func beginWrite(hints: CacheBodyHints) throws -> any CacheBodyWriter {

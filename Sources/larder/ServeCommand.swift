@@ -44,7 +44,7 @@ struct ServeCommand: ParsableCommand {
             print(ServeSettings.helpText())
             return
         }
-        SignalDrain.blockDrainSignals()
+        SignalDrain.catchDrainSignals()
         LoggingSystem.bootstrap { label in
             var handler: any LogHandler =
                 settings.logging.format == .json ? JSONLogHandler(label: label) : TextLogHandler(label: label)
@@ -65,7 +65,7 @@ struct ServeCommand: ParsableCommand {
             onError: { error in Logger(label: "larder").error("\(error)") })
         metrics.http.attach(server)
         // Before "listening on": whoever waits for that line (an orchestrator, a script, a test) may send
-        // SIGTERM at once; the signals are blocked since the start of `run`, so it waits for the source.
+        // SIGTERM at once; the handler caught it since the start of `run`, so it waits in the pipe for this.
         SignalDrain.install(
             server: server, grace: settings.listening.shutdownGrace, logger: logger, finish: wired.finish)
         do {

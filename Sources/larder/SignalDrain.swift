@@ -4,23 +4,41 @@ import HTTPServer
 import Logging
 
 /// SIGTERM and SIGINT drain the server and exit 0; SIGPIPE is ignored (writes report EPIPE instead).
+///
+/// A signal handler writes the signal's number to a pipe, and a Dispatch read source on the main queue
+/// reads it and starts the drain. Whatever thread the kernel picks to run the handler, and however early
+/// the signal comes (the handler is installed first thing in `serve`), the number waits in the pipe until
+/// the server exists. (Blocking the signals and ignoring them for a Dispatch signal source, as before,
+/// lost a SIGTERM now and then: a thread that had them unblocked took the signal and its ignored
+/// disposition discarded it.)
 enum SignalDrain {
-    /// Blocks SIGTERM and SIGINT in the calling thread; call it first in `serve`, before any thread exists,
-    /// so that every thread inherits the mask.
-    ///
-    /// The sources below ignore the signals' default action (`SIG_IGN`), and Linux drops an ignored
-    /// signal at once unless it is blocked: a SIGTERM sent right after "listening on", while the main
-    /// thread had it unblocked, was lost and the process never drained. Blocked, it stays pending until
-    /// Dispatch's signal source reads it (libdispatch takes it through a signalfd on Linux).
-    static func blockDrainSignals() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGTERM)
-        sigaddset(&set, SIGINT)
-        pthread_sigmask(SIG_BLOCK, &set, nil)
+    /// Installs the handler and opens the pipe; call it first in `serve`. Until `install` runs, a signal
+    /// only leaves its number in the pipe.
+    static func catchDrainSignals() {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { fatalError("pipe for the signal handler: errno \(errno)") }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        readEnd = fds[0]
+        writeEnd = fds[1]
+        for number in [SIGTERM, SIGINT] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                // Async-signal-safe: one write(2) of one byte; a full pipe means a drain is already owed.
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(SignalDrain.writeEnd, &byte, 1)
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(number, &action, nil)
+        }
+        signal(SIGPIPE, SIG_IGN)
     }
 
-    /// Installs the signal sources on the main queue. They live for the rest of the process.
+    /// Starts draining when a signal's number arrives in the pipe. The source lives for the rest of the
+    /// process.
     /// - Parameters:
     ///   - server: the server to drain.
     ///   - grace: seconds requests in flight get.
@@ -29,24 +47,29 @@ enum SignalDrain {
     static func install(
         server: HTTPServer, grace: Double, logger: Logger, finish: @escaping @Sendable () -> Void = {}
     ) {
-        signal(SIGPIPE, SIG_IGN)
-        for number in [SIGTERM, SIGINT] {
-            // The default action would kill the process before the source could see the signal.
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-            source.setEventHandler {
-                logger.info("signal \(number): draining for up to \(grace) s")
-                server.shutdown(grace: grace) {
-                    finish()
-                    logger.info("drained, exiting")
-                    exit(0)
-                }
+        let fd = readEnd
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: .main)
+        source.setEventHandler {
+            var byte: UInt8 = 0
+            var first: UInt8?
+            while read(fd, &byte, 1) == 1 { first = first ?? byte }
+            guard let number = first, !draining else { return }
+            draining = true
+            logger.info("signal \(number): draining for up to \(grace) s")
+            server.shutdown(grace: grace) {
+                finish()
+                logger.info("drained, exiting")
+                exit(0)
             }
-            source.activate()
-            sources.append(source)
         }
+        source.activate()
+        self.source = source
     }
 
-    // Only touched on the main thread, before dispatchMain.
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    // Set once by `catchDrainSignals` before any other thread reads them; the handler only reads.
+    nonisolated(unsafe) private static var readEnd: Int32 = -1
+    nonisolated(unsafe) private static var writeEnd: Int32 = -1
+    // Only touched on the main queue.
+    nonisolated(unsafe) private static var source: (any DispatchSourceRead)?
+    nonisolated(unsafe) private static var draining = false
 }

@@ -62,6 +62,24 @@ import Testing
         let key = CacheKey.make(canonicalURL: "https://example.com/")
         #expect(key.bytes.count == 32)
         #expect(CacheKey(bytes: key.bytes) == key)
-        #expect(CacheKey(bytes: key.bytes.dropLast()) == nil)
+        #expect(CacheKey(bytes: Array(key.bytes.dropLast())) == nil)
+    }
+
+    /// Listings page by key: keys must sort as their hex forms do, and keys that differ in any one
+    /// byte (first or last word) must be different keys.
+    @Test func keysSortAsTheirHexFormsAndDifferInEveryByte() {
+        let keys = (0..<300).map { CacheKey.make(canonicalURL: "https://example.com/\($0)") }
+        #expect(keys.sorted().map(\.hex) == keys.map(\.hex).sorted())
+        let base = keys[0].bytes
+        var variants = Set([keys[0]])
+        for index in 0..<32 {
+            var bytes = base
+            bytes[index] ^= 0x01
+            let variant = CacheKey(bytes: bytes)!
+            #expect(variant != keys[0])
+            #expect(CacheKey(hex: variant.hex) == variant)
+            variants.insert(variant)
+        }
+        #expect(variants.count == 33)
     }
 }

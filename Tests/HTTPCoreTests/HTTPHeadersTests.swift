@@ -20,6 +20,25 @@ import Testing
         #expect(headers.count == 2)
     }
 
+    /// Lookups compare a signature of the name (length, first 8 bytes folded) before the bytes: names
+    /// that agree on it but differ later, or differ only in case anywhere, must still be told right.
+    @Test(arguments: [
+        ("Content-Type", "content-type", true), ("Content-Type", "CONTENT-TYPE", true),
+        ("Content-Type", "Content-Typf", false), ("Content-Type", "Content-Typ", false),
+        ("Location", "LOCATION", true), ("Location", "Locatioo", false), ("ETag", "etag", true),
+        ("X-[", "x-{", false), ("X-@", "x-`", false),
+        ("Access-Control-Allow-Origin", "access-control-allow-originn", false),
+        ("Access-Control-Allow-Origin", "ACCESS-CONTROL-ALLOW-ORIGIN", true), ("K", "\u{212A}", false), ("", "", true),
+    ])
+    func everyLookupFoldsOnlyASCIICase(stored: String, asked: String, matches: Bool) {
+        var headers = HTTPHeaders([("Other", "0"), (stored, "1")])
+        #expect((headers[asked] == "1") == matches)
+        #expect(headers.values(for: asked) == (matches ? ["1"] : []))
+        #expect(headers.contains(asked) == matches)
+        headers.remove(names: ["nothing", asked])
+        #expect(headers.count == (matches ? 1 : 2))
+    }
+
     @Test func listValuesSplitOnCommasAndDropEmpties() {
         let headers = HTTPHeaders([("Cache-Control", "max-age=5, , no-cache"), ("cache-control", "public")])
         #expect(headers.listValues(for: "Cache-Control") == ["max-age=5", "no-cache", "public"])

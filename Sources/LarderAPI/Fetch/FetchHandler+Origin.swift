@@ -160,7 +160,7 @@ extension FetchHandler {
     ) -> HTTPResponse {
         var headers = OriginHeaderForwarding.endToEnd(head.headers)
         let length = headers["Content-Length"].flatMap { Int($0) }
-        for name in ["Content-Length", "X-Cache", "X-Cache-Key", "Cache-Status"] { headers.remove(name: name) }
+        headers.remove(names: ["Content-Length", "X-Cache", "X-Cache-Key", "Cache-Status"])
         headers.add(name: "X-Cache", value: xCache.rawValue)
         headers.add(name: "Cache-Status", value: cacheStatus.fieldValue)
         headers.add(name: "X-Cache-Key", value: key.hex)

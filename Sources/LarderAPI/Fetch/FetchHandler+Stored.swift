@@ -30,7 +30,7 @@ extension FetchHandler {
         case .unsatisfiable(let error):
             throw error
         case .send(let planned, let form, var headers):
-            for name in ["Age", "X-Cache", "Cache-Status", "X-Cache-Key"] { headers.remove(name: name) }
+            headers.remove(names: Self.markNames)
             for field in marks { headers.add(name: field.name, value: field.value) }
             let status = planned == .ok ? entry.status : planned
             service.store.recordHit(entry.key, at: service.clock())
@@ -58,7 +58,7 @@ extension FetchHandler {
                 }
                 if keepsInMemory {
                     var replayed = headers
-                    for field in marks { replayed.remove(name: field.name) }
+                    replayed.remove(names: Self.markNames)
                     // A variant of a response that varies on Accept-Encoding answers the callers its key
                     // was computed for; an entry that does not vary, those its form suits.
                     let variant =
@@ -76,6 +76,9 @@ extension FetchHandler {
             return HTTPResponse(status: status, headers: headers, body: .stream(source, length: source.length))
         }
     }
+
+    /// The fields Larder adds to every answer from the cache, replacing any stored ones.
+    static let markNames = ["Age", "X-Cache", "Cache-Status", "X-Cache-Key"]
 
     /// Bodies up to this size are read whole during the lookup; larger ones are streamed.
     static let inlineBodyLimit = 1 << 20

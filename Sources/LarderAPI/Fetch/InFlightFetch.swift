@@ -118,7 +118,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         if mayStore {
             // The fetch is shared and its answer stored: the caller's own conditionals and ranges are
             // answered by Larder from the full response, never forwarded.
-            for name in Self.callerOnlyFields { headers.remove(name: name) }
+            headers.remove(names: Self.callerOnlyFields)
             // Asked in the terms a `Vary: Accept-Encoding` variant is keyed by, so that the stored answer
             // suits every caller of the class (a `br` answer to `gzip, br` would not suit `gzip` alone).
             headers.replaceOrAdd(
@@ -251,8 +251,15 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             }
         }
         if admission.stored {
-            let hints = CacheBodyHints(headers: head.headers)
-            storeQueue.async { [self] in
+            var hints = CacheBodyHints(headers: head.headers)
+            // The variant for identity callers of a response that varies on Accept-Encoding is read by
+            // them alone: stored deflated, every one of its hits would inflate it (CacheBodyHints).
+            if case .names(let names) = Vary.field(in: head.headers), names.contains("accept-encoding"),
+                EncodingVariant(requestHeaders: requestHeaders) == .identity
+            {
+                hints.identityReadersOnly = true
+            }
+            storeQueue.async { [self, hints] in
                 do {
                     writerBox.writer = try service.store.beginWrite(hints: hints)
                 } catch {

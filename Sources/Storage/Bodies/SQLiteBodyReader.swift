@@ -6,10 +6,14 @@ import Zlib
 /// inflate of `ChunkInflater`, the recorded lengths, and for a whole identity read the body's CRC-32
 /// before its last piece is handed out. A failed check deletes the entry and throws
 /// `.corruptEntryDeleted`. Each `next` borrows a reader connection only for the chunk it reads, so a
-/// slow consumer holds no database resource.
+/// slow consumer holds no database resource. The first chunk is loaded when the reader is made, on the
+/// thread that looked the entry up: a body that is gone shows as `notFound` before a caller is promised
+/// any byte, without a query of its own to ask.
 final class SQLiteBodyReader: CacheBodyReader {
     private struct State {
         var sequence: Int
+        /// The first chunk, loaded (and CRC-checked) by `init`.
+        var loaded: [UInt8]?
         var crc = CRC32()
         var inflater: ChunkInflater?
         var done = false
@@ -43,6 +47,12 @@ final class SQLiteBodyReader: CacheBodyReader {
         }
         let inflater = entry.codec == .deflateChunked && form != .gzip ? try ChunkInflater() : nil
         state = Mutex(State(sequence: first, inflater: inflater))
+        if first <= lastSequence {
+            let chunk = try loadChunk(first)
+            state.withLock { $0.loaded = chunk }
+        } else if try !store.entryStillHolds(entry) {
+            throw CacheStoreError.notFound(entry.key)
+        }
     }
 
     func next() throws -> [UInt8]? {
@@ -58,7 +68,13 @@ final class SQLiteBodyReader: CacheBodyReader {
             }
             let sequence = state.sequence
             state.sequence += 1
-            let stored = try loadChunk(sequence)
+            let stored: [UInt8]
+            if let loaded = state.loaded {
+                stored = loaded
+                state.loaded = nil
+            } else {
+                stored = try loadChunk(sequence)
+            }
             if case .gzip = form {
                 var piece = sequence == 0 ? GzipFraming.header + stored : stored
                 if sequence == lastSequence {
@@ -98,32 +114,27 @@ final class SQLiteBodyReader: CacheBodyReader {
         }
     }
 
-    /// Reads one stored chunk and checks its CRC-32.
+    /// Reads one stored chunk and checks its CRC-32 before copying it out of SQLite.
     private func loadChunk(_ sequence: Int) throws -> [UInt8] {
         let id = entry.bodyID << StorageSchema.chunkIDShift | Int64(sequence)
-        let row = try store.guarded("read chunk") {
+        let read = try store.guarded("read chunk") {
             try store.database.read { connection in
-                try connection.queryFirst("SELECT crc32, data FROM chunk WHERE id = ?", [.integer(id)]) {
-                    (crc: UInt32(truncatingIfNeeded: $0.int64(0)), data: $0.blob(1))
+                try connection.queryFirst(Self.chunkQuery, [.integer(id)]) { row -> [UInt8]? in
+                    let recorded = UInt32(truncatingIfNeeded: row.int64(0))
+                    return row.withBlob(1) { data in CRC32.checksum(data) == recorded ? Array(data) : nil }
                 }
             }
         }
-        guard let row else {
+        guard let read else {
             // A missing chunk is corruption only if the entry still points at this body.
-            let stillThere = try store.guarded("read chunk") {
-                try store.database.read {
-                    try $0.queryFirst(
-                        "SELECT 1 FROM entry WHERE id = ? AND body_id = ?",
-                        [.integer(SQLiteCacheStore.rowID(entry.key)), .integer(entry.bodyID)]
-                    ) { _ in true }
-                }
-            }
-            if stillThere == true { throw corrupt("chunk \(sequence) is missing") }
+            if try store.entryStillHolds(entry) { throw corrupt("chunk \(sequence) is missing") }
             throw CacheStoreError.notFound(entry.key)
         }
-        guard CRC32.checksum(row.data) == row.crc else { throw corrupt("chunk \(sequence) fails its CRC-32") }
-        return row.data
+        guard let data = read else { throw corrupt("chunk \(sequence) fails its CRC-32") }
+        return data
     }
+
+    private static let chunkQuery = SQLiteQuery("SELECT crc32, data FROM chunk WHERE id = ?")
 
     private func corrupt(_ reason: String) -> CacheStoreError {
         store.deleteCorrupt(entry)

@@ -8,6 +8,9 @@ import CSQLite
 final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
+    /// The statements of `SQLiteQuery` constants, found by the address of their text: no hashing or
+    /// comparing of the SQL on the lookup path.
+    private var queries: [UnsafeRawPointer: SQLiteStatement] = [:]
     /// The file path, for errors.
     let path: String
 
@@ -35,6 +38,7 @@ final class SQLiteConnection: @unchecked Sendable {
 
     deinit {
         statements.removeAll()
+        queries.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -69,6 +73,35 @@ final class SQLiteConnection: @unchecked Sendable {
     ///   - values: its parameters.
     /// - Returns: the rows changed (https://sqlite.org/c3ref/changes.html).
     /// - Throws: `SQLiteError` on failure.
+    /// The prepared statement of a query constant, reset for a new run.
+    /// - Parameter query: the query.
+    /// - Returns: the statement, prepared on first use and kept for the connection's life.
+    /// - Throws: `SQLiteError` when the SQL does not compile.
+    func statement(_ query: SQLiteQuery) throws -> SQLiteStatement {
+        let address = UnsafeRawPointer(query.sql.utf8Start)
+        if let cached = queries[address] {
+            cached.reset()
+            return cached
+        }
+        let statement = try SQLiteStatement(database: handle, sql: query.sql.description)
+        queries[address] = statement
+        return statement
+    }
+
+    /// Runs a query constant and reads its first row, if any.
+    /// - Parameters:
+    ///   - query: the query.
+    ///   - values: the parameters.
+    ///   - row: reads the row; the statement's columns are valid only inside it.
+    /// - Returns: what `row` returns, or `nil` when there is no row.
+    /// - Throws: `SQLiteError`, or what `row` throws.
+    func queryFirst<T>(_ query: SQLiteQuery, _ values: [SQLiteValue], row: (SQLiteStatement) throws -> T) throws -> T? {
+        let statement = try statement(query)
+        defer { statement.reset() }
+        try statement.bind(values)
+        return try statement.step() ? row(statement) : nil
+    }
+
     @discardableResult
     func run(_ sql: String, _ values: [SQLiteValue] = []) throws -> Int {
         let statement = try statement(sql)

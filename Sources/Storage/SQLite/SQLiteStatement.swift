@@ -85,6 +85,15 @@ final class SQLiteStatement {
         let count = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
+
+    /// Lends column `index`'s bytes (a blob, or text as UTF-8) without copying them; valid only inside
+    /// `body`. Empty when NULL or empty.
+    func withBlob<Result>(_ index: Int32, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        let pointer = sqlite3_column_blob(handle, index)
+        let count = pointer == nil ? 0 : Int(sqlite3_column_bytes(handle, index))
+        return try body(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
     /// Column `index` as bytes (empty when NULL or empty).
     func blob(_ index: Int32) -> [UInt8] {
         guard let pointer = sqlite3_column_blob(handle, index) else { return [] }
