@@ -255,13 +255,27 @@ for c in $CASES; do
     warm_and_check "$CACHE_PORT" "$c"
 done
 
+# CPU time (user and system, in clock ticks) a process and its children (nginx's worker) have used.
+process_ticks() { # pid
+    local pid total=0
+    for pid in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
+        total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+    done
+    echo "$total"
+}
+
 # One measured run; fails when the origin saw a request meanwhile (a miss) or wrk saw a non-2xx answer.
-# Sets RUN_RPS and RUN_P99 (not printed: a failure inside $(...) would not stop the script).
-checked_run() { # port case
-    local before bad
+# Sets RUN_RPS, RUN_P99 and RUN_CPU, the server's CPU microseconds per answered request (not printed: a
+# failure inside $(...) would not stop the script). CPU per request is the figure another process's load
+# disturbs least: on a busy machine the servers get less CPU, not more work per request.
+checked_run() { # port case server-pid
+    local before bad answered ticks
     before=$(origin_requests)
     set_caller "$2"
-    read -r RUN_RPS RUN_P99 bad _ < <(measure "$(url "$1" "$2")" "${CALLER[@]}")
+    ticks=$(process_ticks "$3")
+    read -r RUN_RPS RUN_P99 bad answered < <(measure "$(url "$1" "$2")" "${CALLER[@]}")
+    RUN_CPU=$(awk -v t="$(($(process_ticks "$3") - ticks))" -v hz="$(getconf CLK_TCK)" -v n="${answered:-0}" \
+        'BEGIN { printf "%.1f", (n > 0 ? t * 1000000 / hz / n : 0) }')
     if [ "$(origin_requests)" != "$before" ] || [ "${bad:-x}" != 0 ] || [ "${RUN_RPS:-0}" = 0 ]; then
         fail "port $1, $2: not every response was a hit" \
             "(origin requests $before -> $(origin_requests), non-2xx ${bad:-?})"
@@ -275,12 +289,15 @@ hit_round() { # case round
     for attempt in $(seq 0 "$STEAL_RETRIES"); do
         ticks=$(cpu_ticks)
         line=""
+        cpu=""
         for tier in $TIERS; do
-            checked_run "${TIER_PORT[$tier]}" "$1"
+            checked_run "${TIER_PORT[$tier]}" "$1" "${TIER_PID[$tier]}"
             line+=" $RUN_RPS $RUN_P99"
+            cpu+=" $RUN_CPU"
         done
-        checked_run "$CACHE_PORT" "$1"
+        checked_run "$CACHE_PORT" "$1" "$NGINX_PID"
         line="$RUN_RPS $RUN_P99$line"
+        cpu="$RUN_CPU$cpu"
         steal=$(steal_since "$ticks")
         if awk -v s="$steal" -v m="$STEAL_MAX" 'BEGIN { exit !(s <= m) }'; then
             kept=1
@@ -290,7 +307,9 @@ hit_round() { # case round
             "attempt $((attempt + 1)) of $((STEAL_RETRIES + 1))" >&2
     done
     echo "$kept $steal $line" >>"$WORK/hits-$1.txt"
-    echo "  $1 round $2: nginx $line (req/s p99-ms, then each larder tier: $TIERS), steal $steal%" >&2
+    echo "$kept $cpu" >>"$WORK/cpu-$1.txt"
+    echo "  $1 round $2: nginx $line (req/s p99-ms, then each larder tier: $TIERS), steal $steal%;" \
+        "CPU µs a hit: nginx $cpu" >&2
 }
 
 # Thousands separated by spaces, as the README's tables have them.
@@ -313,10 +332,11 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); entries pre-filled:
 echo "hits: wrk -t1 -c$CONNECTIONS -d$DURATION, $ROUNDS interleaved round(s) (each larder tier: $TIERS, then nginx);" \
     "caches on CPU 0, wrk and the origin on CPU 1; rounds with more than $STEAL_MAX% stolen are left out of the medians"
 ticks_all=$(cpu_ticks)
-declare -A RATIO P99RATIO
+declare -A RATIO P99RATIO CPURATIO
 DETAIL=()
 for c in $CASES; do
     : >"$WORK/hits-$c.txt"
+    : >"$WORK/cpu-$c.txt"
     for round in $(seq "$ROUNDS"); do hit_round "$c" "$round"; done
     # Medians over the kept rounds; when every round was disturbed, over all of them, marked with "*".
     keep=1 mark=""
@@ -325,9 +345,12 @@ for c in $CASES; do
     kept=$(awk -v k="$keep" '$1 >= k' "$WORK/hits-$c.txt" | wc -l)
     nr=$(rows 3 | median)
     np=$(rows 4 | median)
+    cpu_rows() { awk -v k="$keep" -v f="$1" '$1 >= k { print $f }' "$WORK/cpu-$c.txt"; }
+    nc=$(cpu_rows 2 | median)
     DETAIL+=("$(md_row "$(case_title "$c")" nginx "$(group "$nr")" "$(printf %.2f "$np") ms" "" "" "" \
-        "$(rss_mib "$NGINX_PID") MiB" "$kept/$ROUNDS$mark")")
+        "$(printf %.1f "$nc")" "" "$(rss_mib "$NGINX_PID") MiB" "$kept/$ROUNDS$mark")")
     field=5
+    cpu_field=3
     for tier in $TIERS; do
         lr=$(rows "$field" | median)
         lp=$(rows $((field + 1)) | median)
@@ -336,12 +359,15 @@ for c in $CASES; do
         pr=$(awk -v k="$keep" -v f="$field" '$1 >= k { print $(f + 1) / $4 }' "$WORK/hits-$c.txt" | median)
         wins=$(awk -v k="$keep" -v f="$field" '$1 >= k && $(f + 1) <= $4 { n++ } END { print n + 0 }' \
             "$WORK/hits-$c.txt")
+        lc=$(cpu_rows "$cpu_field" | median)
         RATIO[$c,$tier]="$(ratio "$lr" "$nr")$mark"
         P99RATIO[$c,$tier]="$(printf %.2f "$pr")$mark"
+        CPURATIO[$c,$tier]="$(ratio "$lc" "$nc")$mark"
         DETAIL+=("$(md_row "$(case_title "$c")" "${TIER_TITLE[$tier]}" "$(group "$lr")" "$(printf %.2f "$lp") ms" \
-            "${RATIO[$c,$tier]}" "${P99RATIO[$c,$tier]}" "$wins/$kept" "$(rss_mib "${TIER_PID[$tier]}") MiB" \
-            "$kept/$ROUNDS$mark")")
+            "${RATIO[$c,$tier]}" "${P99RATIO[$c,$tier]}" "$wins/$kept" "$(printf %.1f "$lc")" "${CPURATIO[$c,$tier]}" \
+            "$(rss_mib "${TIER_PID[$tier]}") MiB" "$kept/$ROUNDS$mark")")
         field=$((field + 2))
+        cpu_field=$((cpu_field + 1))
     done
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg);" \
@@ -359,13 +385,17 @@ for tier in $TIERS; do
     line="| ${TIER_TITLE[$tier]}: p99 |"
     for c in $CASES; do line+=" ${P99RATIO[$c,$tier]} |"; done
     echo "$line"
+    line="| ${TIER_TITLE[$tier]}: CPU a hit (lower is better) |"
+    for c in $CASES; do line+=" ${CPURATIO[$c,$tier]} |"; done
+    echo "$line"
 done
 echo
-echo "| case | server | req/s | p99 | larder / nginx | p99 ratio | p99 ≤ | RSS | rounds kept |"
-echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+echo "| case | server | req/s | p99 | larder / nginx | p99 ratio | p99 ≤ | CPU µs a hit | CPU ratio | RSS | rounds kept |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 printf '%s\n' "${DETAIL[@]}"
 echo "(p99 ratio: the median over the kept rounds of larder's p99 / nginx's; p99 ≤: rounds in which larder's was"
-echo "no higher; * every round was disturbed, medians over all of them.)"
+echo "no higher; CPU µs a hit: the server's user and system time over the answered requests, the figure other"
+echo "load on the machine disturbs least; * every round was disturbed, medians over all of them.)"
 
 # The tier the miss measurements use: the first one asked for.
 MISS_TIER=${TIERS%% *}

@@ -119,7 +119,10 @@ extension SQLiteCacheStore {
 
     static func encodeNames(_ names: [String]) -> String { names.joined(separator: ",") }
 
-    static func decodeNames(_ text: String) -> [String] { text.split(separator: ",").map(String.init) }
+    static func decodeNames(_ text: String) -> [String] {
+        // On bytes: splitting the String splits Characters, which cost 7 000 instructions a lookup.
+        text.utf8.split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }
+    }
 
     /// A condition selecting URLs that start with `prefix`. An ASCII-ended prefix becomes a range on
     /// the `entry_url` index (`prefix <= url < prefix with its last byte + 1`); otherwise a scan.

@@ -32,6 +32,15 @@ public struct CRC32: Sendable, Hashable {
         value = UInt32(truncatingIfNeeded: crc32_z(uLong(value), base + folded, bytes.count - folded))
     }
 
+    /// Feeds bytes whose own checksum is already known, without reading them (zlib's `crc32_combine`):
+    /// the checksum of a body from its chunks' checksums.
+    /// - Parameters:
+    ///   - checksum: the CRC-32 of the next bytes on their own.
+    ///   - length: how many bytes that was.
+    public mutating func append(checksum: UInt32, length: Int) {
+        value = UInt32(truncatingIfNeeded: crc32_combine(uLong(value), uLong(checksum), .init(length)))
+    }
+
     /// Feeds more bytes.
     /// - Parameter bytes: the next bytes; copied first when they are not stored contiguously.
     public mutating func update(_ bytes: some Collection<UInt8>) {

@@ -72,4 +72,18 @@ import Zlib
             #expect(CRC32.checksum([UInt8](repeating: 0, count: count)) == ReferenceCRC32.checksumOfZeros(count: count))
         }
     }
+
+    /// A body's checksum from its chunks' checksums (how the store checks a body kept as it came) must be
+    /// the checksum of the whole, whatever the chunk sizes, empty ones included.
+    @Test(arguments: [[0], [1, 0, 5], [64, 64, 64], [65_536, 65_536, 1_234], [3, 100_000]])
+    func checksumsAppendedByLengthEqualTheWhole(lengths: [Int]) {
+        let bytes = CacheCoreFixtures.randomBody(length: lengths.reduce(0, +), seed: 11)
+        var combined = CRC32()
+        var offset = 0
+        for length in lengths {
+            combined.append(checksum: CRC32.checksum(bytes[offset..<offset + length]), length: length)
+            offset += length
+        }
+        #expect(combined.value == ReferenceCRC32.checksum(bytes))
+    }
 }

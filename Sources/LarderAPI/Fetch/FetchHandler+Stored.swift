@@ -43,9 +43,12 @@ extension FetchHandler {
                 // A small body, or one the hot tier will keep, is read here, on the executor already
                 // running this lookup: one hop instead of a second executor round trip per piece, and a
                 // corrupt chunk still turns into a refetch rather than an aborted response.
-                var body: [UInt8] = []
-                body.reserveCapacity(reader.length)
-                while let piece = try reader.next() { body.append(contentsOf: piece) }
+                // A body of one chunk is that chunk: no second copy.
+                var body = try reader.next() ?? []
+                if body.count < reader.length {
+                    body.reserveCapacity(reader.length)
+                    while let piece = try reader.next() { body.append(contentsOf: piece) }
+                }
                 if form == .identity, call.decision.validateImage, entry.imageFormat != nil,
                     let rejection = ImageValidator(
                         limits: service.configuration.imageLimits, allowSVG: call.decision.allowSVG

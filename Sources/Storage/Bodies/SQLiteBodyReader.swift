@@ -13,7 +13,7 @@ final class SQLiteBodyReader: CacheBodyReader {
     private struct State {
         var sequence: Int
         /// The first chunk, loaded (and CRC-checked) by `init`.
-        var loaded: [UInt8]?
+        var loaded: Chunk?
         var crc = CRC32()
         var inflater: ChunkInflater?
         var done = false
@@ -68,13 +68,14 @@ final class SQLiteBodyReader: CacheBodyReader {
             }
             let sequence = state.sequence
             state.sequence += 1
-            let stored: [UInt8]
+            let chunk: Chunk
             if let loaded = state.loaded {
-                stored = loaded
+                chunk = loaded
                 state.loaded = nil
             } else {
-                stored = try loadChunk(sequence)
+                chunk = try loadChunk(sequence)
             }
+            let stored = chunk.data
             if case .gzip = form {
                 var piece = sequence == 0 ? GzipFraming.header + stored : stored
                 if sequence == lastSequence {
@@ -105,7 +106,13 @@ final class SQLiteBodyReader: CacheBodyReader {
                 let to = min(range.upperBound - chunkStart, plain.count)
                 return Array(plain[from..<to])
             default:
-                state.crc.update(plain)
+                if state.inflater == nil {
+                    // Stored as it came: the chunk's checksum, just verified, is the checksum of these
+                    // bytes, so the body's is combined from it rather than computed over them again.
+                    state.crc.append(checksum: chunk.crc, length: plain.count)
+                } else {
+                    state.crc.update(plain)
+                }
                 if isLastChunk && state.crc.value != entry.crc32 {
                     throw corrupt("body CRC-32 \(state.crc.value) does not match the recorded \(entry.crc32)")
                 }
@@ -114,14 +121,22 @@ final class SQLiteBodyReader: CacheBodyReader {
         }
     }
 
+    /// A stored chunk's bytes and their verified CRC-32.
+    private struct Chunk {
+        let data: [UInt8]
+        let crc: UInt32
+    }
+
     /// Reads one stored chunk and checks its CRC-32 before copying it out of SQLite.
-    private func loadChunk(_ sequence: Int) throws -> [UInt8] {
+    private func loadChunk(_ sequence: Int) throws -> Chunk {
         let id = entry.bodyID << StorageSchema.chunkIDShift | Int64(sequence)
         let read = try store.guarded("read chunk") {
             try store.database.read { connection in
-                try connection.queryFirst(Self.chunkQuery, [.integer(id)]) { row -> [UInt8]? in
+                try connection.queryFirst(Self.chunkQuery, [.integer(id)]) { row -> Chunk? in
                     let recorded = UInt32(truncatingIfNeeded: row.int64(0))
-                    return row.withBlob(1) { data in CRC32.checksum(data) == recorded ? Array(data) : nil }
+                    return row.withBlob(1) { data in
+                        CRC32.checksum(data) == recorded ? Chunk(data: Array(data), crc: recorded) : nil
+                    }
                 }
             }
         }
