@@ -64,6 +64,7 @@ struct ServeCommand: ParsableCommand {
             configuration: settings.listening.serverConfiguration, responder: wired.responder, accessLog: accessLog,
             onError: { error in Logger(label: "larder").error("\(error)") })
         metrics.http.attach(server)
+        wired.readiness.attach(server)
         // Before "listening on": whoever waits for that line (an orchestrator, a script, a test) may send
         // SIGTERM at once; the signals are blocked since the start of `run`, so it waits for the source.
         SignalDrain.install(
