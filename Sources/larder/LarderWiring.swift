@@ -37,12 +37,15 @@ enum LarderWiring {
         router.add(.get, "/livez", LivenessHandler())
         router.add(.get, "/healthz", LivenessHandler())
         router.add(.get, "/openapi.yaml", OpenAPIResponder())
+        // The filters file first: an invalid one stops the start before any database is created.
+        let declared = try settings.filters.file.map { path throws in try FiltersFile.load(path: path) }
         let store = try openCacheStore(settings: settings, logger: logger)
         startMaintenance(store: store, settings: settings, logger: logger)
         // The filter chain decides for /fetch; explain judges addresses with the fetch path's policy.
         let registry = try mountFiltersAPI(
             on: &router, store: store, settings: settings,
-            addressPolicy: AddressPolicy(allowNetworks: settings.fetch.allowNetworks), logger: logger)
+            addressPolicy: AddressPolicy(allowNetworks: settings.fetch.allowNetworks), declared: declared,
+            logger: logger)
         // One set of storage queues for /fetch and /cache: a thread pool per route family would only
         // multiply the threads blocking on one SQLite writer. /cache changes entries through the fetch
         // service's store, so deletes and purges reach the in-memory hot entries too.

@@ -25,7 +25,7 @@ import Testing
 
     @Test func serveHelpNamesEveryAdminRouteOfTheContract() async throws {
         let paths = try Self.adminPaths()
-        #expect(paths.count >= 7, "\(paths)")
+        #expect(paths.count >= 8, "\(paths)")
         let help = try await LarderProcess.run(["serve", "--help"])
         // Help wraps its lines: compare with the spaces between words, not the line breaks.
         let text = help.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")

@@ -58,7 +58,8 @@ import Testing
     func missingDatabaseNamesWhereItsPathCameFrom(_ command: String) async throws {
         let directory = StorageTestDirectory()
         let arguments = command == "backup" ? [command, directory.file("copy.db")] : [command]
-        let fromEnvironment = try await LarderProcess.run(arguments, environment: ["LARDER_DB": directory.file("no.db")])
+        let fromEnvironment = try await LarderProcess.run(
+            arguments, environment: ["LARDER_DB": directory.file("no.db")])
         #expect(fromEnvironment.status != 0)
         #expect(
             fromEnvironment.output

@@ -12,7 +12,8 @@ import Testing
         let flag = try await LarderProcess.run(["--version"])
         #expect(flag.status == 0)
         let version = flag.output.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(version.split(separator: ".").count == 3 && version.allSatisfy { $0.isNumber || $0 == "." }, "\(version)")
+        #expect(
+            version.split(separator: ".").count == 3 && version.allSatisfy { $0.isNumber || $0 == "." }, "\(version)")
         let command = try await LarderProcess.run(["version"])
         #expect(command.status == 0)
         #expect(command.output == version + "\n")
