@@ -16,7 +16,7 @@ run_example() {
 last_head() { awk '/^HTTP\//{h=""} {h=h $0 "\n"} END{printf "%s", h}' "$EXAMPLE_HEAD" | tr -d '\r'; }
 last_status() { last_head | head -1 | awk '{print $2}'; }
 expect_status() {
-    [[ "$(last_status)" == "$1" ]] || example_failed "status ${status:-$(last_status)}, the README says $1"
+    [[ "$(last_status)" == "$1" ]] || example_failed "status $(last_status), the README says $1"
 }
 expect_success() {
     local status
@@ -28,7 +28,7 @@ expect_success() {
 expect_header() {
     local name=$1 value=$2 line actual
     # The field must be there: `Age: ...` documents an Age header, whatever its value.
-    line=$(last_head | grep -i "^$name:" | head -1) || example_failed "no $name header; the README says '$value'"
+    line=$(last_head | grep -i -m1 "^$name:") || example_failed "no $name header; the README says '$value'"
     actual=$(cut -d: -f2- <<<"$line" | sed 's/^ *//')
     if [[ "$value" == *... ]]; then
         [[ -n "$actual" && "$actual" == "${value%...}"* ]] || example_failed "$name is '$actual', the README says '$value'"
