@@ -145,6 +145,8 @@ if ((healthy == 0)); then
     exit 1
 fi
 [[ -f $LARDER_DB ]] || { echo "check-container: no database at $LARDER_DB"; exit 1; }
+# compose's healthcheck: readiness (GET /readyz) on the same environment.
+"$bin" health --ready --timeout 1 || { echo "check-container: larder health --ready failed"; exit 1; }
 kill -TERM "$server"
 wait "$server" || { echo "check-container: serve did not exit 0 on SIGTERM"; exit 1; }
 server=""

@@ -12,3 +12,10 @@ if [[ "$expected" != "$actual" ]]; then
     exit 1
 fi
 echo "README settings table matches larder settings --markdown"
+# README is for its readers (issue 20): reference material goes to docs/, measurement history to
+# Benchmarks/README.md.
+lines=$(wc -l <README.md)
+if ((lines > 450)); then
+    echo "README.md has $lines lines, more than 450: move reference material to docs/ or Benchmarks/README.md" >&2
+    exit 1
+fi

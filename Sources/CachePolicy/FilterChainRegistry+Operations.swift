@@ -12,6 +12,29 @@ extension FilterChainRegistry {
         try update(precondition: precondition) { $0 = filters }
     }
 
+    /// Puts ``FilterChain/defaultFilters`` back as the whole chain (`POST /filters/defaults`).
+    ///
+    /// - Parameter precondition: The `If-Match` check, if any.
+    /// - Returns: The new chain.
+    /// - Throws: See ``update(precondition:_:)``.
+    @discardableResult
+    public func restoreDefaults(precondition: ((Int) -> Bool)? = nil) throws -> FilterChain {
+        try update(precondition: precondition) { $0 = FilterChain.defaultFilters }
+    }
+
+    /// Makes `filters` the chain unless it already is (same filters, same order, same canonical JSON), so
+    /// that a filters file applied at every start bumps the version only when it changed.
+    ///
+    /// - Parameter filters: The chain the file declares.
+    /// - Returns: Whether the chain changed.
+    /// - Throws: See ``update(precondition:_:)``.
+    @discardableResult
+    public func adopt(_ filters: [FilterDefinition]) throws -> Bool {
+        guard chain.filters.map(\.canonicalJSON) != filters.map(\.canonicalJSON) else { return false }
+        try update { $0 = filters }
+        return true
+    }
+
     /// Adds a filter at the end, or just before the one named `before` (`POST /filters`).
     ///
     /// - Parameters:

@@ -19,19 +19,23 @@ public final class FilterChainRegistry: FilterDecider {
     private let changes = Mutex<Void>(())
 
     /// Loads the chain from the store; a database that never held a chain (version 0, no filters) is
-    /// given ``FilterChain/defaultFilters`` and saved at version 1.
+    /// given `initialFilters` (``FilterChain/defaultFilters`` unless a filters file seeds it) and saved at
+    /// version 1.
     ///
     /// - Parameters:
     ///   - store: Where the chain is persisted.
     ///   - defaultPolicy: What happens to requests no filter owns.
+    ///   - initialFilters: The chain a new database starts with.
     /// - Throws: `FilterChainError.corruptRecord` when a stored filter does not decode; the store's errors.
-    public init(store: any CacheStore, defaultPolicy: FilterDefaultPolicy = .http) throws {
+    public init(
+        store: any CacheStore, defaultPolicy: FilterDefaultPolicy = .http,
+        initialFilters: [FilterDefinition] = FilterChain.defaultFilters
+    ) throws {
         self.store = store
         self.defaultPolicy = defaultPolicy
         var record = try store.loadFilterChain()
         if record.version == 0 && record.filters.isEmpty {
-            record = try store.saveFilterChain(
-                FilterChain.defaultFilters.map(Self.record), expectedVersion: 0)
+            record = try store.saveFilterChain(initialFilters.map(Self.record), expectedVersion: 0)
         }
         var filters: [FilterDefinition] = []
         for stored in record.filters {

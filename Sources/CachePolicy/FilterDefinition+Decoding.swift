@@ -7,8 +7,8 @@ extension FilterDefinition {
     public static let maximumBytes = 1 << 40
     /// The most entries any list in a filter may hold.
     public static let maximumListCount = 64
-    /// Names no filter may take, because a route uses them (`/filters/explain`).
-    public static let reservedNames: Set<String> = ["explain"]
+    /// Names no filter may take, because a route uses them (`/filters/explain`, `/filters/defaults`).
+    public static let reservedNames: Set<String> = ["explain", "defaults"]
 
     /// Decodes one filter from JSON text, strictly: unknown fields, wrong types, out-of-range values and
     /// bad names are errors naming the field's path.

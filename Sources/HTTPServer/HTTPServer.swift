@@ -74,6 +74,10 @@ public final class HTTPServer: @unchecked Sendable {
     /// The number of connections accepted since `start()`, including those refused at the limit (metrics).
     public var acceptedConnectionCount: Int { acceptedConnections.load(ordering: .relaxed) }
 
+    /// Whether `shutdown` has begun: the server no longer accepts, and answers only what is in flight
+    /// (readiness reports it).
+    public var isDraining: Bool { drainSignal.isDraining }
+
     /// Binds, listens and starts accepting connections.
     /// - Throws: `SocketError` when the address cannot be parsed, bound or listened on.
     public func start() throws(SocketError) {

@@ -17,6 +17,11 @@ public import Upstream
 /// | `PUT /filters/<name>` | replace it in place (200), or create it at the end of the chain (201) |
 /// | `DELETE /filters/<name>` | remove it; 200 with the new chain |
 /// | `GET /filters/explain?url=U` | the dry run (see `FiltersExplainHandler`) |
+/// | `POST /filters/defaults` | put the default chain back (`FilterChain.defaultFilters`); 200 with the chain |
+///
+/// When a filters file in `replace` mode owns the chain (`owner`), every change answers 409
+/// `filters-owned-by-file`: the file is applied at every start, so a change through the API would be
+/// undone silently by the next one.
 ///
 /// `POST` answers 409 on a duplicate name and 404 when `before` names nothing. A `PUT /filters/<name>`
 /// body may leave `name` out; when given, it must be `<name>` (renaming is delete and add).
@@ -33,6 +38,9 @@ public struct FiltersAPI: Sendable {
     public let executor: StorageExecutor
     /// Resolves a host and judges each address (blocking), for explain.
     public let addressVerdicts: @Sendable (String) -> [(address: IPAddress, verdict: AddressVerdict)]
+    /// What owns the chain instead of the API (`the filters file /etc/larder/filters.json`), `nil` when
+    /// the API may change it.
+    public let owner: String?
 
     /// Creates the API.
     ///
@@ -41,17 +49,20 @@ public struct FiltersAPI: Sendable {
     ///   - executor: Runs saves and resolution.
     ///   - addressPolicy: The fetch path's address policy (with its allow-networks), for explain.
     ///   - addressVerdicts: Replaces resolution through `addressPolicy` (tests that must not use DNS).
+    ///   - owner: What owns the chain instead of the API, for the 409 of a change; `nil` when the API does.
     public init(
         registry: FilterChainRegistry, executor: StorageExecutor, addressPolicy: AddressPolicy = AddressPolicy(),
-        addressVerdicts: (@Sendable (String) -> [(address: IPAddress, verdict: AddressVerdict)])? = nil
+        addressVerdicts: (@Sendable (String) -> [(address: IPAddress, verdict: AddressVerdict)])? = nil,
+        owner: String? = nil
     ) {
+        self.owner = owner
         self.registry = registry
         self.executor = executor
         self.addressVerdicts = addressVerdicts ?? { addressPolicy.verdicts(resolving: $0) }
     }
 
     /// Adds the routes to a router, each behind the admin guard. `/filters/explain` is added before
-    /// `/filters/<name>`, which is why `explain` is a reserved filter name.
+    /// `/filters/<name>`, which is why `explain` and `defaults` are reserved filter names.
     ///
     /// - Parameters:
     ///   - router: The router.
@@ -59,12 +70,17 @@ public struct FiltersAPI: Sendable {
     public func mount(on router: inout Router, access: AdminAccess) {
         let chain = FiltersChainHandler(api: self)
         let item = FiltersItemHandler(api: self)
+        // Every change goes to the refusal when a file owns the chain; reads are the same either way.
+        let owned = owner.map { FiltersOwnedHandler(owner: $0) }
         router.addAdmin(.get, "/filters/explain", access: access, FiltersExplainHandler(api: self))
-        for method in [HTTPMethod.get, .put, .post, .delete] {
-            router.addAdmin(method, "/filters", access: access, chain)
+        router.addAdmin(.post, "/filters/defaults", access: access, owned ?? FiltersDefaultsHandler(api: self))
+        router.addAdmin(.get, "/filters", access: access, chain)
+        for method in [HTTPMethod.put, .post, .delete] {
+            router.addAdmin(method, "/filters", access: access, owned ?? chain)
         }
-        for method in [HTTPMethod.get, .put, .delete] {
-            router.addAdmin(method, "/filters/:name", access: access, item)
+        router.addAdmin(.get, "/filters/:name", access: access, item)
+        for method in [HTTPMethod.put, .delete] {
+            router.addAdmin(method, "/filters/:name", access: access, owned ?? item)
         }
     }
 

@@ -16,12 +16,14 @@ public enum FiltersProblemType {
     public static let invalidPrecondition = HTTPProblemType.uri("invalid-precondition")
     /// The body is not `application/json` (415, RFC 9110 §15.5.16).
     public static let unsupportedMediaType = HTTPProblemType.uri("unsupported-media-type")
+    /// The chain is declared by a filters file in `replace` mode, so the API may not change it (409).
+    public static let ownedByFile = HTTPProblemType.uri("filters-owned-by-file")
     /// The `url` of `/filters/explain` is not an absolute http(s) URL Larder accepts (400).
     public static let invalidURL = HTTPProblemType.uri("invalid-url")
 
     /// Every type URI of `/filters`.
     public static let all: [String] = [
         invalidFilter, filterExists, filterNotFound, preconditionFailed, invalidPrecondition, unsupportedMediaType,
-        invalidURL,
+        invalidURL, ownedByFile,
     ]
 }

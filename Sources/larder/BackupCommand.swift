@@ -30,6 +30,7 @@ struct BackupCommand: ParsableCommand {
         let source = try StoreSettings.resolving(
             flags: [Self.store.$databasePath.flag: db], in: ProcessInfo.processInfo.environment
         ).databasePath
+        guard DatabaseFileCheck.exists(source, command: "backup", flag: db) else { throw ExitCode.failure }
         guard access(source, R_OK) == 0 else {
             print("larder backup: cannot read \(source)")
             throw ExitCode.failure

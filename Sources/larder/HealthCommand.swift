@@ -2,11 +2,12 @@ import ArgumentParser
 import Foundation
 import LarderApp
 
-/// `larder health`: exits 0 when a server answers `GET /healthz` with 200 in time; the container's
-/// `HEALTHCHECK`. Prints one line either way, so `docker inspect` shows why a check failed.
+/// `larder health`: exits 0 when a server answers `GET /livez` (with `--ready`, `GET /readyz`) with 200 in
+/// time; the container's `HEALTHCHECK`. Prints one line either way, so `docker inspect` shows why a check
+/// failed.
 struct HealthCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "health", abstract: "Exit 0 when the server answers /healthz with 200.",
+        commandName: "health", abstract: "Exit 0 when the server answers /livez (or /readyz) with 200.",
         discussion: """
             Without --url it asks the server this environment configures: LARDER_HOST (0.0.0.0 and :: \
             become loopback) and LARDER_PORT.
@@ -14,6 +15,8 @@ struct HealthCommand: ParsableCommand {
 
     @Option(help: "The server, e.g. http://127.0.0.1:8080 (its path is ignored).") var url: String?
     @Option(help: "Seconds to wait for the answer.") var timeout: Double = 3
+    @Flag(help: "Ask /readyz (draining, store writable) instead of /livez (the process answers).")
+    var ready = false
 
     func run() throws {
         let server: String
@@ -25,13 +28,16 @@ struct HealthCommand: ParsableCommand {
             throw ExitCode.failure
         }
         do {
-            let target = try CommandHTTPClient.Target(url: server, path: "/healthz")
+            let path = ready ? "/readyz" : "/livez"
+            let target = try CommandHTTPClient.Target(url: server, path: path)
             let response = try CommandHTTPClient(timeout: timeout).send("GET", to: target)
             guard response.status == 200 else {
-                print("unhealthy: \(target.authority) answered /healthz with \(response.status)")
+                // /readyz says why in its body; one line of it is what `docker inspect` shows.
+                let body = String(decoding: response.body.prefix(300), as: UTF8.self)
+                print("unhealthy: \(target.authority) answered \(path) with \(response.status) \(body)")
                 throw ExitCode.failure
             }
-            print("healthy: \(target.authority) answered /healthz with 200")
+            print("healthy: \(target.authority) answered \(path) with 200")
         } catch let error as CommandHTTPError {
             print("unhealthy: \(error)")
             throw ExitCode.failure

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LarderAPI
 import LarderApp
 
 /// The `larder` command: a caching fetch service.
@@ -11,12 +12,23 @@ struct Larder: ParsableCommand {
             Every setting of `larder serve` is a flag with a LARDER_* environment twin; the flag wins \
             over the environment, the environment over the default. See `larder serve --help`.
             """,
+        version: LarderVersion.current,
         subcommands: [
             ServeCommand.self, SettingsCommand.self, HealthCommand.self, StatsCommand.self, BackupCommand.self,
-            FanoutCommand.self,
+            FanoutCommand.self, VersionCommand.self,
         ],
         defaultSubcommand: nil
     )
+}
+
+/// `larder version`: prints the version, as `larder --version` does.
+struct VersionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "version", abstract: "Print the version (as --version, /metrics and /openapi.yaml say it).")
+
+    func run() {
+        print(LarderVersion.current)
+    }
 }
 
 /// `larder settings --markdown`: prints the settings table for the README.

@@ -15,6 +15,8 @@ enum LarderWiring {
     struct Wired {
         /// The router with all routes.
         let responder: any HTTPResponder
+        /// `/readyz`; attach the server to it once the server exists, so that a drain makes it 503.
+        let readiness: ReadinessHandler
         /// Writes what is still only in memory (hit counts of the hot tier and the store) to the
         /// database; call after the drain, before exiting.
         let finish: @Sendable () -> Void
@@ -31,14 +33,19 @@ enum LarderWiring {
         settings: ServeSettings, logger: Logger, metrics: ServeMetrics = ServeMetrics()
     ) throws -> Wired {
         var router = Router()
-        router.add(.get, "/healthz", HealthResponder())
+        // `/healthz` is the older name of `/livez`, kept for the probes and scripts that use it.
+        router.add(.get, "/livez", LivenessHandler())
+        router.add(.get, "/healthz", LivenessHandler())
         router.add(.get, "/openapi.yaml", OpenAPIResponder())
+        // The filters file first: an invalid one stops the start before any database is created.
+        let declared = try settings.filters.file.map { path throws in try FiltersFile.load(path: path) }
         let store = try openCacheStore(settings: settings, logger: logger)
         startMaintenance(store: store, settings: settings, logger: logger)
         // The filter chain decides for /fetch; explain judges addresses with the fetch path's policy.
         let registry = try mountFiltersAPI(
             on: &router, store: store, settings: settings,
-            addressPolicy: AddressPolicy(allowNetworks: settings.fetch.allowNetworks), logger: logger)
+            addressPolicy: AddressPolicy(allowNetworks: settings.fetch.allowNetworks), declared: declared,
+            logger: logger)
         // One set of storage queues for /fetch and /cache: a thread pool per route family would only
         // multiply the threads blocking on one SQLite writer. /cache changes entries through the fetch
         // service's store, so deletes and purges reach the in-memory hot entries too.
@@ -49,9 +56,11 @@ enum LarderWiring {
             logger: logger)
         mountCacheAPI(on: &router, store: fetch.store, executor: executor, settings: settings, logger: logger)
         metrics.registry.register(StoreMetrics(store: store))
-        // A scrape is public like /healthz: it names no URL, key or client.
+        // A scrape is public like /livez and /readyz: it names no URL, key or client.
         router.add(.get, "/metrics", MetricsHandler(registry: metrics.registry, executor: executor))
-        return Wired(responder: router) {
+        let readiness = ReadinessHandler(service: fetch, storeProbe: { try store.probeWrite() })
+        router.add(.get, "/readyz", readiness)
+        return Wired(responder: router, readiness: readiness) {
             // Callers are answered before their responses are written: the store gets the same grace to
             // finish those writes, so that a response answered before SIGTERM is not lost by the exit.
             let unfinished = fetch.waitForStores(until: .now() + settings.listening.shutdownGrace)
@@ -66,17 +75,5 @@ enum LarderWiring {
                 logger.error("hit counts not written at shutdown", metadata: ["error": "\(error)"])
             }
         }
-    }
-}
-
-/// `GET /healthz`: 200 `{"status":"ok"}` while the process serves.
-struct HealthResponder: HTTPResponder {
-    // Built once: the answer never changes, so no request pays for building it.
-    private static let response = HTTPResponse(
-        status: .ok, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")]),
-        body: .bytes(Array(#"{"status":"ok"}"#.utf8)))
-
-    func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
-        writer.send(Self.response)
     }
 }

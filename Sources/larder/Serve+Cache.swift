@@ -39,8 +39,6 @@ extension LarderWiring {
         logger: Logger
     ) {
         let access = AdminAccess(token: settings.admin.token)
-        logger.debug(
-            "admin API \(access.requiresToken ? "requires the bearer token" : "answers loopback clients only")")
         let api = CacheAPI(
             store: store, executor: executor,
             onBodyFailure: { key, error in

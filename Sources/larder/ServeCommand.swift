@@ -23,6 +23,19 @@ struct ServeCommand: ParsableCommand {
     private var settings: ServeSettings?
     private let environment = ProcessInfo.processInfo.environment
 
+    /// How the admin API can be reached, said once at start: a container without a token otherwise answers
+    /// 403 to every admin call with nothing in its log to say why.
+    /// - Parameter token: `--admin-token`, `nil` when unset.
+    /// - Returns: the line.
+    static func adminAccessLine(token: String?) -> String {
+        let routes = "admin API (\(AdminSettings.routes.joined(separator: ", ")))"
+        guard token != nil else {
+            return "\(routes) answers loopback clients only; set LARDER_ADMIN_TOKEN (--admin-token) to reach it "
+                + "from elsewhere with Authorization: Bearer <token>"
+        }
+        return "\(routes) requires Authorization: Bearer <LARDER_ADMIN_TOKEN> from any client"
+    }
+
     // Only the arguments come from the command line; the settings are made from them in `validate()`.
     private enum CodingKeys: CodingKey { case arguments }
 
@@ -64,6 +77,7 @@ struct ServeCommand: ParsableCommand {
             configuration: settings.listening.serverConfiguration, responder: wired.responder, accessLog: accessLog,
             onError: { error in Logger(label: "larder").error("\(error)") })
         metrics.http.attach(server)
+        wired.readiness.attach(server)
         // Before "listening on": whoever waits for that line (an orchestrator, a script, a test) may send
         // SIGTERM at once; the handler caught it since the start of `run`, so it waits in the pipe for this.
         SignalDrain.install(
@@ -76,6 +90,8 @@ struct ServeCommand: ParsableCommand {
         }
         let host = settings.listening.host
         logger.info("listening on \(host):\(server.port)", metadata: ["host": "\(host)", "port": "\(server.port)"])
+        // After "listening on", which scripts and tests wait for as the first info line.
+        logger.info("\(Self.adminAccessLine(token: settings.admin.token))")
         dispatchMain()
     }
 }

@@ -6,16 +6,13 @@ import Metrics
 /// requests and cache results (from the server's access records), then the groups the wiring
 /// registers as it builds them (fetch, store).
 struct ServeMetrics: Sendable {
-    /// Reported by `larder_build_info`.
-    static let version = "0.1.0"
-
     /// Every collector.
     let registry = MetricsRegistry()
     /// Counts the server's access records.
     let http = HTTPMetrics()
 
     init() {
-        registry.register(ProcessMetrics(version: Self.version))
+        registry.register(ProcessMetrics(version: LarderVersion.current))
         registry.register(http)
     }
 

@@ -26,6 +26,7 @@ struct StatsCommand: ParsableCommand {
             in: ProcessInfo.processInfo.environment)
         let path = store.databasePath
         let bound = store.maxSize
+        guard DatabaseFileCheck.exists(path, command: "stats", flag: db) else { throw ExitCode.failure }
         let summary: CacheDatabaseSummary
         do {
             summary = try CacheDatabaseSummary.read(path: path, topHosts: max(top, 1))

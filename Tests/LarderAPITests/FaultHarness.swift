@@ -39,6 +39,8 @@ final class FaultHarness: Sendable {
     let client: OriginClient
     let service: FetchService
     let server: HTTPServer
+    /// `/readyz` over this harness's store and service, attached to its server.
+    let readiness: ReadinessHandler
     private let failures = StoreFailureLog()
 
     init(
@@ -58,11 +60,15 @@ final class FaultHarness: Sendable {
             onStoreFailure: { url, error in failures.lines.withLock { $0.append("\(url): \(error)") } })
         var router = Router()
         router.add(.get, "/healthz", FaultHealthResponder())
+        let store = self.store
+        readiness = ReadinessHandler(service: service, storeProbe: { try store.probeWrite() })
+        router.add(.get, "/readyz", readiness)
         service.mount(on: &router, access: AdminAccess(token: nil))
         var configuration = serverConfiguration
         configuration.host = "127.0.0.1"
         configuration.port = 0
         server = HTTPServer(configuration: configuration, responder: router)
+        readiness.attach(server)
         try server.start()
     }
 

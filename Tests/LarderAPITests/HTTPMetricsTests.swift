@@ -14,7 +14,8 @@ import Testing
         ("/fetch?url=http%3A%2F%2Fa%2F", .fetch), ("/fetch", .fetch), ("/fetches", .fetches), ("/fetchx", .other),
         ("/cache", .cache), ("/cache/abc/meta", .cache), ("/cache?host=a", .cache),
         ("/filters/explain?url=x", .filters),
-        ("/healthz", .healthz), ("/metrics", .metrics), ("/openapi.yaml", .openapi), ("/openapi", .other),
+        ("/healthz", .healthz), ("/livez", .livez), ("/readyz", .readyz), ("/livezz", .other), ("/metrics", .metrics),
+        ("/openapi.yaml", .openapi), ("/openapi", .other),
         ("/", .other), ("*", .other), ("http://host/fetch?url=x", .other), ("", .other), ("//fetch", .other),
         ("/FETCH", .other), ("/unknown/fetch", .other),
     ]

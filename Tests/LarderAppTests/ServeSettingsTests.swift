@@ -105,3 +105,27 @@ import Upstream
         SettingsError.InvalidValue(source: source, rejection: SettingRejection(text: text, expected: expected))
     }
 }
+
+/// `--filters-file` and `--filters-mode`: no file and `seed` by default, the mode checked at start.
+@Suite struct FiltersSettingsTests {
+    @Test func noFileAndSeedByDefaultReplaceFromTheEnvironment() throws {
+        let defaults = try ServeSettings.resolve(flags: [:], environment: [:])
+        #expect(defaults.filters.file == nil)
+        #expect(defaults.filters.mode == .seed)
+        let replace = try ServeSettings.resolve(
+            flags: ["filters-file": "/etc/larder/filters.json"], environment: ["LARDER_FILTERS_MODE": "replace"])
+        #expect(replace.filters.file == "/etc/larder/filters.json")
+        #expect(replace.filters.mode == .replace)
+    }
+
+    @Test func anUnknownModeIsRefusedNamingTheChoices() {
+        #expect(throws: SettingsError.self) {
+            try ServeSettings.resolve(flags: ["filters-mode": "merge"], environment: [:])
+        }
+        do {
+            _ = try ServeSettings.resolve(flags: ["filters-mode": "merge"], environment: [:])
+        } catch {
+            #expect(error.description.contains("--filters-mode: 'merge' is not one of seed, replace"), "\(error)")
+        }
+    }
+}

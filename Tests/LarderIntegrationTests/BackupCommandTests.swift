@@ -94,7 +94,7 @@ import Testing
             "backup", directory.file("out.db"), "--db", directory.file("none.db"),
         ])
         #expect(result.status != 0)
-        #expect(result.output.contains("cannot read"))
+        #expect(result.output.contains("no cache database at \(directory.file("none.db")) (given by --db)"))
         #expect(!FileManager.default.fileExists(atPath: directory.file("out.db")))
         #expect(!FileManager.default.fileExists(atPath: directory.file("none.db")))
     }

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `larder health`: 0 only when `/healthz` answers 200 in time, one line of reason otherwise.
+/// `larder health`: 0 only when `/livez` (with `--ready`, `/readyz`) answers 200 in time, one line of reason otherwise.
 @Suite struct HealthCommandTests {
     @Test func runningServerIsHealthyByURLAndByEnvironment() async throws {
         let directory = StorageTestDirectory()
@@ -14,6 +14,9 @@ import Testing
         let byEnvironment = try await LarderProcess.run(
             ["health"], environment: ["LARDER_HOST": "0.0.0.0", "LARDER_PORT": "\(server.port)"])
         #expect(byEnvironment.status == 0, "\(byEnvironment.output)")
+        let ready = try await LarderProcess.run(["health", "--ready", "--url", server.url])
+        #expect(ready.status == 0, "\(ready.output)")
+        #expect(ready.output.contains("answered /readyz with 200"))
         server.stop()
         let afterStop = try await LarderProcess.run(["health", "--url", server.url])
         #expect(afterStop.status != 0)
@@ -32,13 +35,13 @@ import Testing
         let expected: String
         switch sickness {
         case .serverError:
-            stub.respond(to: "/healthz", with: .status(503))
-            expected = "answered /healthz with 503"
+            stub.respond(to: "/livez", with: .status(503))
+            expected = "answered /livez with 503"
         case .silent:
-            stub.respond(to: "/healthz", with: .silent)
+            stub.respond(to: "/livez", with: .silent)
             expected = "timed out"
         case .garbage:
-            stub.respond(to: "/healthz", with: .raw("SSH-2.0-OpenSSH\r\n\r\n"))
+            stub.respond(to: "/livez", with: .raw("SSH-2.0-OpenSSH\r\n\r\n"))
             expected = "malformed response"
         }
         let result = try await LarderProcess.run(["health", "--url", stub.url(), "--timeout", "1"])
@@ -46,6 +49,20 @@ import Testing
         #expect(result.output.hasPrefix("unhealthy: "))
         #expect(result.output.contains(expected), "\(result.output)")
         #expect(result.output.split(separator: "\n").count == 1)
+    }
+
+    @Test func notReadyIsUnhealthyWithTheReasonsOfReadyz() async throws {
+        let stub = try StubOrigin()
+        defer { stub.stop() }
+        stub.respond(to: "/livez", with: .ok(bytes: Array(#"{"status":"ok"}"#.utf8)))
+        stub.respond(
+            to: "/readyz",
+            with: StubOriginResponse(status: 503, body: Array(#"{"status":"not ready","reasons":["draining"]}"#.utf8)))
+        let live = try await LarderProcess.run(["health", "--url", stub.url()])
+        #expect(live.status == 0, "\(live.output)")
+        let ready = try await LarderProcess.run(["health", "--ready", "--url", stub.url()])
+        #expect(ready.status != 0)
+        #expect(ready.output.contains(#"answered /readyz with 503 {"status":"not ready","reasons":["draining"]}"#))
     }
 
     @Test(arguments: ["https://127.0.0.1:1/", "http://", "http://127.0.0.1:99999/", "ftp://x"])

@@ -124,7 +124,9 @@ import Testing
         #expect(!samples.contains { $0.labels.values.contains { $0.contains("secret") || $0.contains("/") } })
         let routes = Set(samples.compactMap { $0.labels["route"] })
         #expect(
-            routes.isSubset(of: ["fetch", "cache", "filters", "fetches", "healthz", "metrics", "openapi", "other"]))
+            routes.isSubset(of: [
+                "fetch", "cache", "filters", "fetches", "livez", "healthz", "readyz", "metrics", "openapi", "other",
+            ]))
     }
 
     /// Scrapes `/metrics` (parsing each answer) until `done` accepts the samples, for at most 10 s.

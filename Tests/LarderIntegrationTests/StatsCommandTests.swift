@@ -48,5 +48,24 @@ import Testing
         #expect(result.status != 0)
         #expect(result.output.hasPrefix("larder stats: "))
         #expect(!FileManager.default.fileExists(atPath: directory.file("missing.db")))
+        if name == "missing.db" {
+            #expect(result.output.contains("no cache database at \(directory.file(name)) (given by --db)"))
+        }
+    }
+
+    /// Without `--db`, the message says where the path came from (SQLite's own was "error 14").
+    @Test(arguments: ["stats", "backup"])
+    func missingDatabaseNamesWhereItsPathCameFrom(_ command: String) async throws {
+        let directory = StorageTestDirectory()
+        let arguments = command == "backup" ? [command, directory.file("copy.db")] : [command]
+        let fromEnvironment = try await LarderProcess.run(
+            arguments, environment: ["LARDER_DB": directory.file("no.db")])
+        #expect(fromEnvironment.status != 0)
+        #expect(
+            fromEnvironment.output
+                == "larder \(command): no cache database at \(directory.file("no.db")) (from LARDER_DB); it is the file `larder serve --db` writes\n"
+        )
+        #expect(!fromEnvironment.output.contains("error 14"))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("copy.db")))
     }
 }

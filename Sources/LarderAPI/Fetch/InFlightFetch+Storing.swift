@@ -94,6 +94,7 @@ extension InFlightFetch {
             case .success:
                 // Again after the commit: a hit may have put the old entry back in memory meanwhile.
                 service.hot.remove(url: url)
+                service.metrics.storeWriteSucceeded()
             case .failure(let error):
                 state.withLock {
                     $0.storing = false; $0.refusal = "store: \(error)"

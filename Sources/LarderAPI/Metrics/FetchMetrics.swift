@@ -1,5 +1,6 @@
 public import ImageSniffing
 public import Metrics
+import Synchronization
 public import Upstream
 
 /// Figures of the `/fetch` path that only it can see: origin fetches by outcome and their
@@ -70,6 +71,8 @@ public final class FetchMetrics: MetricsSource {
     private let latency = Histogram()
     private let coalesced = Counter()
     private let storeFailures = Counter()
+    /// Whether the last store write that ended succeeded (true until one fails).
+    private let lastStoreWrite = Atomic<Bool>(true)
     // One slot per format and stage, then one per stage for bytes that matched no format.
     private let imageFailures = AtomicCounters(count: (ImageFormat.allCases.count + 1) * ValidationStage.allCases.count)
     private let inFlight: @Sendable () -> Int
@@ -98,10 +101,20 @@ public final class FetchMetrics: MetricsSource {
     /// deleted file, I/O error); it was served uncached.
     public func storeWriteFailed() {
         storeFailures.increment()
+        lastStoreWrite.store(false, ordering: .relaxed)
+    }
+
+    /// Notes a response committed to the store: the store takes writes again (readiness).
+    public func storeWriteSucceeded() {
+        // A load first: on the hot path of every stored miss, the common case writes nothing.
+        if !lastStoreWrite.load(ordering: .relaxed) { lastStoreWrite.store(true, ordering: .relaxed) }
     }
 
     /// Store writes that failed.
     public var storeWriteFailureCount: Int { storeFailures.value }
+
+    /// Whether the last store write that ended failed (`/readyz` is 503 until one succeeds again).
+    public var lastStoreWriteFailed: Bool { !lastStoreWrite.load(ordering: .relaxed) }
 
     /// Counts an image that failed validation.
     /// - Parameters:

@@ -9,8 +9,12 @@ public enum MetricsRoute: Int, Sendable, CaseIterable {
     case filters
     /// `/fetches`.
     case fetches
-    /// `/healthz`.
+    /// `/healthz` (the older name of `/livez`).
     case healthz
+    /// `/livez`.
+    case livez
+    /// `/readyz`.
+    case readyz
     /// `/metrics`.
     case metrics
     /// `/openapi.yaml`.
@@ -26,6 +30,8 @@ public enum MetricsRoute: Int, Sendable, CaseIterable {
         case .filters: "filters"
         case .fetches: "fetches"
         case .healthz: "healthz"
+        case .livez: "livez"
+        case .readyz: "readyz"
         case .metrics: "metrics"
         case .openapi: "openapi"
         case .other: "other"
@@ -36,7 +42,8 @@ public enum MetricsRoute: Int, Sendable, CaseIterable {
     // allocates nothing.
     private static let segments: [(segment: [UInt8], route: MetricsRoute)] = [
         (Array("fetch".utf8), .fetch), (Array("cache".utf8), .cache), (Array("filters".utf8), .filters),
-        (Array("fetches".utf8), .fetches), (Array("healthz".utf8), .healthz), (Array("metrics".utf8), .metrics),
+        (Array("fetches".utf8), .fetches), (Array("healthz".utf8), .healthz), (Array("livez".utf8), .livez),
+        (Array("readyz".utf8), .readyz), (Array("metrics".utf8), .metrics),
         (Array("openapi.yaml".utf8), .openapi),
     ]
 

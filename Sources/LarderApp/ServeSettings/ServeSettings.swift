@@ -12,6 +12,8 @@ public struct ServeSettings: Sendable {
     public let store = StoreSettings()
     /// The origin client and `/fetch`.
     public let fetch = FetchSettings()
+    /// The filter chain declared in a file.
+    public let filters = FiltersSettings()
     /// Who may use the admin API.
     public let admin = AdminSettings()
     /// The store's background work.
