@@ -33,22 +33,28 @@ enum LarderWiring {
         var router = Router()
         router.add(.get, "/healthz", HealthResponder())
         router.add(.get, "/openapi.yaml", OpenAPIResponder())
+        // One policy for every admin route: the operator page's login sessions must be known to all of them.
+        let access = AdminAccess(token: settings.admin.token)
+        logger.debug(
+            "admin API \(access.requiresToken ? "requires the bearer token" : "answers loopback clients only")")
         let store = try openCacheStore(settings: settings, logger: logger)
         startMaintenance(store: store, settings: settings, logger: logger)
         // The filter chain decides for /fetch; explain judges addresses with the fetch path's policy.
         let registry = try mountFiltersAPI(
-            on: &router, store: store, settings: settings,
+            on: &router, store: store, settings: settings, access: access,
             addressPolicy: AddressPolicy(allowNetworks: settings.fetch.allowNetworks), logger: logger)
         // One set of storage queues for /fetch and /cache: a thread pool per route family would only
         // multiply the threads blocking on one SQLite writer. /cache changes entries through the fetch
         // service's store, so deletes and purges reach the in-memory hot entries too.
         let executor = StorageExecutor()
         let fetch = mountFetch(
-            on: &router, store: store, executor: executor, settings: settings.fetch, adminToken: settings.admin.token,
+            on: &router, store: store, executor: executor, settings: settings.fetch, access: access,
             decider: registry, listening: (settings.listening.host, settings.listening.port), metrics: metrics.registry,
             logger: logger)
-        mountCacheAPI(on: &router, store: fetch.store, executor: executor, settings: settings, logger: logger)
-        metrics.registry.register(StoreMetrics(store: store))
+        mountCacheAPI(on: &router, store: fetch.store, executor: executor, access: access, logger: logger)
+        metrics.registry.register(StoreMetrics(store: store, backlog: { fetch.storeBacklogBytes }))
+        // The operator page (/ui/): the admin routes above, seen in a browser, under the same policy.
+        OperatorPage(access: access).mount(on: &router)
         // A scrape is public like /healthz: it names no URL, key or client.
         router.add(.get, "/metrics", MetricsHandler(registry: metrics.registry, executor: executor))
         return Wired(responder: router) {

@@ -13,6 +13,7 @@ extension LarderWiring {
     ///   - router: the router.
     ///   - store: the cache store holding the chain.
     ///   - settings: the resolved settings.
+    ///   - access: the admin policy every admin route shares.
     ///   - addressPolicy: the fetch path's address policy (its allow-networks), so that explain judges
     ///     addresses exactly as fetches do.
     ///   - logger: the process logger.
@@ -20,7 +21,7 @@ extension LarderWiring {
     /// - Throws: when the stored chain cannot be loaded.
     @discardableResult
     static func mountFiltersAPI(
-        on router: inout Router, store: any CacheStore, settings: ServeSettings,
+        on router: inout Router, store: any CacheStore, settings: ServeSettings, access: AdminAccess,
         addressPolicy: AddressPolicy = AddressPolicy(), logger: Logger
     ) throws -> FilterChainRegistry {
         let registry = try FilterChainRegistry(store: store, defaultPolicy: settings.fetch.defaultPolicy)
@@ -38,7 +39,7 @@ extension LarderWiring {
             registry: registry, executor: StorageExecutor(width: 2, label: "larder.filters"),
             addressPolicy: addressPolicy
         )
-        .mount(on: &router, access: AdminAccess(token: settings.admin.token))
+        .mount(on: &router, access: access)
         return registry
     }
 }
