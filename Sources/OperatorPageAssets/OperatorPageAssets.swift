@@ -11,4 +11,6 @@ public enum OperatorPageAssets {
     public static let styleSheet: [UInt8] = PackageResources.operator_css
     /// The script (`/ui/operator.js`).
     public static let script: [UInt8] = PackageResources.operator_js
+    /// The icon (`/ui/icon.svg`), so that a browser asks for no `/favicon.ico` (a 404 in its console).
+    public static let icon: [UInt8] = PackageResources.icon_svg
 }

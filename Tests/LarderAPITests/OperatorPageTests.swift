@@ -145,7 +145,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["/ui/", "/ui/operator.js", "/ui/operator.css"])
+    @Test(arguments: ["/ui/", "/ui/operator.js", "/ui/operator.css", "/ui/icon.svg"])
     func pageResponsesCarryAStrictPolicy(path: String) async throws {
         try await withHarness { harness in
             let response = try harness.request("GET", path)

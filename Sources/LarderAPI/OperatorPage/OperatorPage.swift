@@ -10,7 +10,7 @@ import OperatorPageAssets
 /// | --- | --- |
 /// | `GET /ui` | 308 to `/ui/` |
 /// | `GET /ui/` | the page to an admin client; the login form to a browser without a session while a token is configured |
-/// | `GET /ui/operator.js`, `/ui/operator.css` | the page's script and style sheet |
+/// | `GET /ui/operator.js`, `/ui/operator.css`, `/ui/icon.svg` | the page's script, style sheet and icon |
 /// | `POST /ui/login` | the form's token: 303 to `/ui/` with the session cookie, or 401 with the form again |
 /// | `POST /ui/logout` | ends the session and clears the cookie (204) |
 ///
@@ -39,6 +39,7 @@ public struct OperatorPage: Sendable {
         router.add(.get, "/ui/", OperatorPageHandler(access: access))
         router.add(.get, "/ui/operator.js", OperatorAssetHandler(access: access, response: Self.script))
         router.add(.get, "/ui/operator.css", OperatorAssetHandler(access: access, response: Self.styleSheet))
+        router.add(.get, "/ui/icon.svg", OperatorAssetHandler(access: access, response: Self.icon))
         router.add(.post, "/ui/login", OperatorLoginHandler(access: access))
         router.add(.post, "/ui/logout", OperatorLogoutHandler(access: access))
     }
@@ -73,6 +74,10 @@ public struct OperatorPage: Sendable {
     static let styleSheet = HTTPResponse(
         status: .ok, headers: headers(contentType: "text/css; charset=utf-8", cacheControl: "no-cache"),
         body: .bytes(OperatorPageAssets.styleSheet))
+
+    static let icon = HTTPResponse(
+        status: .ok, headers: headers(contentType: "image/svg+xml", cacheControl: "no-cache"),
+        body: .bytes(OperatorPageAssets.icon))
 
     /// The login form with its failure line: the file's `<!--failure-->` marker replaced by a constant
     /// sentence (nothing from the request is ever written into the page).
@@ -113,8 +118,8 @@ struct OperatorPageHandler: HTTPResponder {
     }
 }
 
-/// The page's script and style sheet: to admin clients, and to anyone while a token is configured (the
-/// login form uses the style sheet; both files are the same in every build and hold no data).
+/// The page's script, style sheet and icon: to admin clients, and to anyone while a token is configured (the
+/// login form uses the style sheet and the icon; the files are the same in every build and hold no data).
 struct OperatorAssetHandler: HTTPResponder {
     let access: AdminAccess
     let response: HTTPResponse

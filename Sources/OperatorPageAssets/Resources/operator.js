@@ -98,7 +98,7 @@ function row(cells) {
 }
 
 function wrapCell(node) {
-  if (node.tagName === "TD") return node;
+  if (node.tagName === "TD" || node.tagName === "TH") return node;
   const td = document.createElement("td");
   td.append(node);
   return td;
@@ -409,7 +409,7 @@ async function loadFilters() {
     const item = element("li");
     item.append(element("strong", filter.name), document.createTextNode(` · ${filter.action}`));
     const { name, action, ...rest } = filter;
-    item.append(element("pre", JSON.stringify(rest, null, 1)));
+    item.append(element("pre", JSON.stringify(rest)));
     list.append(item);
   }
   $("fi-default").textContent = chain.filters.length ? "" : "The chain is empty: every request gets the default policy.";
