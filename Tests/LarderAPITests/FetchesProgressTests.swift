@@ -18,13 +18,16 @@ import Testing
 
     @Test func aTrickledBodyShowsGrowingBytesItsLengthItsWaitersAndItsAge() async throws {
         try await withFetchHarness { harness in
-            let length = 96 * 1024
+            let length = 128 * 1024
             let body = CacheCoreFixtures.randomBody(length: length)
-            // 4 KiB every 150 ms: about 3.6 s in all, with Content-Length announced.
-            harness.origin.respond(
-                to: "/slow",
-                with: .ok(bytes: body).header("Cache-Control", "max-age=60").trickled(
-                    chunkSize: 4096, every: .milliseconds(150)))
+            // Held until both callers have joined, then 4 KiB every 250 ms: about 8 s, with Content-Length
+            // announced, so that two readings fall inside the transfer even on a busy machine.
+            let gate = OriginGate()
+            harness.origin.respond(to: "/slow") { _ in
+                gate.pass()
+                return .ok(bytes: body).header("Cache-Control", "max-age=60").trickled(
+                    chunkSize: 4096, every: .milliseconds(250))
+            }
             let first = try harness.open("GET", harness.fetchPath("/slow"))
             let second = try harness.open("GET", harness.fetchPath("/slow"))
             defer {
@@ -32,6 +35,7 @@ import Testing
                 second.close()
             }
             #expect(await harness.waitForWaiters(2))
+            gate.open()
 
             // A first reading with some bytes in; the manual clock has not moved, so the age is 0.
             var early: [String: Any]?
