@@ -70,6 +70,18 @@ class Origin(BaseHTTPRequestHandler):
                 self.wfile.flush()
                 time.sleep(SLOW_EVERY)
             return None
+        if path == "/unsized.bin":
+            # No Content-Length: the body ends when the connection closes (HTTP/1.0), length unknown.
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Cache-Control", "max-age=3600")
+            self.end_headers()
+            for _ in range(20):
+                self.wfile.write(b"u" * SLOW_CHUNK)
+                self.wfile.flush()
+                time.sleep(SLOW_EVERY)
+            self.close_connection = True
+            return None
         if path == "/evil.svg":
             # If this script ever runs, it tells the origin (and would try the page's own API).
             port = self.server.server_address[1]
@@ -251,6 +263,8 @@ def run(check, browser):
     # In flight: a slow fetch shows a bar that advances, then goes when done.
     slow = threading.Thread(target=lambda: check.fetch("/slow.bin"), daemon=True)
     slow.start()
+    unsized = threading.Thread(target=lambda: check.fetch("/unsized.bin"), daemon=True)
+    unsized.start()
     page.click("a[href='#inflight']")
     # Other fetches come and go beside it (the background traffic's misses): find the slow one's row.
     slow_bar = ("[...document.querySelectorAll('#if-rows tr')].map((tr) => tr.querySelector('progress'))"
@@ -261,8 +275,13 @@ def run(check, browser):
     wait_until(page, f"(() => {{ const p = {slow_bar}; return p && p.value > {first[0]}; }})()", 15)
     second = page.evaluate(f"(() => {slow_bar})().value")
     check.expect(second > first[0], f"the progress bar advances ({first[0]} -> {second} of {SLOW_LENGTH})")
+    unsized_bar = slow_bar.replace("/slow.bin", "/unsized.bin")
+    wait_until(page, f"!!({unsized_bar})", 10)
+    indeterminate = page.evaluate(f"(() => {{ const p = {unsized_bar}; return [p.hasAttribute('value'), p.position]; }})()")
+    check.expect(indeterminate == [False, -1], f"a body of unknown length gets an indeterminate bar ({indeterminate})")
     page.screenshot(path=f"{out}/inflight.png", full_page=True)
     slow.join(30)
+    unsized.join(30)
     wait_until(page, f"!({slow_bar})", 15)
     check.expect(True, "the row goes once the fetch completes")
 
