@@ -88,6 +88,21 @@ final class SQLiteConnection: @unchecked Sendable {
         return statement
     }
 
+    /// Runs a statement constant to its end.
+    /// - Parameters:
+    ///   - query: the statement.
+    ///   - values: the parameters.
+    /// - Returns: the rows it changed.
+    /// - Throws: `SQLiteError`.
+    @discardableResult
+    func run(_ query: SQLiteQuery, _ values: [SQLiteValue]) throws -> Int {
+        let statement = try statement(query)
+        defer { statement.reset() }
+        try statement.bind(values)
+        while try statement.step() {}
+        return Int(sqlite3_changes64(handle))
+    }
+
     /// Runs a query constant and reads its first row, if any.
     /// - Parameters:
     ///   - query: the query.
