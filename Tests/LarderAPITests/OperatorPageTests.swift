@@ -7,7 +7,7 @@ import Storage
 import TestSupport
 import Testing
 
-/// The operator page's server side (issue 19): who sees it, the login and its cookie, the CSRF header on
+/// The operator page's server side: who sees it, the login and its cookie, the CSRF header on
 /// state-changing calls, and the headers that keep the page and the stored bodies it shows inert.
 @Suite struct OperatorPageTests {
     static let token = "s3cret-operator-token"

@@ -2,7 +2,7 @@ import HTTPCore
 public import HTTPServer
 import OperatorPageAssets
 
-/// The operator page (issue 19): `GET /ui/`, a view of the cache built from the admin API alone
+/// The operator page: `GET /ui/`, a view of the cache built from the admin API alone
 /// (overview from `/metrics`, in-flight fetches from `/fetches`, entries from `/cache`, the chain and
 /// its explain from `/filters`), served from files compiled into the binary (`OperatorPageAssets`).
 ///

@@ -158,10 +158,6 @@ final class SQLiteConnection: @unchecked Sendable {
         get throws { try queryFirst("PRAGMA user_version") { $0.int(0) } ?? 0 }
     }
 
-    /// Whether a transaction is open. Some errors (a full disk among them) roll back the whole
-    /// transaction, not only the failed statement (https://sqlite.org/c3ref/get_autocommit.html).
-    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
-
     /// How a transaction body ends.
     enum TransactionCompletion {
         case commit
