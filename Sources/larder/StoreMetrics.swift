@@ -8,6 +8,8 @@ struct StoreMetrics: MetricsSource {
     let store: SQLiteCacheStore
     /// Reads the bytes of fetched bodies waiting to be written (`FetchService.storeBacklogBytes`).
     var backlog: @Sendable () -> Int = { 0 }
+    /// Reads the bytes the memory tier holds (`FetchService.memoryTierBytes`).
+    var memoryTier: @Sendable () -> Int = { 0 }
 
     /// Writes the store's gauges and removal counters.
     /// - Parameter text: the exposition being built.
@@ -37,5 +39,9 @@ struct StoreMetrics: MetricsSource {
             "larder_store_backlog_bytes", type: .gauge,
             help: "Bytes of fetched bodies handed to the store writers and not yet committed or abandoned.")
         text.sample("larder_store_backlog_bytes", value: backlog())
+        text.family(
+            "larder_memory_tier_bytes", type: .gauge,
+            help: "Bytes the memory tier holds: bodies, fields and prepared heads (bounded by --hot-bytes).")
+        text.sample("larder_memory_tier_bytes", value: memoryTier())
     }
 }
