@@ -26,7 +26,7 @@ extension FaultSuites {
                 let fresh = faultBytes(count: 300_000, seed: 8)
                 harness.origin.respond(to: "/kept", with: .ok(bytes: kept).header("Cache-Control", "max-age=600"))
                 harness.origin.respond(to: "/new", with: .ok(bytes: fresh).header("Cache-Control", "max-age=600"))
-                #expect(try harness.fetch("/kept").body == kept)
+                #expect(try sameBytes(harness.fetch("/kept").body, kept))
                 #expect(await harness.settle())
 
                 // max_page_count below the current size pins the file at that size (SQLITE_FULL on growth).
@@ -34,7 +34,7 @@ extension FaultSuites {
                 let miss = try harness.fetch("/new")
                 #expect(miss.status == 200)
                 #expect(miss.header("X-Cache") == "MISS")
-                #expect(miss.body == fresh)
+                #expect(sameBytes(miss.body, fresh))
                 #expect(await harness.settle())
                 #expect(try harness.storedBody("/new") == nil, "\(refusal.name): nothing half-written is kept")
                 #expect(harness.service.metrics.storeWriteFailureCount >= 1)
@@ -44,10 +44,10 @@ extension FaultSuites {
 
                 let hit = try harness.fetch("/kept")
                 #expect(hit.header("X-Cache") == "HIT")
-                #expect(hit.body == kept)
+                #expect(sameBytes(hit.body, kept))
                 let again = try harness.fetch("/new")
                 #expect(again.header("X-Cache") == "MISS")
-                #expect(again.body == fresh)
+                #expect(sameBytes(again.body, fresh))
                 #expect(harness.isHealthy())
 
                 // The disk is back: the next miss is stored, and the store is sound.
@@ -66,7 +66,7 @@ extension FaultSuites {
                 let fresh = faultBytes(count: 100_000, seed: 10)
                 harness.origin.respond(to: "/kept", with: .ok(bytes: kept).header("Cache-Control", "max-age=600"))
                 harness.origin.respond(to: "/new", with: .ok(bytes: fresh).header("Cache-Control", "max-age=600"))
-                #expect(try harness.fetch("/kept").body == kept)
+                #expect(try sameBytes(harness.fetch("/kept").body, kept))
                 #expect(await harness.settle())
 
                 for suffix in ["", "-wal", "-shm"] { unlink(harness.databasePath + suffix) }
@@ -74,10 +74,10 @@ extension FaultSuites {
                 for _ in 0..<3 {
                     let hit = try harness.fetch("/kept")
                     #expect(hit.status == 200)
-                    #expect(hit.body == kept)
+                    #expect(sameBytes(hit.body, kept))
                     let miss = try harness.fetch("/new")
                     #expect(miss.status == 200)
-                    #expect(miss.body == fresh)
+                    #expect(sameBytes(miss.body, fresh))
                     #expect(await harness.settle())
                 }
                 #expect(harness.isHealthy())

@@ -27,7 +27,7 @@ import Testing
                 let response = try client.readResponse()
                 client.close()
                 #expect(response.status == 200)
-                #expect(response.body == body)
+                #expect(sameBytes(response.body, body))
                 if response.header("Cache-Status")?.contains("collapsed") == true { collapsed += 1 }
             }
             #expect(harness.origin.requestCount(for: "/cold") == 1)
@@ -52,7 +52,7 @@ import Testing
             leaver.close(reset: true)
             let response = try stayer.readResponse()
             stayer.close()
-            #expect(response.body == body)
+            #expect(sameBytes(response.body, body))
             #expect(await harness.settle())
             #expect(harness.origin.requestCount(for: "/s") == 1)
             #expect(try harness.store.stats().entryCount == 1)

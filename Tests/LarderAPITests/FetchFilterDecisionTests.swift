@@ -18,7 +18,7 @@ import Testing
                 to: "/p.png",
                 with: .ok(bytes: ImageSamples.png1x1, contentType: "image/png").header("Cache-Control", "max-age=60"))
             let miss = try harness.fetch("/p.png")
-            #expect(miss.body == ImageSamples.png1x1)
+            #expect(sameBytes(miss.body, ImageSamples.png1x1))
             #expect(miss.header("Cache-Status")?.contains("stored") == true)
             #expect(await harness.settle())
             let hit = try harness.fetch("/p.png")
@@ -46,11 +46,11 @@ import Testing
                     headers: HTTPHeaders([("Content-Type", "image/png"), ("Cache-Control", "max-age=60")]),
                     requestTime: now, responseTime: now, freshnessLifetime: 60, imageFormat: "png"))
             let response = try harness.fetch("/c.png")
-            #expect(response.body == ImageSamples.png1x1)
+            #expect(sameBytes(response.body, ImageSamples.png1x1))
             #expect(response.header("X-Cache") == "MISS")
             #expect(harness.origin.requestCount(for: "/c.png") == 1)
             #expect(await harness.settle())
-            #expect(try harness.fetch("/c.png").body == ImageSamples.png1x1)
+            #expect(try sameBytes(harness.fetch("/c.png").body, ImageSamples.png1x1))
             #expect(harness.origin.requestCount(for: "/c.png") == 1)
         }
     }
@@ -62,7 +62,7 @@ import Testing
                 to: "/t.png",
                 with: .ok(bytes: truncated, contentType: "image/png").header("Cache-Control", "max-age=60"))
             let first = try harness.fetch("/t.png")
-            #expect(first.body == truncated)
+            #expect(sameBytes(first.body, truncated))
             #expect(first.header("X-Cache") == "BYPASS")
             #expect(first.header("Cache-Status")?.contains("not a valid image") == true)
             #expect(first.header("Cache-Status")?.contains("stored") == false)
@@ -93,7 +93,7 @@ import Testing
                 with: .ok(bytes: body).header("Cache-Control", "max-age=60").framed(.chunked)
                     .trickled(chunkSize: 700))
             let relayed = try harness.fetch("/b")
-            #expect(relayed.body == body)
+            #expect(sameBytes(relayed.body, body))
             #expect(await harness.settle())
             #expect(try harness.store.stats().entryCount == 0)
         }

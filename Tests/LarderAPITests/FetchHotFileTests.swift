@@ -16,7 +16,7 @@ import Testing
         let body = CacheCoreFixtures.randomBody(length: size)
         try await withFetchHarness { harness in
             harness.origin.respond(to: "/f", with: .ok(bytes: body).header("Cache-Control", "max-age=60"))
-            #expect(try harness.fetch("/f").body == body)
+            #expect(try sameBytes(harness.fetch("/f").body, body))
             #expect(await harness.settle())
             #expect(try harness.fetch("/f").header("X-Cache") == "HIT")
             try FetchHotTierTests.deleteBehindTheService(harness, "/f")
@@ -24,7 +24,7 @@ import Testing
                 let hit = try harness.fetch("/f")
                 #expect(hit.header("X-Cache") == "HIT")
                 #expect(hit.header("Content-Length") == String(size))
-                #expect(hit.body == body)
+                #expect(sameBytes(hit.body, body))
             }
             let head = try harness.fetch("/f", method: "HEAD")
             #expect(head.header("X-Cache") == "HIT")
@@ -49,7 +49,7 @@ import Testing
             var copy = [UInt8](repeating: 0, count: size + 1)
             let read = copy.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress, size + 1, 0) }
             #expect(read == size)
-            #expect(Array(copy.prefix(size)) == body)
+            #expect(sameBytes(Array(copy.prefix(size)), body))
         }
     }
 }

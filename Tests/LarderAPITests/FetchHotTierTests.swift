@@ -60,15 +60,15 @@ import Testing
         let body = CacheCoreFixtures.randomBody(length: 2 << 20)
         try await withFetchHarness(configuration: FetchConfiguration(hotMaxEntryBytes: maxEntry)) { harness in
             harness.origin.respond(to: "/big", with: .ok(bytes: body).header("Cache-Control", "max-age=60"))
-            #expect(try harness.fetch("/big").body == body)
+            #expect(try sameBytes(harness.fetch("/big").body, body))
             #expect(await harness.settle())
             let stored = try harness.fetch("/big")
             #expect(stored.header("X-Cache") == "HIT")
-            #expect(stored.body == body)
+            #expect(sameBytes(stored.body, body))
             try Self.deleteBehindTheService(harness, "/big")
             let again = try harness.fetch("/big")
             #expect(again.header("X-Cache") == afterDelete)
-            #expect(again.body == body)
+            #expect(sameBytes(again.body, body))
         }
     }
 
@@ -87,8 +87,8 @@ import Testing
             #expect(fromMemory.header("Content-Encoding") == "gzip")
             #expect(fromMemory.header("Vary") == "Accept-Encoding")
             #expect(fromMemory.header("Content-Length") == String(fromStore.body.count))
-            #expect(fromMemory.body == fromStore.body)
-            #expect(try gunzip(fromMemory.body) == body)
+            #expect(sameBytes(fromMemory.body, fromStore.body))
+            #expect(try sameBytes(gunzip(fromMemory.body), body))
             #expect(harness.origin.requestCount(for: "/j") == 1)
         }
     }
@@ -103,7 +103,7 @@ import Testing
             _ = try harness.fetch("/k", headers: [("Accept-Encoding", "gzip")])
             let identity = try harness.fetch("/k")
             #expect(identity.header("Content-Encoding") == nil)
-            #expect(identity.body == body)
+            #expect(sameBytes(identity.body, body))
         }
     }
 
@@ -146,12 +146,12 @@ import Testing
             #expect(identity.header("X-Cache") == "HIT")
             #expect(identity.header("Content-Encoding") == nil)
             #expect(identity.header("X-Cache-Key") == identityHit.header("X-Cache-Key"))
-            #expect(identity.body == body)
+            #expect(sameBytes(identity.body, body))
             let gzip = try harness.fetch("/v", headers: [("Accept-Encoding", "br, gzip, deflate")])
             #expect(gzip.header("X-Cache") == "HIT")
             #expect(gzip.header("Content-Encoding") == "gzip")
             #expect(gzip.header("X-Cache-Key") == gzipHit.header("X-Cache-Key"))
-            #expect(try gunzip(gzip.body) == body)
+            #expect(try sameBytes(gunzip(gzip.body), body))
             #expect(harness.origin.requestCount(for: "/v") == 2, "one origin fetch per variant, none from memory")
         }
     }

@@ -97,7 +97,7 @@ import Testing
                 to: "/t.png",
                 with: .ok(bytes: truncated, contentType: "image/png").header("Cache-Control", "max-age=60"))
             let response = try harness.fetch("/t.png")
-            #expect(response.body == truncated)
+            #expect(sameBytes(response.body, truncated))
             #expect(await harness.settle())
             let metrics = harness.service.metrics
             #expect(metrics.imageValidationFailureCount(format: .png, stage: .admission) == 1)
@@ -135,7 +135,7 @@ import Testing
                     key: CacheKey.make(canonicalURL: url), url: url, status: .ok,
                     headers: HTTPHeaders([("Content-Type", "image/png"), ("Cache-Control", "max-age=60")]),
                     requestTime: now, responseTime: now, freshnessLifetime: 60, imageFormat: "png"))
-            #expect(try harness.fetch("/c.png").body == ImageSamples.png1x1)
+            #expect(try sameBytes(harness.fetch("/c.png").body, ImageSamples.png1x1))
             #expect(await harness.settle())
             let metrics = harness.service.metrics
             // The stored bytes match no format at all: counted as unknown, on read.

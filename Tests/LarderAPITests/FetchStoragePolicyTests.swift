@@ -33,7 +33,7 @@ import Testing
         try await withFetchHarness(decision: decision) { harness in
             harness.origin.respond(to: "/n", with: .ok("kept?").header("Cache-Control", "max-age=60, no-store"))
             let first = try harness.fetch("/n", headers: testCase.callerHeaders)
-            #expect(first.body == Array("kept?".utf8))
+            #expect(sameBytes(first.body, Array("kept?".utf8)))
             #expect(first.header("Cache-Status")?.contains("stored") == testCase.stored)
             if let reason = testCase.reason { #expect(first.header("Cache-Status")?.contains(reason) == true) }
             #expect(await harness.settle())
@@ -77,7 +77,7 @@ import Testing
             let hit = try harness.fetch("/p.img")
             #expect(hit.header("X-Cache") == "HIT")
             #expect(hit.header("Content-Type") == "image/png")
-            #expect(hit.body == ImageSamples.png1x1)
+            #expect(sameBytes(hit.body, ImageSamples.png1x1))
 
             let key = try #require(CacheKey(hex: harness.key("/p.img")))
             let entry = try #require(try harness.store.entry(for: key))
@@ -99,7 +99,7 @@ import Testing
                 to: "/p.jpg",
                 with: .ok(bytes: ImageSamples.png1x1, contentType: "image/jpeg").header("Cache-Control", "max-age=60"))
             let first = try harness.fetch("/p.jpg")
-            #expect(first.body == ImageSamples.png1x1)
+            #expect(sameBytes(first.body, ImageSamples.png1x1))
             #expect(first.header("Cache-Status")?.contains("content type 'image/png' not admitted") == true)
             #expect(await harness.settle())
             #expect(try harness.store.stats().entryCount == 0)
@@ -131,7 +131,7 @@ import Testing
                 to: "/j.jpg",
                 with: .ok(bytes: ImageSamples.jpeg8x8, contentType: "image/jpeg").header("Cache-Control", "max-age=60"))
             let first = try harness.fetch("/j.jpg")
-            #expect(first.body == ImageSamples.jpeg8x8)
+            #expect(sameBytes(first.body, ImageSamples.jpeg8x8))
             let status = first.header("Cache-Status") ?? ""
             #expect(first.header("X-Cache") == (stored ? "MISS" : "BYPASS"))
             #expect(status.contains("stored") == stored)

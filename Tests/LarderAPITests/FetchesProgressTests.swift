@@ -67,8 +67,8 @@ import Testing
             #expect(later?["ageSeconds"] as? Double == 7.5)
             #expect(later?["id"] as? Int == early?["id"] as? Int)
 
-            #expect(try first.readResponse().body == body)
-            #expect(try second.readResponse().body == body)
+            #expect(try sameBytes(first.readResponse().body, body))
+            #expect(try sameBytes(second.readResponse().body, body))
             // Gone once complete (and stored): the listing is empty, and a new request is a hit.
             #expect(await harness.settle())
             #expect(try Self.current(harness) == nil)

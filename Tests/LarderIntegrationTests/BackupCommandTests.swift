@@ -60,7 +60,7 @@ import Testing
             let original = try server.request("GET", "/cache/\(key)")
             let copy = try restored.request("GET", "/cache/\(key)")
             #expect(copy.status == 200)
-            #expect(copy.body == original.body)
+            #expect(sameBytes(copy.body, original.body))
             #expect(copy.body.count > 1000)
         }
     }

@@ -22,7 +22,7 @@ struct OriginClientEnvironmentTests {
         let delegate = RecordingFetchDelegate()
         client.fetch(OriginRequest(url: origin.url("/direct")), delegate: delegate)
         _ = try #require(await delegate.finished()).get()
-        #expect(delegate.body == Array("direct".utf8))
+        #expect(sameBytes(delegate.body, Array("direct".utf8)))
         #expect(proxy.connectionCount == 0)
         #expect(origin.requestCount == 1)
     }

@@ -18,7 +18,7 @@ import Zlib
             let ended = try inflater.inflate([byte], isFinal: index == stream.count - 1, into: &output)
             #expect(ended == (index == stream.count - 1))
         }
-        #expect(output == Self.body)
+        #expect(sameBytes(output, Self.body))
         #expect(inflater.totalOut == Self.body.count && inflater.isFinished)
     }
 
