@@ -37,7 +37,7 @@ name, service = statefulset["metadata"]["name"], statefulset["spec"]["serviceNam
 (configmap,) = by_kind["ConfigMap"]
 template = configmap["data"]["default.conf.template"]
 servers = re.findall(r"^\s*server (\S+) resolve;", template, re.M)
-expected = [f"{name}-{i}.{service}.${{LARDER_NAMESPACE}}.svc.cluster.local:8080" for i in range(replicas)]
+expected = [f"{name}-{i}.{service}.${{POD_NAMESPACE}}.svc.cluster.local:8080" for i in range(replicas)]
 if servers != expected:
     problems.append(f"balancer servers {servers} are not the {replicas} replicas {expected}")
 if "hash $arg_url consistent;" not in template:
