@@ -41,10 +41,14 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["HTTPCore", "CLinux"]),
         // Counters, histograms and the Prometheus text format; no dependency, so any target may count.
         .target(name: "Metrics"),
+        // The operator page's HTML, CSS and JavaScript, compiled in; a target of its own so that an edit of
+        // the page does not recompile LarderAPI's embedded openapi.yaml.
+        .target(name: "OperatorPageAssets", resources: [.embedInCode("Resources")]),
         .target(
             name: "LarderAPI",
             dependencies: [
                 "HTTPCore", "HTTPServer", "CacheCore", "CachePolicy", "ImageSniffing", "Upstream", "Metrics",
+                "OperatorPageAssets",
                 .product(name: "Logging", package: "swift-log"),
             ],
             // Files the binary serves, compiled in as `PackageResources.<file_name>` byte arrays (a container

@@ -1,9 +1,11 @@
 // Linux interfaces that Glibc's Swift module does not include, for HTTPServer: epoll (one set per event
 // loop, watched by one libdispatch source; docs/ARCHITECTURE.md) and memfd_create (in-memory files that
-// hot bodies are sent from with sendfile); for TestSupport's ChildProcess: posix_spawn's close-from action.
+// hot bodies are sent from with sendfile), glibc's malloc arena bound and trim (ProcessMemory); for
+// TestSupport's ChildProcess: posix_spawn's close-from action.
 #ifndef LARDER_CLINUX_SHIM_H
 #define LARDER_CLINUX_SHIM_H
 #include <linux/memfd.h>
+#include <malloc.h>
 #include <spawn.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
@@ -18,4 +20,10 @@ static inline int clinux_memfd_create(const char *name) {
 /// posix_spawn_file_actions_addclosefrom_np (glibc 2.34): the child closes every descriptor from `from` up,
 /// whether or not it is close-on-exec. glibc declares it only under _GNU_SOURCE (see above).
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+
+/// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas, whatever the number of threads.
+static inline int clinux_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
+
+/// malloc_trim(0): gives free pages of every arena back to the kernel; returns 1 when some were.
+static inline int clinux_malloc_trim(void) { return malloc_trim(0); }
 #endif

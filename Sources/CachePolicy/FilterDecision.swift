@@ -3,8 +3,8 @@ public import HTTPCore
 /// What the filter chain decided for one request: which filter owns it, what to do, and how the
 /// response is judged and kept. `/fetch` acts on it; `/filters/explain` shows it.
 ///
-/// This is the seam between the chain (issue 5) and the fetch path (issue 4): the fetch path only
-/// ever asks a `FilterDecider` and never looks at filter definitions itself.
+/// This is the seam between the chain (`FilterChain`) and the fetch path (`FetchHandler`): the fetch path
+/// only ever asks a `FilterDecider` and never looks at filter definitions itself.
 public struct FilterDecision: Sendable, Equatable {
     /// What happens to a request a filter owns (DESIGN.md, "Filters").
     public enum Action: String, Sendable, Equatable {

@@ -61,9 +61,16 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// The named field's values split on commas, trimmed, empties dropped (RFC 9110 §5.6.1 lists).
     public func listValues(for name: String) -> [String] {
-        values(for: name).flatMap { value in
-            value.split(separator: ",").map { $0.trimmingHTTPWhitespace() }.filter { !$0.isEmpty }
+        var members: [String] = []
+        for value in values(for: name) {
+            // Split on the comma byte: splitting the String would walk Characters (grapheme breaking per
+            // step), which made this most of a miss's header handling.
+            for member in value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+                let trimmed = Substring(member).trimmingHTTPWhitespace()
+                if !trimmed.isEmpty { members.append(trimmed) }
+            }
         }
+        return members
     }
 
     /// Whether the named field is present.

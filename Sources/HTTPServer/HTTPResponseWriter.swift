@@ -26,7 +26,4 @@ public final class HTTPResponseWriter: Sendable {
         }
         connection.deliver(response, requestNumber: requestNumber)
     }
-
-    /// Whether `send(_:)` was already called.
-    public var hasSent: Bool { sent.load(ordering: .acquiring) }
 }

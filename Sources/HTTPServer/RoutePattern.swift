@@ -8,12 +8,15 @@ struct RoutePattern: Sendable, Equatable {
     }
 
     let segments: [Segment]
+    /// Whether the pattern ends with `/` after a segment (`/ui/`): it then matches only paths that do.
+    let trailingSlash: Bool
 
-    /// Parses `/cache/:key/meta`; an empty pattern or `/` is the root.
+    /// Parses `/cache/:key/meta`; an empty pattern or `/` is the root; `/ui/` keeps its final slash.
     init(_ pattern: String) {
         segments = pattern.split(separator: "/", omittingEmptySubsequences: true).map { part in
             part.first == ":" ? .parameter(String(part.dropFirst())) : .literal(String(part))
         }
+        trailingSlash = !segments.isEmpty && pattern.hasSuffix("/")
     }
 
     /// The one path this pattern matches when it has no parameters (`/fetch`), else `nil`.
@@ -23,13 +26,13 @@ struct RoutePattern: Sendable, Equatable {
             guard case .literal(let literal) = segment else { return nil }
             path += "/" + literal
         }
-        return path.isEmpty ? "/" : path
+        return path.isEmpty ? "/" : trailingSlash ? path + "/" : path
     }
 
     /// The captured parameters when `path` matches, percent-decoded; `nil` otherwise.
     ///
     /// Segments are compared on the still-encoded path; a parameter never matches an empty segment,
-    /// and a trailing slash makes a different path.
+    /// and a trailing slash makes a different path (`/ui` and `/ui/` are two patterns).
     func match(_ path: String) -> HTTPRouteParameters? {
         var utf8 = path.utf8[...]
         guard utf8.first == UInt8(ascii: "/") else { return nil }
@@ -49,7 +52,11 @@ struct RoutePattern: Sendable, Equatable {
             }
             let isLast = index == segments.count - 1
             if isLast {
-                guard end == utf8.endIndex else { return nil }
+                if trailingSlash {
+                    guard end != utf8.endIndex, utf8.index(after: end) == utf8.endIndex else { return nil }
+                } else {
+                    guard end == utf8.endIndex else { return nil }
+                }
             } else {
                 guard end != utf8.endIndex else { return nil }
                 utf8 = utf8[utf8.index(after: end)...]

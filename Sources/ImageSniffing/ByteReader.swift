@@ -127,12 +127,6 @@ struct ByteReader {
         }
         return true
     }
-
-    /// The byte at `offset + distance`, or `nil` past the end.
-    func peekByte(at distance: Int = 0) -> UInt8? {
-        let position = offset + distance
-        return position >= 0 && position < bytes.count ? bytes[position] : nil
-    }
 }
 
 /// A four-character code as the big-endian `UInt32` `ByteReader.readFourCC()` returns.

@@ -1,14 +1,21 @@
 public import HTTPCore
 public import HTTPServer
 
-/// Who may use the admin endpoints (`/cache`, `/filters` and `/fetches`).
+/// Who may use the admin endpoints (`/cache`, `/filters`, `/fetches` and the operator page `/ui/`).
 ///
 /// With a token configured, every request must carry `Authorization: Bearer <token>` (RFC 6750 §2.1),
-/// from loopback too. Without one, only loopback clients are served. Failures follow RFC 6750 §3.1:
+/// from loopback too, or the cookie of a live operator-page session (`AdminSessions`, opened by
+/// presenting the token once to `POST /ui/login`). Without one, only loopback clients are served. Failures follow RFC 6750 §3.1:
 /// no credentials (or another scheme) is 401 with a bare `WWW-Authenticate: Bearer` challenge; a wrong
 /// token is also 401, with `error="invalid_token"` (403 is reserved for `insufficient_scope`, which a
 /// single all-powerful token never has); a malformed Bearer field is 400 `invalid_request`. A client off
 /// loopback while no token is configured is 403: no credential could help it.
+///
+/// Against cross-site request forgery, a state-changing request (any method but GET, HEAD and OPTIONS)
+/// that a browser could have made must also carry the custom header `X-Larder-CSRF`: one allowed by its
+/// session cookie, or one that carries an `Origin` field (browsers send it with every such request;
+/// curl does not). A cross-site page cannot add a custom header without a CORS preflight, which Larder
+/// never grants. Such a request without the header is 403 `missing-csrf-header`.
 public struct AdminAccess: Sendable {
     /// The outcome of checking one request.
     public enum Decision: Sendable, Equatable {
@@ -21,24 +28,77 @@ public struct AdminAccess: Sendable {
     /// The realm named in challenges.
     public static let realm = "larder-admin"
 
+    /// The header a state-changing request made by a browser must carry (any non-empty value).
+    public static let csrfHeader = "X-Larder-CSRF"
+
     private let token: [UInt8]?
+    /// The operator page's sessions; `nil` without a token (loopback clients need none).
+    public let sessions: AdminSessions?
 
     /// Creates the policy.
-    /// - Parameter token: the admin token; `nil` or empty means loopback clients only.
-    public init(token: String?) {
-        if let token, !token.isEmpty { self.token = Array(token.utf8) } else { self.token = nil }
+    /// - Parameters:
+    ///   - token: the admin token; `nil` or empty means loopback clients only.
+    ///   - sessions: the login sessions every admin route shares; a new set when `nil` (give one policy,
+    ///     or one set, to every route, or a session opened on one route is unknown to another).
+    public init(token: String?, sessions: AdminSessions? = nil) {
+        if let token, !token.isEmpty {
+            self.token = Array(token.utf8)
+            self.sessions = sessions ?? AdminSessions()
+        } else {
+            self.token = nil
+            self.sessions = nil
+        }
     }
 
     /// Whether a token is configured.
     public var requiresToken: Bool { token != nil }
 
-    /// Decides one request.
+    /// Decides one request: its credentials (a Bearer token, or else a session cookie), then the CSRF
+    /// header when a browser could have sent it.
     /// - Parameters:
-    ///   - request: the request; only its `Authorization` fields are read.
+    ///   - request: the request; its method and its `Authorization`, `Cookie`, `Origin` and
+    ///     `X-Larder-CSRF` fields are read.
     ///   - context: where it came from.
     /// - Returns: `.allow` or the error to answer with.
     public func decide(request: HTTPRequest, context: HTTPRequestContext) -> Decision {
-        decide(authorization: request.headers.values(for: "Authorization"), remote: context.remoteAddress)
+        let authorization = request.headers.values(for: "Authorization")
+        var bySession = false
+        let decision: Decision
+        if authorization.isEmpty, hasLiveSession(request.headers) {
+            bySession = true
+            decision = .allow
+        } else {
+            decision = decide(authorization: authorization, remote: context.remoteAddress)
+        }
+        guard decision == .allow else { return decision }
+        switch request.method {
+        case .get, .head, .options: return .allow
+        default: break
+        }
+        guard bySession || request.headers["Origin"] != nil else { return .allow }
+        if let value = request.headers[Self.csrfHeader], !value.isEmpty { return .allow }
+        return .deny(
+            APIError(
+                status: .forbidden, type: APIProblemType.missingCSRFHeader,
+                detail: "A state-changing request from a browser must carry the \(Self.csrfHeader) header."))
+    }
+
+    /// Whether the request's `Cookie` fields name a live operator-page session.
+    /// - Parameter headers: the request's fields.
+    /// - Returns: `false` without a token (there are no sessions then).
+    public func hasLiveSession(_ headers: HTTPHeaders) -> Bool {
+        guard let sessions, let value = AdminSessions.cookieValue(in: headers.values(for: "Cookie")) else {
+            return false
+        }
+        return sessions.isValid(value)
+    }
+
+    /// Whether a presented token is the configured one (the operator page's login form).
+    /// - Parameter presented: the token as given.
+    /// - Returns: `false` when no token is configured.
+    public func acceptsToken(_ presented: some Collection<UInt8>) -> Bool {
+        guard let token else { return false }
+        return Self.constantTimeEquals(presented, token)
     }
 
     /// Decides from the `Authorization` field lines and the client address alone.

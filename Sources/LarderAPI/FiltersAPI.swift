@@ -4,7 +4,7 @@ import HTTPCore
 public import HTTPServer
 public import Upstream
 
-/// The `/filters` admin API (DESIGN.md, "HTTP API"; issue 5): list, replace, add, change, remove and
+/// The `/filters` admin API (DESIGN.md, "HTTP API"): list, replace, add, change, remove and
 /// explain the filter chain at run time.
 ///
 /// | route | answer |

@@ -3,9 +3,11 @@ import CachePolicy
 import HTTPCore
 import HTTPServer
 
-/// `GET /filters/explain?url=U`: how Larder would treat a request for `U` from this caller, without
-/// fetching anything. The request's own headers stand for the caller's (so `curl -A ...` tests a
-/// `User-Agent` condition).
+/// `GET /filters/explain?url=U[&header=Name:%20value...]`: how Larder would treat a request for `U` from
+/// this caller, without fetching anything. The request's own headers stand for the caller's (so
+/// `curl -A ...` tests a `User-Agent` condition), unless `header` parameters are given: then those, and
+/// only those, are the request's headers. A browser cannot set `User-Agent` from a script, so this is how
+/// the operator page asks about one.
 ///
 /// The answer: `url`, `canonicalURL` (with the owning filter's canonicalization), `key` (the primary
 /// cache key; a response with `Vary` adds the caller's headers), `version`, `filters` (each with its
@@ -19,11 +21,11 @@ struct FiltersExplainHandler: HTTPResponder {
     func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
         let target: String
         let url: CanonicalURL
+        let assumed: HTTPHeaders?
         do {
-            guard let given = try CacheAPI.query(of: request, allowed: ["url"])["url"] else {
-                throw APIError.badQuery("parameter 'url' is required.")
-            }
+            let (given, headers) = try Self.parameters(of: request)
             target = given
+            assumed = headers
             switch URLCanonicalizer().canonicalize(given) {
             case .success(let canonical): url = canonical
             case .failure(let rejection):
@@ -36,13 +38,56 @@ struct FiltersExplainHandler: HTTPResponder {
             return
         }
         let chain = api.registry.chain
-        let explanation = chain.explain(url: url, headers: request.headers)
+        let explanation = chain.explain(url: url, headers: assumed ?? request.headers)
         let verdicts = api.addressVerdicts
         api.respondChanging(writer) {
             let body = Self.render(
                 target: target, url: url, chain: chain, explanation: explanation,
                 addresses: verdicts(url.host).map { (address: "\($0.address)", verdict: $0.verdict) })
             return FiltersAPI.json(body, version: chain.version)
+        }
+    }
+
+    /// Reads `url` (required, once) and the `header` parameters (each `Name: value`, a field name of
+    /// RFC 9110 §5.1 and a colon; repeats allowed).
+    /// - Parameter request: the request.
+    /// - Returns: the URL, and the headers to assume (`nil` when none were given).
+    /// - Throws: `APIError.badQuery` for an unknown, repeated or empty `url`, or a malformed `header`.
+    static func parameters(of request: HTTPRequest) throws(APIError) -> (url: String, headers: HTTPHeaders?) {
+        var url: String?
+        var headers: HTTPHeaders?
+        for (name, value) in request.queryParameters {
+            switch name {
+            case "url":
+                guard url == nil else { throw .badQuery("parameter 'url' is given more than once.") }
+                guard !value.isEmpty else { throw .badQuery("parameter 'url' is empty.") }
+                url = value
+            case "header":
+                let parts = value.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.allSatisfy(Self.isTokenByte) else {
+                    throw .badQuery("header '\(value.prefix(50))' is not 'Name: value'.")
+                }
+                let fieldValue = parts[1].trimmingHTTPWhitespace()
+                guard !fieldValue.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+                    throw .badQuery("header '\(parts[0].prefix(50))' has a control character in its value.")
+                }
+                headers = headers ?? HTTPHeaders()
+                headers?.add(name: String(parts[0]), value: String(fieldValue))
+            default:
+                throw .badQuery("unknown parameter '\(name.prefix(50))'; this endpoint takes [\"header\", \"url\"].")
+            }
+        }
+        guard let url else { throw .badQuery("parameter 'url' is required.") }
+        return (url, headers)
+    }
+
+    /// `tchar` of RFC 9110 §5.6.2, the bytes of a field name.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
         }
     }
 

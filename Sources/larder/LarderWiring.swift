@@ -43,11 +43,13 @@ enum LarderWiring {
         let tls = settings.fetch.originTLS
         try tls.validate()
         warnIfCAFileReplacesTheSystemStore(tls, logger: logger)
+        // One policy for every admin route: the operator page's login sessions must be known to all of them.
+        let access = AdminAccess(token: settings.admin.token)
         let store = try openCacheStore(settings: settings, logger: logger)
         startMaintenance(store: store, settings: settings, logger: logger)
         // The filter chain decides for /fetch; explain judges addresses with the fetch path's policy.
         let registry = try mountFiltersAPI(
-            on: &router, store: store, settings: settings,
+            on: &router, store: store, settings: settings, access: access,
             addressPolicy: AddressPolicy(allowNetworks: settings.fetch.allowNetworks), declared: declared,
             logger: logger)
         // One set of storage queues for /fetch and /cache: a thread pool per route family would only
@@ -55,11 +57,14 @@ enum LarderWiring {
         // service's store, so deletes and purges reach the in-memory hot entries too.
         let executor = StorageExecutor()
         let fetch = mountFetch(
-            on: &router, store: store, executor: executor, settings: settings.fetch, adminToken: settings.admin.token,
+            on: &router, store: store, executor: executor, settings: settings.fetch, access: access,
             decider: registry, listening: (settings.listening.host, settings.listening.port), metrics: metrics.registry,
             logger: logger)
-        mountCacheAPI(on: &router, store: fetch.store, executor: executor, settings: settings, logger: logger)
-        metrics.registry.register(StoreMetrics(store: store))
+        mountCacheAPI(on: &router, store: fetch.store, executor: executor, access: access, logger: logger)
+        metrics.registry.register(
+            StoreMetrics(store: store, backlog: { fetch.storeBacklogBytes }, memoryTier: { fetch.memoryTierBytes }))
+        // The operator page (/ui/): the admin routes above, seen in a browser, under the same policy.
+        OperatorPage(access: access).mount(on: &router)
         // A scrape is public like /livez and /readyz: it names no URL, key or client.
         router.add(.get, "/metrics", MetricsHandler(registry: metrics.registry, executor: executor))
         let readiness = ReadinessHandler(service: fetch, storeProbe: { try store.probeWrite() })

@@ -32,13 +32,11 @@ extension LarderWiring {
     ///   - router: the router.
     ///   - store: the cache store.
     ///   - executor: the queues store calls run on (shared with `/fetch`).
-    ///   - settings: the resolved settings.
+    ///   - access: the admin policy every admin route shares.
     ///   - logger: the process logger.
     static func mountCacheAPI(
-        on router: inout Router, store: any CacheStore, executor: StorageExecutor, settings: ServeSettings,
-        logger: Logger
+        on router: inout Router, store: any CacheStore, executor: StorageExecutor, access: AdminAccess, logger: Logger
     ) {
-        let access = AdminAccess(token: settings.admin.token)
         let api = CacheAPI(
             store: store, executor: executor,
             onBodyFailure: { key, error in

@@ -14,6 +14,7 @@ extension LarderWiring {
     ///   - router: the router.
     ///   - store: the cache store holding the chain.
     ///   - settings: the resolved settings.
+    ///   - access: the admin policy every admin route shares.
     ///   - addressPolicy: the fetch path's address policy (its allow-networks), so that explain judges
     ///     addresses exactly as fetches do.
     ///   - declared: the filters of `--filters-file`, read before the store was opened; `nil` for none.
@@ -22,7 +23,7 @@ extension LarderWiring {
     /// - Throws: when the stored chain cannot be loaded or saved.
     @discardableResult
     static func mountFiltersAPI(
-        on router: inout Router, store: any CacheStore, settings: ServeSettings,
+        on router: inout Router, store: any CacheStore, settings: ServeSettings, access: AdminAccess,
         addressPolicy: AddressPolicy = AddressPolicy(), declared: [FilterDefinition]? = nil, logger: Logger
     ) throws -> FilterChainRegistry {
         let registry = try FilterChainRegistry(
@@ -50,7 +51,7 @@ extension LarderWiring {
             registry: registry, executor: StorageExecutor(width: 2, label: "larder.filters"),
             addressPolicy: addressPolicy, owner: owner
         )
-        .mount(on: &router, access: AdminAccess(token: settings.admin.token))
+        .mount(on: &router, access: access)
         return registry
     }
 }

@@ -5,7 +5,7 @@ import Logging
 import Storage
 
 /// Sweeps the store in the background: entries expired beyond their stale allowance go, orphaned
-/// partial bodies are cleared, and batched hit counts are written (issue 3, "Capacity").
+/// partial bodies are cleared, and batched hit counts are written (DESIGN.md, "Capacity").
 ///
 /// The timer's handler holds this object, so it lives as long as the process, like the server.
 /// `@unchecked Sendable`: `timer` is set up in `init` and never touched again; its handler runs on the

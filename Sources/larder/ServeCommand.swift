@@ -58,6 +58,8 @@ struct ServeCommand: ParsableCommand {
             return
         }
         SignalDrain.catchDrainSignals()
+        // Before any thread exists: the server's threads share a bounded number of malloc arenas.
+        ProcessMemory.limitArenas(to: max(2, ProcessInfo.processInfo.activeProcessorCount))
         LoggingSystem.bootstrap { label in
             var handler: any LogHandler =
                 settings.logging.format == .json ? JSONLogHandler(label: label) : TextLogHandler(label: label)
@@ -88,6 +90,7 @@ struct ServeCommand: ParsableCommand {
             logger.critical("cannot listen: \(error)")
             throw ExitCode.failure
         }
+        ProcessMemory.trimPeriodically(every: 30)
         let host = settings.listening.host
         logger.info("listening on \(host):\(server.port)", metadata: ["host": "\(host)", "port": "\(server.port)"])
         // After "listening on", which scripts and tests wait for as the first info line.

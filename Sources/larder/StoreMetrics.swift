@@ -3,9 +3,13 @@ import Metrics
 import Storage
 
 /// The SQLite store's figures for `/metrics`: entries and bytes from its O(1) stats row, the size
-/// bound, and the entries removed by eviction and by sweeps since start.
+/// bound, the entries removed by eviction and by sweeps since start, and the write backlog of `/fetch`.
 struct StoreMetrics: MetricsSource {
     let store: SQLiteCacheStore
+    /// Reads the bytes of fetched bodies waiting to be written (`FetchService.storeBacklogBytes`).
+    var backlog: @Sendable () -> Int = { 0 }
+    /// Reads the bytes the memory tier holds (`FetchService.memoryTierBytes`).
+    var memoryTier: @Sendable () -> Int = { 0 }
 
     /// Writes the store's gauges and removal counters.
     /// - Parameter text: the exposition being built.
@@ -31,5 +35,13 @@ struct StoreMetrics: MetricsSource {
             "larder_store_swept_entries_total", type: .counter,
             help: "Entries removed by background sweeps (expired beyond their stale allowance).")
         text.sample("larder_store_swept_entries_total", value: store.sweptCount)
+        text.family(
+            "larder_store_backlog_bytes", type: .gauge,
+            help: "Bytes of fetched bodies handed to the store writers and not yet committed or abandoned.")
+        text.sample("larder_store_backlog_bytes", value: backlog())
+        text.family(
+            "larder_memory_tier_bytes", type: .gauge,
+            help: "Bytes the memory tier holds: bodies, fields and prepared heads (bounded by --hot-bytes).")
+        text.sample("larder_memory_tier_bytes", value: memoryTier())
     }
 }

@@ -53,6 +53,30 @@ import Testing
         }
     }
 
+    @Test(arguments: [
+        ("/ui/", 200, "page"), ("/ui", 200, "bare"), ("/ui//", 404, nil), ("/ui/x", 404, nil), ("/uix/", 404, nil),
+        ("/box/7/", 200, "slash 7"), ("/box/7", 404, nil),
+    ])
+    func patternEndingInASlashMatchesOnlyPathsThatDo(path: String, status: Int, body: String?) async throws {
+        var router = Router()
+        router.add(.get, "/ui/") { _, _, writer in
+            writer.send(HTTPResponse(status: .ok, body: .bytes(Array("page".utf8))))
+        }
+        router.add(.get, "/ui") { _, _, writer in
+            writer.send(HTTPResponse(status: .ok, body: .bytes(Array("bare".utf8))))
+        }
+        router.add(.get, "/box/:id/") { _, context, writer in
+            writer.send(HTTPResponse(status: .ok, body: .bytes(Array("slash \(context.parameters["id"] ?? "-")".utf8))))
+        }
+        try await withServer(responder: router) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send(get(path))
+            let response = try client.readResponse()
+            #expect(response.status == status)
+            if let body { #expect(response.text == body) }
+        }
+    }
+
     @Test func knownPathWithAnotherMethodGets405WithAllow() async throws {
         try await withServer(responder: Self.makeRouter()) { server in
             let client = try RawSocketClient(port: server.port)

@@ -10,7 +10,8 @@ import TestSupport
 @testable import Storage
 
 /// A real server on 127.0.0.1:0 serving `/cache` from a real SQLite store in a temporary directory, with
-/// small chunks so that multi-chunk bodies stay small, and a fixed clock.
+/// small chunks so that multi-chunk bodies stay small, and a fixed clock. The operator page (`/ui/`) is
+/// mounted beside it under the same admin policy, as `larder serve` does.
 final class CacheAPIHarness: @unchecked Sendable {
     static let chunkSize = 4096
     static let now = CacheCoreFixtures.epoch.addingTimeInterval(600)
@@ -19,6 +20,7 @@ final class CacheAPIHarness: @unchecked Sendable {
     let store: SQLiteCacheStore
     let server: HTTPServer
     let bodyFailures = FailureLog()
+    let access: AdminAccess
 
     /// Starts the server. `token` configures admin access; `loopbackSeen` pretends the client is elsewhere.
     init(token: String? = nil) throws {
@@ -30,7 +32,9 @@ final class CacheAPIHarness: @unchecked Sendable {
             store: store, executor: StorageExecutor(width: 2), clock: { CacheAPIHarness.now },
             onBodyFailure: { key, error in failures.record(key, error) })
         var router = Router()
-        api.mount(on: &router, access: AdminAccess(token: token))
+        access = AdminAccess(token: token)
+        api.mount(on: &router, access: access)
+        OperatorPage(access: access).mount(on: &router)
         server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: "127.0.0.1", port: 0, headerReadTimeout: 2, idleTimeout: 2, writeTimeout: 2, eventLoops: 2),
@@ -60,12 +64,13 @@ final class CacheAPIHarness: @unchecked Sendable {
 
     /// Sends one request on a new connection and reads the response.
     func request(
-        _ method: String, _ path: String, headers: [(String, String)] = []
+        _ method: String, _ path: String, headers: [(String, String)] = [], body: String? = nil
     ) throws -> RawHTTPResponse {
         let client = try RawSocketClient(port: server.port)
         var text = "\(method) \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        try client.send(text + "\r\n")
+        if let body { text += "Content-Length: \(body.utf8.count)\r\n\r\n" + body }
+        try client.send(text + (body == nil ? "\r\n" : ""))
         return try client.readResponse(isHeadResponse: method == "HEAD")
     }
 

@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// What `/fetch` stores beyond plain RFC 9111: a filter's `ignoreNoStore`, the sniffed image type over the
-/// declared one, and the pixel limit of image validation (issue 5).
+/// declared one, and the pixel limit of image validation.
 @Suite struct FetchStoragePolicyTests {
     struct NoStoreCase: CustomTestStringConvertible, Sendable {
         var name: String

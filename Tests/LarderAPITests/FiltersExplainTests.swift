@@ -70,4 +70,37 @@ struct FiltersExplainTests {
             #expect(response.header("Content-Type") == "application/problem+json")
         }
     }
+
+    @Test func headerParametersReplaceTheCallersOwnHeaders() async throws {
+        try await withFiltersHarness { harness, _ in
+            _ = try harness.request("PUT", "/filters", body: "[\(Self.webkit)]")
+            let url = "https%3A%2F%2Fa.example%2Fcat.png"
+            // The caller is curl; the parameter says to assume Safari: the WebKit filter owns it.
+            let assumed = try harness.request(
+                "GET", "/filters/explain?url=\(url)&header=User-Agent%3A%20Mozilla%2F5.0%20AppleWebKit%2F605",
+                headers: [("User-Agent", "curl/8")])
+            #expect(assumed.status == 200)
+            #expect(try FiltersAPIHarness.json(assumed)["owner"] as? String == "webkit-images")
+            // The other way round: the caller is WebKit, the parameter assumes curl; the caller's own
+            // User-Agent no longer counts, and nor does any other header of the caller.
+            let replaced = try harness.request(
+                "GET", "/filters/explain?url=\(url)&header=User-Agent:curl/8&header=Accept:image/png",
+                headers: [("User-Agent", "Mozilla/5.0 AppleWebKit/605")])
+            let json = try FiltersAPIHarness.json(replaced)
+            #expect(json["owner"] is NSNull)
+            #expect((json["filters"] as? [[String: String]])?.first?["verdict"] == "header User-Agent")
+        }
+    }
+
+    @Test(arguments: [
+        "header=User-Agent", "header=%3Avalue", "header=Bad%20Name%3A%20x", "header=X%3A%20a%01b",
+        "header=User-Agent%3Ax&url=https%3A%2F%2Fa.example%2F",
+    ])
+    func aMalformedHeaderParameterIs400(_ parameter: String) async throws {
+        try await withFiltersHarness { harness, _ in
+            let response = try harness.request("GET", "/filters/explain?url=https%3A%2F%2Fa.example%2F&" + parameter)
+            #expect(response.status == 400)
+            #expect(response.text.contains("bad-query"))
+        }
+    }
 }

@@ -45,7 +45,8 @@ import Testing
         #expect(document.hasPrefix("openapi: 3.1.0\n"))
         let routes = [
             "/fetch", "/fetches", "/cache", "/cache/{key}", "/cache/{key}/meta", "/filters", "/filters/explain",
-            "/filters/{name}", "/livez", "/healthz", "/readyz", "/metrics", "/openapi.yaml",
+            "/filters/{name}", "/livez", "/healthz", "/readyz", "/metrics", "/openapi.yaml", "/ui", "/ui/",
+            "/ui/operator.js", "/ui/operator.css", "/ui/icon.svg", "/ui/login", "/ui/logout",
         ]
         for route in routes { #expect(document.contains("\n  \(route):\n"), "\(route) is not a path") }
     }

@@ -3,7 +3,7 @@ import HTTPCore
 import TestSupport
 import Testing
 
-/// Hostile input against the real `larder` binary over real sockets (issue 7): control bytes in the
+/// Hostile input against the real `larder` binary over real sockets: control bytes in the
 /// `url` parameter and in forwarded header values never reach the origin or the response, `/cache/<key>`
 /// takes nothing but a key, the admin endpoints keep their door shut, error bodies escape what the
 /// caller sent, and log lines escape control bytes.

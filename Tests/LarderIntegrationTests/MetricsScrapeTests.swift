@@ -109,6 +109,10 @@ import Testing
         #expect(value("larder_store_entries") == 1)
         #expect((value("larder_store_bytes") ?? 0) >= Double("kept body".utf8.count))
         #expect(value("larder_store_evictions_total") == 0)
+        // Every fetch is stored and settled by now: nothing waits to be written.
+        #expect(value("larder_store_backlog_bytes") == 0)
+        // The hit read the entry from the store and kept it in memory: its body and head are counted.
+        #expect((value("larder_memory_tier_bytes") ?? 0) > Double("kept body".utf8.count))
         #expect((value("larder_http_connections_open") ?? 0) >= 1)
         #expect((value("process_resident_memory_bytes") ?? 0) > 0)
         #expect((value("process_open_fds") ?? 0) > 0)

@@ -138,4 +138,30 @@ import Testing
         #expect(try harness.read(second) == big)
         #expect(try harness.count("SELECT count(*) FROM chunk") == 3 + 7)
     }
+
+    /// Body ids come from one counter, in the commit's transaction, whether the body was one chunk (no
+    /// pending row) or several: they only grow, also across a reopen, so no reader of an old id ever gets
+    /// another body's bytes, and a one-chunk commit leaves no pending row behind.
+    @Test func bodyIDsOnlyGrowWhateverTheBodyAndAcrossAReopen() throws {
+        let directory = StorageTestDirectory()
+        let path = directory.file()
+        var ids: [Int64] = []
+        for round in 0..<2 {
+            let store = try SQLiteCacheStore(configuration: .init(path: path, chunkSize: Self.chunk))
+            for (index, size) in [10, 3 * Self.chunk + 5, 0, Self.chunk, 7].enumerated() {
+                let url = "https://example.com/\(round)/\(index)"
+                let writer = try store.beginWrite(hints: CacheBodyHints())
+                try writer.append(Self.body(size: size, compressible: false))
+                let stored = try writer.commit(CacheCoreFixtures.makeEntry(url: url))
+                ids.append(stored.bodyID)
+                // Replacing an entry drops its body; its id is never handed out again.
+                if index == 0 { _ = try store.delete(stored.key) }
+            }
+            let pending = try store.database.read {
+                try $0.queryFirst("SELECT count(*) FROM pending_body") { $0.int(0) }
+            }
+            #expect(pending == 0)
+        }
+        #expect(ids == ids.sorted() && Set(ids).count == ids.count, "\(ids)")
+    }
 }

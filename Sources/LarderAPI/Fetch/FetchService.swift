@@ -110,6 +110,14 @@ public final class FetchService: Sendable {
         return registry.all.count
     }
 
+    /// Bytes of fetched bodies handed to the store writers and not yet committed or abandoned (the
+    /// backlog that `FetchConfiguration.storeBacklogBytes` bounds), for `/metrics`.
+    public var storeBacklogBytes: Int { storeBacklog.load(ordering: .relaxed) }
+
+    /// Bytes the memory tier holds (bodies, fields and prepared heads; what `--hot-bytes` bounds), for
+    /// `/metrics`.
+    public var memoryTierBytes: Int { hot.usage.bytes }
+
     /// How many origin fetches are under way (for metrics and tests).
     public var inFlightCount: Int { registry.all.count }
 

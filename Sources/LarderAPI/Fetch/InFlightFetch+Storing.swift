@@ -47,7 +47,7 @@ extension InFlightFetch {
     }
 
     /// Validates (when the filter asks) and commits the body; runs on `storeQueue` after the last byte.
-    /// The commit itself does not block the queue: the store may group it with others (issue 8), and
+    /// The commit itself does not block the queue: the store may group it with others (`SQLiteCommitGroup`), and
     /// `done` runs when it is over, on whatever thread the store tells its result.
     func commit(then done: @escaping @Sendable () -> Void) {
         guard let writer = writerBox.writer else {
@@ -115,8 +115,8 @@ extension InFlightFetch {
         releaseHeld()
     }
 
-    /// Makes the sniffed image type the response's `Content-Type` when the declared one disagrees (issue 5:
-    /// the bytes, not the label, say what the body is).
+    /// Makes the sniffed image type the response's `Content-Type` when the declared one disagrees
+    /// (DESIGN.md: the bytes, not the label, say what the body is).
     /// - Returns: the declared `Content-Type` it replaced (empty when there was none), `nil` when they agree.
     static func retype(_ head: inout OriginResponseHead, as format: ImageFormat) -> String? {
         let declared = head.headers["Content-Type"]

@@ -21,7 +21,7 @@ struct InFlightAdmission: Sendable, Equatable {
     var stored: Bool
     /// Why not, for `Cache-Status`'s `detail`; `nil` when stored.
     var refusal: String?
-    /// Whether the body failed image validation (or its pixel limit): issue 5 marks such a relayed
+    /// Whether the body failed image validation (or its pixel limit): Larder marks such a relayed
     /// response `X-Cache: BYPASS` rather than `MISS`, since it will never be stored whatever the caller does.
     var invalidImage = false
 

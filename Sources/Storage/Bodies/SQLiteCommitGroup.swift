@@ -131,11 +131,13 @@ final class SQLiteCommitGroup: Sendable {
 
     /// Writes one job in the group's transaction; a failure leaves the transaction to be rolled back.
     private static func apply(_ job: SQLiteCommitJob, connection: SQLiteConnection) throws -> StoredEntry {
-        let bodyID = try job.pendingBody ?? SQLiteBodyWriter.allocateBody(connection, now: job.now)
+        let bodyID = try job.pendingBody ?? SQLiteBodyWriter.nextBodyID(connection)
         if let last = job.lastChunk {
             try SQLiteBodyWriter.insertChunk(last.bytes, body: bodyID, sequence: last.sequence, connection: connection)
         }
-        try connection.run("DELETE FROM pending_body WHERE id = ?", [.integer(bodyID)])
+        if job.pendingBody != nil {
+            try connection.run("DELETE FROM pending_body WHERE id = ?", [.integer(bodyID)])
+        }
         var stored = job.entry
         stored.setStoredBody(job.facts, bodyID: bodyID, now: job.now)
         // By rowid alone: this also replaces an entry whose key shares the first 64 bits.

@@ -88,6 +88,21 @@ final class SQLiteConnection: @unchecked Sendable {
         return statement
     }
 
+    /// Runs a statement constant to its end.
+    /// - Parameters:
+    ///   - query: the statement.
+    ///   - values: the parameters.
+    /// - Returns: the rows it changed.
+    /// - Throws: `SQLiteError`.
+    @discardableResult
+    func run(_ query: SQLiteQuery, _ values: [SQLiteValue]) throws -> Int {
+        let statement = try statement(query)
+        defer { statement.reset() }
+        try statement.bind(values)
+        while try statement.step() {}
+        return Int(sqlite3_changes64(handle))
+    }
+
     /// Runs a query constant and reads its first row, if any.
     /// - Parameters:
     ///   - query: the query.
@@ -142,10 +157,6 @@ final class SQLiteConnection: @unchecked Sendable {
     var userVersion: Int {
         get throws { try queryFirst("PRAGMA user_version") { $0.int(0) } ?? 0 }
     }
-
-    /// Whether a transaction is open. Some errors (a full disk among them) roll back the whole
-    /// transaction, not only the failed statement (https://sqlite.org/c3ref/get_autocommit.html).
-    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// How a transaction body ends.
     enum TransactionCompletion {
