@@ -12,13 +12,15 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
     ],
     targets: [
         // C libraries. Each is imported by exactly one Swift target.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // SHA-256 for the cache key from the system libcrypto, which libcurl loads anyway (swift-crypto's
+        // bundled BoringSSL was most of a clean build and a share of the binary for one digest).
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Linux interfaces Glibc does not bring: epoll (one set per event loop) and memfd_create.
         .systemLibrary(name: "CLinux"),
         // CRC-32 with carry-less multiplication (PCLMULQDQ), for the Zlib target: zlib's crc32_z costs
@@ -31,7 +33,7 @@ let package = Package(
         .target(name: "ImageSniffing", dependencies: ["Zlib"]),
         .target(
             name: "CacheCore",
-            dependencies: ["HTTPCore", "Zlib", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["HTTPCore", "Zlib", "CCrypto"]
         ),
         .target(name: "CachePolicy", dependencies: ["CacheCore", "ImageSniffing", "HTTPCore"]),
         .target(name: "Storage", dependencies: ["CacheCore", "HTTPCore", "CSQLite", "Zlib"]),

@@ -13,9 +13,8 @@
 # into .build/fuzz/modules/<Module>.{o,swiftmodule}, and rebuilt only when one of its sources or an
 # earlier module changed; targets share them. C modules (Sources/C*) are found through their module
 # maps; a C target with code of its own (Sources/C*/include/module.modulemap beside *.c files) is
-# compiled with cc, not instrumented, and linked into every fuzzer. swift-crypto, which CacheCore imports, is not instrumented: its objects are taken from the
-# package's own debug build (.build/debug, made by scripts/test.sh; built here when missing) and linked
-# as they are (coverage of BoringSSL would only distract the fuzzer).
+# compiled with cc, not instrumented, and linked into every fuzzer. System libraries (zlib, SQLite,
+# libcurl, libcrypto for CacheCore's SHA-256) are linked as installed, not instrumented.
 #
 # The binary and the growing corpus live in .build/fuzz/<target>/; crash, leak and timeout inputs are
 # written there too (crash-*, leak-*, timeout-*). Exit status is libFuzzer's: non-zero on a finding.
@@ -32,7 +31,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 dir="$root/Fuzz/$target"
 build="$root/.build/fuzz"
 out="$build/$target"
-deps="$root/.build/debug"
 [ -f "$dir/modules" ] || { echo "no fuzz target $dir (no modules file)" >&2; exit 2; }
 mkdir -p "$out/corpus" "$build/modules"
 
@@ -55,21 +53,7 @@ done <"$dir/modules"
 
 objects=()
 links=()
-needs_crypto=0
 for module in "${modules[@]}"; do
-    if [ "$module" = CacheCore ]; then needs_crypto=1; fi
-    if [ "$needs_crypto" = 1 ] && [ ! -f "$deps/Modules/Crypto.swiftmodule" ]; then
-        echo "== swift-crypto (SwiftPM debug build, not instrumented)"
-        swift build --package-path "$root" --target Crypto
-    fi
-    if [ "$needs_crypto" = 1 ]; then
-        crypto_flags=(-I "$deps/Modules")
-        for map in "$deps"/*.build/module.modulemap \
-            "$root"/.build/checkouts/swift-crypto/Sources/CCryptoBoringSSL/include/module.modulemap \
-            "$root"/.build/checkouts/swift-crypto/Sources/CCryptoBoringSSLShims/include/module.modulemap; do
-            [ -f "$map" ] && crypto_flags+=(-Xcc "-fmodule-map-file=$map")
-        done
-    fi
     object="$build/modules/$module.o"
     sources=()
     while IFS= read -r file; do sources+=("$file"); done < <(find "$root/Sources/$module" -name '*.swift' | sort)
@@ -87,7 +71,7 @@ for module in "${modules[@]}"; do
     done < <(sed -n 's/^\(@testable \)\{0,1\}\(public \|package \|internal \)\{0,1\}import \([A-Za-z]*\).*/\3/p' "${sources[@]}" | sort -u)
     if [ "$stale" = 1 ]; then
         echo "== $module"
-        swiftc "${flags[@]}" ${crypto_flags[@]+"${crypto_flags[@]}"} -enable-testing -wmo \
+        swiftc "${flags[@]}" -enable-testing -wmo \
             -module-name "$module" -emit-module -emit-module-path "$build/modules/$module.swiftmodule" \
             -c "${sources[@]}" -o "$object"
     fi
@@ -103,13 +87,6 @@ for csource in "$root"/Sources/C*/*.c; do
     links+=("$cobject")
 done
 
-if [ "$needs_crypto" = 1 ]; then
-    # Every object SwiftPM compiled for swift-crypto's targets (Crypto and what it depends on).
-    while IFS= read -r file; do links+=("$file"); done < <(find -L "$deps" -path '*.build/*' -name '*.o' \
-        \( -path '*/Crypto.build/*' -o -path '*/CCryptoBoringSSL*.build/*' -o -path '*/CryptoBoringWrapper.build/*' -o -path '*/CXKCP*.build/*' \) \
-        | sort)
-fi
-
 binary="$out/fuzzer"
 stale=0
 [ -f "$binary" ] || stale=1
@@ -118,8 +95,8 @@ for file in "$dir"/*.swift "${objects[@]}"; do
 done
 if [ "$stale" = 1 ]; then
     echo "== ${target}Fuzz"
-    swiftc "${flags[@]}" ${crypto_flags[@]+"${crypto_flags[@]}"} -module-name "${target}Fuzz" "$dir"/*.swift \
-        "${objects[@]}" ${links[@]+"${links[@]}"} -lz -lsqlite3 -lcurl -o "$binary"
+    swiftc "${flags[@]}" -module-name "${target}Fuzz" "$dir"/*.swift \
+        "${objects[@]}" ${links[@]+"${links[@]}"} -lz -lsqlite3 -lcurl -lcrypto -o "$binary"
 fi
 flock -u 9
 

@@ -1,4 +1,4 @@
-import Crypto
+import CCrypto
 public import HTTPCore
 
 /// The identity of a cached response: the SHA-256 of the canonical URL and the request headers its
@@ -107,8 +107,12 @@ public struct CacheKey: Hashable, Sendable, Comparable, CustomStringConvertible 
     ///     `nil` when the request lacks it. Empty for the primary key.
     /// - Returns: the key; see the type's documentation for the exact bytes hashed.
     public static func make(canonicalURL: String, varyingHeaders: [(name: String, value: String?)] = []) -> CacheKey {
-        var hasher = SHA256()
-        hasher.update(data: Array(canonicalURL.utf8))
+        // libcrypto's SHA-256 (https://docs.openssl.org/3.0/man3/SHA256_Init/): a context on the stack,
+        // no allocation, no provider lookup.
+        var context = SHA256_CTX()
+        SHA256_Init(&context)
+        var url = canonicalURL
+        url.withUTF8 { bytes in _ = SHA256_Update(&context, bytes.baseAddress, bytes.count) }
         if !varyingHeaders.isEmpty {
             var seen = Set<String>()
             let normalised = varyingHeaders.map { (name: $0.name.lowercased(), value: $0.value) }
@@ -126,10 +130,14 @@ public struct CacheKey: Hashable, Sendable, Comparable, CustomStringConvertible 
                     bytes.append(UInt8(ascii: "!"))
                 }
             }
-            hasher.update(data: bytes)
+            bytes.withUnsafeBytes { bytes in _ = SHA256_Update(&context, bytes.baseAddress, bytes.count) }
+        }
+        var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &digest) { raw in
+            _ = SHA256_Final(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), &context)
         }
         // A SHA-256 digest is 32 bytes, so the key always exists.
-        return hasher.finalize().withUnsafeBytes { CacheKey(bytes: $0) }!
+        return withUnsafeBytes(of: digest) { CacheKey(bytes: $0) }!
     }
 
     /// Computes the secondary key of a request for a response that varies on `varyNames`.

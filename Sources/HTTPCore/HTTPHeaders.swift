@@ -108,6 +108,15 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
 /// A field name's length and its first 8 bytes folded to ASCII lower case, packed in a word: names
 /// that differ in either differ, and names of up to 8 bytes are equal when their signatures are.
+extension HTTPHeaders {
+    /// The first `X-Request-Id` value. Asked on every request, so its name's signature is computed once.
+    var requestIDValue: String? {
+        fields.first { $0.hasName(HTTPRequestID.fieldName, requestIDSignature) }?.value
+    }
+}
+
+private let requestIDSignature = NameSignature(HTTPRequestID.fieldName)
+
 private struct NameSignature: Sendable, Equatable {
     let length: Int
     let prefix: UInt64

@@ -25,12 +25,15 @@ extension HTTPResponse {
     ///   - out: the buffer to append to; appended, never cleared.
     ///   - framing: how the content that follows is delimited.
     ///   - connection: the `Connection` field value to send (`close`, `keep-alive`), or `nil` for none.
-    public func serializeHead(into out: inout [UInt8], framing: Framing, connection: StaticString?) {
+    public func serializeHead(
+        into out: inout [UInt8], framing: Framing, connection: StaticString?, requestID: HTTPRequestID? = nil
+    ) {
         if let preparedHead {
             out.append(contentsOf: preparedHead)
         } else {
             serializeFields(into: &out, framing: framing)
         }
+        requestID?.appendField(to: &out)
         Self.finishHead(into: &out, connection: connection)
     }
 
@@ -122,6 +125,8 @@ private func isServerOwnedField(_ name: String) -> Bool {
     // Cheap first test on length, so most fields cost one comparison.
     switch name.utf8.count {
     case 10: return name.equalsIgnoringASCIICase("Connection")
+    // The server writes the request's own; one stored from an origin's answer is not replayed.
+    case 12: return name.equalsIgnoringASCIICase("X-Request-Id")
     case 14: return name.equalsIgnoringASCIICase("Content-Length")
     case 17: return name.equalsIgnoringASCIICase("Transfer-Encoding")
     default: return false

@@ -12,6 +12,9 @@ public struct HTTPResponse: Sendable {
     /// hit answered from memory). The server then writes these bytes instead of serializing `headers`,
     /// adding only `Connection` and the empty line; see ``init(preparedHead:status:body:headers:)``.
     public private(set) var preparedHead: [UInt8]?
+    /// Whether the body is an RFC 9457 problem made by ``ProblemDetails/makeResponse(headers:)``: the
+    /// server adds the request's identifier to it as `instance`.
+    public internal(set) var isProblem = false
 
     /// Creates a response.
     public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: HTTPResponseBody = .empty) {

@@ -36,12 +36,28 @@ public struct ProblemDetails: Sendable, Equatable {
         return "{" + members.joined(separator: ",") + "}"
     }
 
+    /// A problem body with `instance` (RFC 9457 §3.1.5) added as its last member.
+    /// - Parameters:
+    ///   - json: a problem as `json` renders it (an object).
+    ///   - instance: a URI reference; it must need no JSON escaping (a URI's characters do not).
+    /// - Returns: the object with the member, or `json` unchanged when it is not an object.
+    public static func addingInstance(_ instance: String, to json: [UInt8]) -> [UInt8] {
+        guard json.last == UInt8(ascii: "}"), json.count >= 2 else { return json }
+        var out = json
+        out.removeLast()
+        if json.count > 2 { out.append(UInt8(ascii: ",")) }
+        out += Array("\"instance\":\"".utf8) + Array(instance.utf8) + Array("\"}".utf8)
+        return out
+    }
+
     /// A complete response carrying this problem.
     public func makeResponse(headers extra: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
         var headers = extra
         headers.replaceOrAdd(name: "Content-Type", value: ProblemDetails.mediaType)
         headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
-        return HTTPResponse(status: HTTPStatus(code: status), headers: headers, body: .bytes(Array(json.utf8)))
+        var response = HTTPResponse(status: HTTPStatus(code: status), headers: headers, body: .bytes(Array(json.utf8)))
+        response.isProblem = true
+        return response
     }
 }
 

@@ -18,6 +18,8 @@ public struct HTTPAccessRecord: Sendable {
     public var remoteAddress: HTTPAddress
     /// Whether the response was cut short (the client vanished, the body source failed).
     public var aborted: Bool
+    /// The request's identifier, as the response's `X-Request-Id` carries it.
+    public var requestID = HTTPRequestID()
 
     /// The text with control bytes, non-ASCII bytes, backslashes and quotes written as `\xHH`, so a
     /// request cannot forge or break a log line.

@@ -55,6 +55,8 @@ extension HTTPConnection {
         case .empty:
             if !noContent { framing = .contentLength(flight.isHead ? Self.declaredLength(response.headers) ?? 0 : 0) }
         case .bytes(let bytes):
+            // A problem gets the request's identifier as `instance` (RFC 9457 §3.1.5), here where it is known.
+            let bytes = response.isProblem ? ProblemDetails.addingInstance(requestID.uri, to: bytes) : bytes
             if !noContent { framing = .contentLength(bytes.count) }
             if !flight.isHead && !noContent { content = bytes }
         case .file(let region):
@@ -92,7 +94,8 @@ extension HTTPConnection {
         if accessLog != nil { flight.cacheStatus = response.headers["X-Cache"] }
         flight.bytesSent = content.count + (file?.count ?? 0)
         prepareOutput()
-        response.serializeHead(into: &outHead, framing: framing, connection: connectionField)
+        response.serializeHead(
+            into: &outHead, framing: framing, connection: connectionField, requestID: requestID)
         outBody = content
         outFile = file
         if let source {
@@ -291,7 +294,8 @@ extension HTTPConnection {
             HTTPAccessRecord(
                 method: flight.method, target: flight.target, status: flight.status,
                 bytesSent: flight.isHead ? 0 : flight.bytesSent, durationNanoseconds: now >= start ? now - start : 0,
-                cacheStatus: flight.cacheStatus, remoteAddress: remoteAddress, aborted: aborted))
+                cacheStatus: flight.cacheStatus, remoteAddress: remoteAddress, aborted: aborted,
+                requestID: requestID))
     }
 
     /// Whether the handler asked for the connection to close after its response.

@@ -49,6 +49,9 @@ final class HTTPConnection: @unchecked Sendable {
     var pending: [PendingRequest] = []
     var pendingHead = 0
     var inFlight: InFlight?
+    /// The identifier of the request in flight (or of the last one): written on its response and logged.
+    /// Kept here rather than in `InFlight`, which is copied several times per request.
+    var requestID = HTTPRequestID()
     var stream: BodyStream?
     var requestCounter = 0
     /// The parser failed; nothing after the failure is read or executed.
@@ -285,12 +288,14 @@ final class HTTPConnection: @unchecked Sendable {
         let keepAlive =
             request.headers.contains("Connection") ? request.wantsKeepAlive : request.version == .http1_1
         let now = DispatchTime.now()
+        requestID = HTTPRequestID(headers: request.headers)
         inFlight = InFlight(
             number: requestCounter, method: request.method, target: request.target, version: request.version,
             isHead: request.method == .head, keepAlive: keepAlive, startTime: now)
         clearDeadline()
         let context = HTTPRequestContext(
-            remoteAddress: remoteAddress, localAddress: localAddress, connectionID: id, startTime: now)
+            remoteAddress: remoteAddress, localAddress: localAddress, connectionID: id, startTime: now,
+            requestID: requestID)
         let writer = HTTPResponseWriter(connection: self, requestNumber: requestCounter)
         responder.respond(to: request, context: context, writer: writer)
     }
@@ -301,6 +306,7 @@ final class HTTPConnection: @unchecked Sendable {
         inFlight = InFlight(
             number: requestCounter, method: HTTPMethod(rawValue: "-"), target: "-", version: .http1_1,
             isHead: false, keepAlive: false, startTime: .now())
+        requestID = HTTPRequestID()
         clearDeadline()
         handleResponse(response, requestNumber: requestCounter)
     }

@@ -1,4 +1,5 @@
 public import Dispatch
+public import HTTPCore
 
 /// What a handler knows about a request besides the request itself.
 public struct HTTPRequestContext: Sendable {
@@ -12,6 +13,9 @@ public struct HTTPRequestContext: Sendable {
     public var startTime: DispatchTime
     /// The values of the route pattern's `:name` segments, percent-decoded; empty outside a router.
     public var parameters: HTTPRouteParameters
+    /// The request's identifier: the caller's `X-Request-Id` when usable, else a new one. The server
+    /// writes it on the response; a handler forwards it to whatever it asks on the caller's behalf.
+    public var requestID: HTTPRequestID
 
     /// Creates a context (the server makes them; tests may too).
     /// - Parameters:
@@ -20,17 +24,20 @@ public struct HTTPRequestContext: Sendable {
     ///   - connectionID: the connection's number.
     ///   - startTime: when the request was complete.
     ///   - parameters: route parameters.
+    ///   - requestID: the request's identifier, default a new one.
     public init(
         remoteAddress: HTTPAddress,
         localAddress: HTTPAddress,
         connectionID: Int,
         startTime: DispatchTime = .now(),
-        parameters: HTTPRouteParameters = HTTPRouteParameters()
+        parameters: HTTPRouteParameters = HTTPRouteParameters(),
+        requestID: HTTPRequestID = HTTPRequestID()
     ) {
         self.remoteAddress = remoteAddress
         self.localAddress = localAddress
         self.connectionID = connectionID
         self.startTime = startTime
         self.parameters = parameters
+        self.requestID = requestID
     }
 }

@@ -140,10 +140,13 @@ public final class LarderProcess {
         process.waitUntilExit()
     }
 
-    /// The port in the first `listening on 127.0.0.1:<port>` of a log.
+    /// The port in the first `listening on <host>:<port>` of a log (`::1:<port>` for IPv6 loopback).
     static func listeningPort(in log: String) -> Int? {
-        guard let range = log.range(of: "listening on 127.0.0.1:") else { return nil }
-        return Int(log[range.upperBound...].prefix { $0.isNumber })
+        guard let range = log.range(of: "listening on ") else { return nil }
+        // The address ends where text and JSON logs differ: a space, or the closing quote.
+        let address = log[range.upperBound...].prefix { $0.isHexDigit || $0 == "." || $0 == ":" }
+        guard let colon = address.lastIndex(of: ":") else { return nil }
+        return Int(address[address.index(after: colon)...])
     }
 }
 

@@ -17,8 +17,8 @@ extension OriginClient {
         public var viaName: String
         /// The longest URL accepted.
         public var maxURLLength: Int
-        /// A PEM file of CA certificates to trust instead of the system's (CURLOPT_CAINFO), for private CAs.
-        public var trustedCertificatesPath: String?
+        /// The CAs trusted for https origins and the client certificate shown to them.
+        public var tls: OriginTLS
 
         /// Creates a configuration.
         /// - Parameters:
@@ -30,12 +30,12 @@ extension OriginClient {
         ///   - ownEndpoints: Larder's listening addresses.
         ///   - viaName: pseudonym in `Via`, default `larder`.
         ///   - maxURLLength: longest URL, default 8 KiB.
-        ///   - trustedCertificatesPath: CA bundle replacing the system's, default none.
+        ///   - tls: trust and client certificate, default the system's store and no certificate.
         public init(
             limits: OriginLimits = OriginLimits(), maxConcurrentTransfers: Int = 64, maxConnectionsPerHost: Int = 16,
             connectionCacheSize: Int = 64, addressPolicy: AddressPolicy = AddressPolicy(),
             ownEndpoints: [IPEndpoint] = [], viaName: String = "larder",
-            maxURLLength: Int = OriginURL.defaultMaximumLength, trustedCertificatesPath: String? = nil
+            maxURLLength: Int = OriginURL.defaultMaximumLength, tls: OriginTLS = OriginTLS()
         ) {
             self.limits = limits
             self.maxConcurrentTransfers = max(1, maxConcurrentTransfers)
@@ -45,7 +45,7 @@ extension OriginClient {
             self.ownEndpoints = ownEndpoints
             self.viaName = viaName
             self.maxURLLength = maxURLLength
-            self.trustedCertificatesPath = trustedCertificatesPath
+            self.tls = tls
         }
     }
 }

@@ -19,13 +19,14 @@ struct AccessLogger: Sendable {
             var line = "\(record.method) \(target) \(record.status) \(record.bytesSent)B \(duration)ms"
             if let cache = record.cacheStatus { line += " cache=\(HTTPAccessRecord.escapedForLog(cache))" }
             if record.aborted { line += " aborted" }
-            line += " client=\(record.remoteAddress)"
+            line += " client=\(record.remoteAddress) id=\(HTTPAccessRecord.escapedForLog(record.requestID.description))"
             logger.info("\(line)")
         case .json:
             var metadata: Logger.Metadata = [
                 "method": .string(record.method.rawValue), "target": .string(target),
                 "status": .stringConvertible(record.status), "bytes": .stringConvertible(record.bytesSent),
                 "duration_ms": .stringConvertible(duration), "client": .string(record.remoteAddress.description),
+                "request_id": .string(record.requestID.description),
             ]
             if let cache = record.cacheStatus { metadata["cache"] = .string(cache) }
             if record.aborted { metadata["aborted"] = .stringConvertible(true) }

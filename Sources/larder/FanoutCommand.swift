@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import LarderApp
 import Synchronization
+import Upstream
 
 /// `larder fanout`: one admin call sent to every replica at once (purges and filter changes reach
 /// all of them), each answer reported; exits non-zero when any peer failed.
@@ -15,10 +16,12 @@ struct FanoutCommand: ParsableCommand {
             status of 400 or more.
             """)
 
-    @Option(help: "Comma-separated replica URLs (http://host:port).") var peers: String
+    @Option(help: "Comma-separated replica URLs (http://host:port, https://[::1]:8443).") var peers: String
     @Option(help: "Bearer token for the admin API (env: LARDER_ADMIN_TOKEN).") var token: String?
     @Option(help: "Request body: JSON text, or @file to read it from a file.") var data: String?
     @Option(help: "Seconds each peer gets.") var timeout: Double = 10
+    @Option(help: "PEM file of CA certificates trusted for https peers, in addition to the system store.")
+    var caFile: String?
     @Argument(help: "The method: GET, POST, PUT, DELETE, …") var method: String
     @Argument(help: "The path with its query, e.g. /cache?host=example.com") var path: String
 
@@ -42,7 +45,7 @@ struct FanoutCommand: ParsableCommand {
     }
 
     func run() throws {
-        var headers: [(String, String)] = []
+        var headers: [(name: String, value: String)] = []
         let token = try token ?? AdminSettings.resolving(in: ProcessInfo.processInfo.environment).token
         if let token, !token.isEmpty {
             headers.append(("Authorization", "Bearer \(token)"))
@@ -59,8 +62,9 @@ struct FanoutCommand: ParsableCommand {
             }
             headers.append(("Content-Type", "application/json"))
         }
+        let client = ReplicaClient(timeout: .seconds(timeout), tls: OriginTLS(caFile: caFile))
         let outcomes = Self.send(
-            method.uppercased(), path: path, to: peerList, headers: headers, body: body, timeout: timeout)
+            method.uppercased(), path: path, to: peerList, headers: headers, body: body, client: client)
         let width = outcomes.map(\.peer.count).max() ?? 0
         for outcome in outcomes {
             let status = outcome.status.map(String.init) ?? "---"
@@ -77,17 +81,16 @@ struct FanoutCommand: ParsableCommand {
     /// Sends the call to every peer concurrently (one blocking exchange per thread).
     /// - Returns: the outcomes in the order of `peers`.
     static func send(
-        _ method: String, path: String, to peers: [String], headers: [(String, String)], body: [UInt8],
-        timeout: Double
+        _ method: String, path: String, to peers: [String], headers: [(name: String, value: String)],
+        body: [UInt8], client: ReplicaClient
     ) -> [Outcome] {
         let results = OutcomeSlots(count: peers.count)
         DispatchQueue.concurrentPerform(iterations: peers.count) { index in
             let peer = peers[index]
             let outcome: Outcome
             do {
-                let target = try CommandHTTPClient.Target(url: peer, path: path)
-                let response = try CommandHTTPClient(timeout: timeout).send(
-                    method, to: target, headers: headers, body: body)
+                let target = try ReplicaClient.target(base: peer, path: path)
+                let response = try client.send(method, url: target.url, headers: headers, body: body)
                 outcome = Outcome(peer: peer, status: response.status, summary: shorten(response.body))
             } catch {
                 outcome = Outcome(peer: peer, status: nil, summary: "\(error)")
@@ -113,4 +116,11 @@ private final class OutcomeSlots: Sendable {
     func set(_ outcome: FanoutCommand.Outcome, at index: Int) { slots.withLock { $0[index] = outcome } }
 
     var all: [FanoutCommand.Outcome] { slots.withLock { $0.compactMap { $0 } } }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing spaces and tabs.
+    fileprivate var trimmingSpaces: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
 }

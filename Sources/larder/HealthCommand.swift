@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LarderApp
+import Upstream
 
 /// `larder health`: exits 0 when a server answers `GET /livez` (with `--ready`, `GET /readyz`) with 200 in
 /// time; the container's `HEALTHCHECK`. Prints one line either way, so `docker inspect` shows why a check
@@ -13,8 +14,11 @@ struct HealthCommand: ParsableCommand {
             become loopback) and LARDER_PORT.
             """)
 
-    @Option(help: "The server, e.g. http://127.0.0.1:8080 (its path is ignored).") var url: String?
+    @Option(help: "The server, e.g. http://127.0.0.1:8080 or https://[::1]:8443 (its path is ignored).")
+    var url: String?
     @Option(help: "Seconds to wait for the answer.") var timeout: Double = 3
+    @Option(help: "PEM file of CA certificates trusted for an https server, in addition to the system store.")
+    var caFile: String?
     @Flag(help: "Ask /readyz (draining, store writable) instead of /livez (the process answers).")
     var ready = false
 
@@ -29,8 +33,9 @@ struct HealthCommand: ParsableCommand {
         }
         do {
             let path = ready ? "/readyz" : "/livez"
-            let target = try CommandHTTPClient.Target(url: server, path: path)
-            let response = try CommandHTTPClient(timeout: timeout).send("GET", to: target)
+            let target = try ReplicaClient.target(base: server, path: path)
+            let client = ReplicaClient(timeout: .seconds(timeout), tls: OriginTLS(caFile: caFile))
+            let response = try client.send("GET", url: target.url)
             guard response.status == 200 else {
                 // /readyz says why in its body; one line of it is what `docker inspect` shows.
                 let body = String(decoding: response.body.prefix(300), as: UTF8.self)
@@ -38,7 +43,7 @@ struct HealthCommand: ParsableCommand {
                 throw ExitCode.failure
             }
             print("healthy: \(target.authority) answered \(path) with 200")
-        } catch let error as CommandHTTPError {
+        } catch let error as ReplicaClientError {
             print("unhealthy: \(error)")
             throw ExitCode.failure
         }

@@ -39,6 +39,10 @@ enum LarderWiring {
         router.add(.get, "/openapi.yaml", OpenAPIResponder())
         // The filters file first: an invalid one stops the start before any database is created.
         let declared = try settings.filters.file.map { path throws in try FiltersFile.load(path: path) }
+        // Likewise unreadable certificate files: better no start than every https fetch failing.
+        let tls = settings.fetch.originTLS
+        try tls.validate()
+        warnIfCAFileReplacesTheSystemStore(tls, logger: logger)
         // One policy for every admin route: the operator page's login sessions must be known to all of them.
         let access = AdminAccess(token: settings.admin.token)
         let store = try openCacheStore(settings: settings, logger: logger)
@@ -80,5 +84,14 @@ enum LarderWiring {
                 logger.error("hit counts not written at shutdown", metadata: ["error": "\(error)"])
             }
         }
+    }
+
+    /// `--origin-ca-file` keeps the system store through libcurl's CA directory; a libcurl built without
+    /// one (not Debian's) would trust the file alone, which the operator must hear about.
+    private static func warnIfCAFileReplacesTheSystemStore(_ tls: OriginTLS, logger: Logger) {
+        guard tls.caFile != nil, !tls.trustsOnlyCAFile, CurlDefaults.certificateStore.directory == nil else { return }
+        logger.warning(
+            "libcurl has no CA directory: --origin-ca-file replaces the system store instead of adding to it",
+            metadata: ["systemBundle": "\(CurlDefaults.certificateStore.file ?? "none")"])
     }
 }

@@ -15,7 +15,8 @@ extension FetchSettings {
             limits: OriginLimits(
                 connectTimeout: .milliseconds(Int64(connectTimeout * 1000)),
                 totalTimeout: .milliseconds(Int64(originTimeout * 1000)), maxBodyBytes: maxObjectBytes),
-            addressPolicy: AddressPolicy(allowNetworks: allowNetworks), ownEndpoints: ownEndpoints, viaName: viaName)
+            addressPolicy: AddressPolicy(allowNetworks: allowNetworks), ownEndpoints: ownEndpoints, viaName: viaName,
+            tls: originTLS)
     }
 
     /// The addresses a server configured with `host` and `port` answers on, for the loop guard: the host
@@ -73,6 +74,8 @@ extension LarderWiring {
                 "maxObjectBytes": "\(settings.maxObjectBytes)", "via": "\(settings.viaName)",
                 "maxImagePixels": "\(settings.maxImagePixels)",
                 "hotBytes": "\(settings.hotBytes)", "hotMaxEntry": "\(settings.hotMaxEntry)",
+                "originCAFile": "\(settings.originCAFile ?? "none")", "originCAOnly": "\(settings.originCAOnly)",
+                "originClientCert": "\(settings.originClientCertificate ?? "none")",
             ])
         return service
     }

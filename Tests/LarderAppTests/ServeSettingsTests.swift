@@ -23,6 +23,7 @@ import Upstream
         #expect(settings.fetch.maxObjectBytes == 256 << 20)
         #expect(settings.fetch.hotBytes == 64 << 20)
         #expect(settings.fetch.defaultPolicy == .http)
+        #expect(settings.fetch.originTLS == OriginTLS())
         #expect(settings.admin.token == nil)
         #expect(settings.maintenance.sweepInterval == 60)
     }
@@ -47,6 +48,20 @@ import Upstream
         let settings = try ServeSettings.resolve(
             flags: ["admin-token": ""], environment: ["LARDER_ADMIN_TOKEN": "from-the-environment"])
         #expect(settings.admin.token == nil)
+    }
+
+    @Test func originTLSSettingsBecomeTheClientsTLS() throws {
+        let settings = try ServeSettings.resolve(
+            flags: ["origin-ca-only": "yes", "origin-client-cert": "/c.pem"],
+            environment: ["LARDER_ORIGIN_CA_FILE": "/ca.pem", "LARDER_ORIGIN_CLIENT_KEY": "/k.pem"])
+        #expect(
+            settings.fetch.originTLS
+                == OriginTLS(
+                    caFile: "/ca.pem", trustsOnlyCAFile: true, clientCertificateFile: "/c.pem", clientKeyFile: "/k.pem")
+        )
+        #expect(throws: SettingsError.self) {
+            try ServeSettings.resolve(flags: ["origin-ca-only": "perhaps"], environment: [:])
+        }
     }
 
     @Test func aBadValueIsNamedByTheFlagOrTheVariableItCameFrom() {

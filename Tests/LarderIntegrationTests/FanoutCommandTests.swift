@@ -106,6 +106,26 @@ import Testing
         }
     }
 
+    /// An https peer behind a private CA answers with `--ca-file`; an http replica beside it too
+    /// (`openssl s_server -www` answers 200 to any GET).
+    @Test func httpsPeerIsReachedWithItsCAFile() async throws {
+        let certificates = try TLSTestCertificates()
+        let secure = try TLSTestOrigin(certificates: certificates)
+        let plain = try StubOrigin()
+        defer { plain.stop() }
+        plain.respond(to: "/cache?limit=1", with: .ok(#"{"entries":[]}"#))
+        let peers = "\(secure.url("")),\(plain.url(""))"
+        let result = try await LarderProcess.run(
+            ["fanout", "--peers", peers, "--ca-file", certificates.caFile, "GET", "/cache?limit=1"])
+        #expect(result.status == 0, "\(result.output)")
+        // Peers are padded to one width: the shorter http URL gets one more space.
+        #expect(result.output.contains("\(secure.url(""))  200  <HTML>"), "\(result.output)")
+        #expect(result.output.contains("\(plain.url(""))   200  {\"entries\":[]}"), "\(result.output)")
+        let untrusted = try await LarderProcess.run(["fanout", "--peers", peers, "GET", "/cache?limit=1"])
+        #expect(untrusted.status != 0)
+        #expect(untrusted.output.contains("1 of 2 peers failed"), "\(untrusted.output)")
+    }
+
     @Test(arguments: [["GET", "cache"], ["G ET", "/cache"]])
     func badCallIsRefusedBeforeAnyPeerIsAsked(_ call: [String]) async throws {
         let result = try await LarderProcess.run(["fanout", "--peers", "http://127.0.0.1:1"] + call)

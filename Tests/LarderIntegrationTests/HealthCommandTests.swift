@@ -65,10 +65,34 @@ import Testing
         #expect(ready.output.contains(#"answered /readyz with 503 {"status":"not ready","reasons":["draining"]}"#))
     }
 
-    @Test(arguments: ["https://127.0.0.1:1/", "http://", "http://127.0.0.1:99999/", "ftp://x"])
+    @Test(arguments: ["http://", "http://127.0.0.1:99999/", "ftp://x", "http://user@127.0.0.1:1/"])
     func badURLIsRefusedWithoutAConnection(_ url: String) async throws {
         let result = try await LarderProcess.run(["health", "--url", url])
         #expect(result.status != 0)
         #expect(result.output.contains("bad URL"), "\(result.output)")
+    }
+
+    /// An https server behind a private CA: healthy with `--ca-file`, unhealthy with the TLS reason
+    /// without it (`openssl s_server -www` answers 200 to any GET).
+    @Test func httpsServerIsCheckedWithItsCAFile() async throws {
+        let certificates = try TLSTestCertificates()
+        let server = try TLSTestOrigin(certificates: certificates)
+        let base = "https://127.0.0.1:\(server.port)"
+        let trusted = try await LarderProcess.run(["health", "--url", base, "--ca-file", certificates.caFile])
+        #expect(trusted.status == 0, "\(trusted.output)")
+        #expect(trusted.output.hasPrefix("healthy: 127.0.0.1:\(server.port) answered /livez with 200"))
+        let untrusted = try await LarderProcess.run(["health", "--url", base])
+        #expect(untrusted.status != 0)
+        #expect(untrusted.output.contains("TLS failed"), "\(untrusted.output)")
+        #expect(untrusted.output.contains("certificate"), "\(untrusted.output)")
+    }
+
+    /// IPv6 loopback, in brackets, reaches a server listening on ::1.
+    @Test func ipv6ServerIsReachedInBrackets() async throws {
+        let directory = StorageTestDirectory()
+        let listener = try await LarderProcess.start(arguments: ["--host", "::1"], database: directory.file())
+        let result = try await LarderProcess.run(["health", "--url", "http://[::1]:\(listener.port)"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.hasPrefix("healthy: [::1]:\(listener.port)"), "\(result.output)")
     }
 }

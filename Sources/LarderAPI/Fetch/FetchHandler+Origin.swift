@@ -7,6 +7,16 @@ import HTTPServer
 import Synchronization
 import Upstream
 
+extension FetchHandler.Call {
+    /// The caller's fields with `X-Request-Id` set to the request's identifier, for the origin: the
+    /// caller's own when usable, the one Larder made otherwise (built on misses only, not on hits).
+    var originHeaders: HTTPHeaders {
+        var fields = headers
+        fields.replaceOrAdd(name: HTTPRequestID.fieldName, value: requestID.description)
+        return fields
+    }
+}
+
 extension FetchHandler {
     /// Joins the fetch under way for `key`, or starts one (conditional on `stored`'s validators when
     /// given), and answers the caller when the outcome is known.
@@ -22,7 +32,7 @@ extension FetchHandler {
         let (fetch, isNew) = service.registry.fetch(for: key, coalesce: shared) { id in
             InFlightFetch(
                 id: id, key: key, url: call.fetchURL, keyURL: call.keyURL, decision: call.decision, stored: stored,
-                requestHeaders: call.headers, mayStore: true, service: service)
+                requestHeaders: call.originHeaders, mayStore: true, service: service)
         }
         wait(on: fetch, call: call, key: key, stored: stored, forward: forward, collapsed: !isNew)
         if isNew {
@@ -37,7 +47,7 @@ extension FetchHandler {
         let (fetch, isNew) = service.registry.fetch(for: key, coalesce: true) { id in
             InFlightFetch(
                 id: id, key: key, url: call.fetchURL, keyURL: call.keyURL, decision: call.decision,
-                stored: conditionalHeaders.isEmpty ? nil : entry, requestHeaders: call.headers, mayStore: true,
+                stored: conditionalHeaders.isEmpty ? nil : entry, requestHeaders: call.originHeaders, mayStore: true,
                 service: service)
         }
         if isNew { fetch.start(conditionalHeaders: conditionalHeaders) }
@@ -49,7 +59,7 @@ extension FetchHandler {
         let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
             InFlightFetch(
                 id: id, key: key, url: call.fetchURL, keyURL: call.keyURL, decision: call.decision, stored: nil,
-                requestHeaders: call.headers, mayStore: false, service: service)
+                requestHeaders: call.originHeaders, mayStore: false, service: service)
         }
         wait(on: fetch, call: call, key: key, stored: nil, forward: .bypass, collapsed: false)
         fetch.start(conditionalHeaders: HTTPHeaders(), method: call.method == .head ? .head : .get)

@@ -17,6 +17,8 @@ struct FetchHandler: HTTPResponder {
     struct Call: Sendable {
         let method: HTTPMethod
         let headers: HTTPHeaders
+        /// The request's identifier, forwarded to the origin in place of the caller's unusable one.
+        let requestID: HTTPRequestID
         /// The URL fetched: the target canonicalized with default options.
         let fetchURL: String
         /// The URL the key is computed from: canonicalized with the owning filter's options.
@@ -26,7 +28,7 @@ struct FetchHandler: HTTPResponder {
     }
 
     func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
-        switch makeCall(request, writer: writer) {
+        switch makeCall(request, requestID: context.requestID, writer: writer) {
         case .failure(let error):
             writer.send(error.makeResponse())
         case .success(let call):
@@ -45,7 +47,9 @@ struct FetchHandler: HTTPResponder {
         }
     }
 
-    private func makeCall(_ request: HTTPRequest, writer: HTTPResponseWriter) -> Result<Call, APIError> {
+    private func makeCall(
+        _ request: HTTPRequest, requestID: HTTPRequestID, writer: HTTPResponseWriter
+    ) -> Result<Call, APIError> {
         guard let text = Self.urlParameter(in: request.query), !text.isEmpty else {
             return .failure(.invalidFetchURL("Give exactly one non-empty url parameter: /fetch?url=<absolute URL>."))
         }
@@ -76,7 +80,8 @@ struct FetchHandler: HTTPResponder {
         }
         return .success(
             Call(
-                method: request.method, headers: request.headers, fetchURL: fetchURL, keyURL: keyURL,
+                method: request.method, headers: request.headers, requestID: requestID, fetchURL: fetchURL,
+                keyURL: keyURL,
                 decision: decision, writer: writer))
     }
 

@@ -1,8 +1,8 @@
 public import CachePolicy
 public import Upstream
 
-/// The origin client and `/fetch`: which addresses it may reach, its limits, the hot tier, and what
-/// happens to requests no filter owns.
+/// The origin client and `/fetch`: which addresses it may reach, its limits, the hot tier, what
+/// happens to requests no filter owns, and whom it trusts for https.
 public struct FetchSettings: SettingGroup {
     /// How help and the README title this group.
     public static let title = "Origin client and /fetch"
@@ -41,6 +41,29 @@ public struct FetchSettings: SettingGroup {
         "default-policy", default: "http", .choice("policy"),
         help: "What happens to requests no filter owns: http (RFC 9111 shared-cache rules) or bypass (never stored).")
     public var defaultPolicy: FilterDefaultPolicy
+    @Setting(
+        "origin-ca-file", default: "", .optionalText("path"),
+        help: "PEM file of CA certificates trusted for https origins in addition to the system store (private CAs).")
+    public var originCAFile: String?
+    @Setting(
+        "origin-ca-only", default: "false", .boolean,
+        help: "Trust only --origin-ca-file for https origins, not the system store.")
+    public var originCAOnly: Bool
+    @Setting(
+        "origin-client-cert", default: "", .optionalText("path"),
+        help: "PEM client certificate shown to https origins that ask for one (mutual TLS).")
+    public var originClientCertificate: String?
+    @Setting(
+        "origin-client-key", default: "", .optionalText("path"),
+        help: "PEM private key of --origin-client-cert (default: read from the certificate's file).")
+    public var originClientKey: String?
+
+    /// The origin client's trust and client certificate; `OriginTLS.validate()` checks the files.
+    public var originTLS: OriginTLS {
+        OriginTLS(
+            caFile: originCAFile, trustsOnlyCAFile: originCAOnly, clientCertificateFile: originClientCertificate,
+            clientKeyFile: originClientKey)
+    }
 
     /// The defaults outside a resolution; see `SettingGroup.resolve(flags:environment:)`.
     public init() {}

@@ -26,7 +26,7 @@ final class CurlTransfer: @unchecked Sendable {
     private var refusal: (address: String, reason: AddressRefusal)?
     private let policy: AddressPolicy
     private let ownEndpoints: [IPEndpoint]
-    private let trustedCertificatesPath: String?
+    private let tls: OriginTLS
     private(set) var isFinished = false
     /// Whether the delegate was told something since the driver's last `endRead()` (driver thread).
     private var deliveredSinceRead = false
@@ -38,7 +38,7 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         policy = configuration.addressPolicy
         ownEndpoints = configuration.ownEndpoints
-        trustedCertificatesPath = configuration.trustedCertificatesPath
+        tls = configuration.tls
         prepared = Result { () throws(OriginError) in
             let url = try OriginURL(validating: fetch.request.url, maximumLength: configuration.maxURLLength)
             let headers = try OriginHeaderForwarding.forwardedRequestHeaders(
@@ -94,7 +94,7 @@ final class CurlTransfer: @unchecked Sendable {
             ccurl_easy_setopt_opensocket_callback(easy.handle, curlOpenSocketCallback),
             easy.set(CURLOPT_OPENSOCKETDATA, pointer: me),
         ]
-        if let trustedCertificatesPath { codes.append(easy.set(CURLOPT_CAINFO, trustedCertificatesPath)) }
+        codes += easy.applyTLS(tls)
         codes.append(fetch.request.method == .head ? easy.set(CURLOPT_NOBODY, 1) : easy.set(CURLOPT_HTTPGET, 1))
         if let failed = codes.first(where: { $0 != CURLE_OK }) {
             return .protocolError(detail: "curl_easy_setopt: \(String(cString: curl_easy_strerror(failed)))")

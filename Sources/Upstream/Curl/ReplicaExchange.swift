@@ -1,0 +1,130 @@
+import CCurl
+import HTTPCore
+
+/// The state of one `ReplicaClient` exchange: the parsed head and the body read so far. Lives on the
+/// calling thread for the length of one `curl_easy_perform`, which runs the callbacks on that thread.
+final class ReplicaExchange {
+    private let maxBodyBytes: Int
+    private var parser = ResponseHeadParser()
+    private var head: OriginResponseHead?
+    private var body: [UInt8] = []
+    /// A failure decided in a callback; it wins over libcurl's generic code.
+    private var abortReason: ReplicaClientError.Kind?
+    private var abortDetail = ""
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+
+    init(maxBodyBytes: Int) {
+        self.maxBodyBytes = maxBodyBytes
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    }
+
+    deinit { errorBuffer.deallocate() }
+
+    /// Sets every option of the exchange on `easy` but TLS trust; `self` and `headers` must outlive the
+    /// transfer.
+    func configure(
+        _ easy: CurlEasy, method: String, url: String, headers: CurlHeaderList, body: [UInt8], timeout: Duration
+    ) -> [CURLcode] {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let milliseconds = Int(
+            timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        var codes: [CURLcode] = [
+            easy.set(CURLOPT_URL, url),
+            easy.set(CURLOPT_NOSIGNAL, 1),
+            easy.set(CURLOPT_PROTOCOLS_STR, "http,https"),
+            easy.set(CURLOPT_FOLLOWLOCATION, 0),
+            easy.set(CURLOPT_PROXY, ""),
+            easy.set(CURLOPT_NOPROXY, "*"),
+            easy.set(CURLOPT_SSL_VERIFYPEER, 1),
+            easy.set(CURLOPT_SSL_VERIFYHOST, 2),
+            easy.set(CURLOPT_TIMEOUT_MS, max(1, milliseconds)),
+            easy.set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headers.list)),
+            easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer)),
+            ccurl_easy_setopt_data_callback(easy.handle, CURLOPT_WRITEFUNCTION, replicaWriteCallback),
+            easy.set(CURLOPT_WRITEDATA, pointer: me),
+            ccurl_easy_setopt_data_callback(easy.handle, CURLOPT_HEADERFUNCTION, replicaHeaderCallback),
+            easy.set(CURLOPT_HEADERDATA, pointer: me),
+        ]
+        switch method {
+        case "GET":
+            codes.append(easy.set(CURLOPT_HTTPGET, 1))
+        case "HEAD":
+            codes.append(easy.set(CURLOPT_NOBODY, 1))
+        default:
+            if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) {
+                // The size first: COPYPOSTFIELDS then copies exactly that many bytes, NULs included.
+                codes.append(ccurl_easy_setopt_off(easy.handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+                codes.append(
+                    body.withUnsafeBytes {
+                        easy.set(
+                            CURLOPT_COPYPOSTFIELDS,
+                            pointer: UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafeRawPointer(errorBuffer)))
+                    })
+            }
+            codes.append(easy.set(CURLOPT_CUSTOMREQUEST, method))
+        }
+        return codes
+    }
+
+    func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Int {
+        switch parser.consume(line) {
+        case .needMore:
+            return line.count
+        case .malformed(let detail):
+            abortReason = .malformed
+            abortDetail = detail
+            return 0
+        case .head(let head):
+            self.head = head
+            return line.count
+        }
+    }
+
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if body.count + bytes.count > maxBodyBytes {
+            abortReason = .malformed
+            abortDetail = "body larger than \(maxBodyBytes) bytes"
+            return 0
+        }
+        body += bytes
+        return bytes.count
+    }
+
+    /// The response, or why there is none, after `curl_easy_perform` returned `code`.
+    func outcome(_ code: CURLcode, easy: CurlEasy, url: String) throws(ReplicaClientError) -> ReplicaResponse {
+        if let abortReason { throw .failed(url: url, kind: abortReason, detail: abortDetail) }
+        if code == CURLE_OK, let head {
+            return ReplicaResponse(status: head.status, headers: head.headers, body: body)
+        }
+        let message = String(cString: errorBuffer)
+        let detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
+        let kind: ReplicaClientError.Kind
+        switch code {
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST: kind = .connect
+        case CURLE_OPERATION_TIMEDOUT: kind = .timeout
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_OK:
+            kind = .malformed
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM: kind = .tls
+        default: kind = .other
+        }
+        throw .failed(url: url, kind: kind, detail: code == CURLE_OK ? "no response head" : detail)
+    }
+}
+
+/// CURLOPT_WRITEFUNCTION of a `ReplicaExchange`.
+private func replicaWriteCallback(
+    _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userData: UnsafeMutableRawPointer?
+) -> Int {
+    guard let userData else { return 0 }
+    let exchange = Unmanaged<ReplicaExchange>.fromOpaque(userData).takeUnretainedValue()
+    return exchange.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+}
+
+/// CURLOPT_HEADERFUNCTION of a `ReplicaExchange`.
+private func replicaHeaderCallback(
+    _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userData: UnsafeMutableRawPointer?
+) -> Int {
+    guard let userData else { return 0 }
+    let exchange = Unmanaged<ReplicaExchange>.fromOpaque(userData).takeUnretainedValue()
+    return exchange.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
+}
