@@ -30,8 +30,11 @@ echo "== tests"
 #
 # The coalescing suites hold an origin until a hundred callers have joined one fetch, and watch a trickled
 # body grow: among 700 parallel tests on two cores their waits starved past their deadlines, and then
-# every test waiting behind them failed too (docs/DEVELOPMENT.md). They also run on their own.
+# every test waiting behind them failed too (docs/DEVELOPMENT.md). They also run on their own, and so
+# do the drain tests that time a SIGTERM against a store held busy (ShutdownStoreTests: its process
+# exited within 800 ms in two full runs on a loaded machine, and never alone; see docs/RELIABILITY.md).
 quiet='OriginClient(Limits|Environment)?Tests|FetchCoalescingTests|FetchesProgressTests|FetchMetricsTests'
+quiet+='|ShutdownStoreTests|ReadinessProbeTests'
 swift test --skip-build --skip "$quiet"
 echo "== origin client and coalescing tests (on their own)"
 swift test --skip-build --filter "$quiet"
