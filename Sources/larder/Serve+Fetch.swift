@@ -57,7 +57,7 @@ extension LarderWiring {
             configuration: FetchConfiguration(
                 viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes,
                 maxImagePixels: settings.maxImagePixels, hotBudgetBytes: settings.hotBytes,
-                hotMaxEntryBytes: settings.hotMaxEntry),
+                hotMaxEntryBytes: settings.hotMaxEntry, staleIfDisconnected: settings.staleIfDisconnected),
             onStoreFailure: { url, error in
                 // Served uncached: the caller is fine, the operator must hear that the disk is not.
                 logger.error(
@@ -73,6 +73,7 @@ extension LarderWiring {
                 "maxObjectBytes": "\(settings.maxObjectBytes)", "via": "\(settings.viaName)",
                 "maxImagePixels": "\(settings.maxImagePixels)",
                 "hotBytes": "\(settings.hotBytes)", "hotMaxEntry": "\(settings.hotMaxEntry)",
+                "staleIfDisconnected": "\(settings.staleIfDisconnected)",
             ])
         return service
     }
