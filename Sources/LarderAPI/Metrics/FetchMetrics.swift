@@ -4,8 +4,8 @@ import Synchronization
 public import Upstream
 
 /// Figures of the `/fetch` path that only it can see: origin fetches by outcome and their
-/// latency, callers that joined a fetch already under way, refused origin addresses, and image
-/// validation failures by format. `HTTPMetrics` counts the answers themselves (`X-Cache`).
+/// latency, callers that joined a fetch already under way, refused origin addresses, stale answers
+/// given because the origin could not be reached, and image validation failures by format. `HTTPMetrics` counts the answers themselves (`X-Cache`).
 public final class FetchMetrics: MetricsSource {
     /// How an origin fetch ended, the `outcome` label.
     public enum Outcome: Int, Sendable, CaseIterable {
@@ -155,7 +155,7 @@ public final class FetchMetrics: MetricsSource {
         return stage.rawValue * (ImageFormat.allCases.count + 1) + formatIndex
     }
 
-    /// Writes the origin, coalescing and image-validation families.
+    /// Writes the origin, coalescing, stale-if-disconnected and image-validation families.
     /// - Parameter text: the exposition being built.
     public func write(to text: inout PrometheusText) {
         text.family(
