@@ -49,6 +49,7 @@ extension FilterChain {
         }
         if let seconds = overrides.staleIfError { parts.append("stale-if-error \(seconds) s") }
         if let seconds = overrides.staleWhileRevalidate { parts.append("stale-while-revalidate \(seconds) s") }
+        if let seconds = overrides.staleIfDisconnected { parts.append("stale-if-disconnected \(seconds) s") }
         parts.append(decision.ignoreNoStore ? "origin no-store ignored" : "origin no-store wins")
         return parts.joined(separator: ", ")
     }

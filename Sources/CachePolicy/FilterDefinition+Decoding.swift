@@ -105,6 +105,7 @@ extension FilterDefinition {
         }
         definition.staleIfError = try reader.integer("staleIfError", in: 0...maximumSeconds)
         definition.staleWhileRevalidate = try reader.integer("staleWhileRevalidate", in: 0...maximumSeconds)
+        definition.staleIfDisconnected = try reader.integer("staleIfDisconnected", in: 0...maximumSeconds)
         definition.ignoreQuery = try reader.bool("ignoreQuery") ?? false
         definition.dropParams = try reader.strings("dropParams", lowercased: false) {
             text, path throws(FilterDefinitionError) in

@@ -29,7 +29,7 @@ extension FilterDefinition {
         if allowSVG { members.append(("allowSVG", .bool(true))) }
         let durations: [(String, Int64?)] = [
             ("ttl", ttl), ("minTtl", minTtl), ("maxTtl", maxTtl), ("staleIfError", staleIfError),
-            ("staleWhileRevalidate", staleWhileRevalidate),
+            ("staleWhileRevalidate", staleWhileRevalidate), ("staleIfDisconnected", staleIfDisconnected),
         ]
         for (key, value) in durations { if let value { members.append((key, .number(String(value)))) } }
         if ignoreQuery { members.append(("ignoreQuery", .bool(true))) }

@@ -92,6 +92,9 @@ public struct FilterDefinition: Sendable, Equatable {
     public var staleIfError: Int64?
     /// Seconds past expiry a stored response may answer while it is refreshed.
     public var staleWhileRevalidate: Int64?
+    /// Seconds past expiry a stored response may answer when the origin cannot be reached (replaces
+    /// `--stale-if-disconnected`; 0 turns it off for this filter).
+    public var staleIfDisconnected: Int64?
     /// Whether the query is left out of the cache key.
     public var ignoreQuery: Bool
     /// Globs of query parameter names left out of the cache key (`utm_*`).
@@ -105,8 +108,8 @@ public struct FilterDefinition: Sendable, Equatable {
         name: String, enabled: Bool = true, match: Match = Match(), action: FilterDecision.Action = .cache,
         contentTypes: [String] = [], maxBytes: Int? = nil, validateImage: Bool = false, allowSVG: Bool = false,
         ttl: Int64? = nil, minTtl: Int64? = nil, maxTtl: Int64? = nil, staleIfError: Int64? = nil,
-        staleWhileRevalidate: Int64? = nil, ignoreQuery: Bool = false, dropParams: [String] = [],
-        ignoreNoStore: Bool = false
+        staleWhileRevalidate: Int64? = nil, staleIfDisconnected: Int64? = nil, ignoreQuery: Bool = false,
+        dropParams: [String] = [], ignoreNoStore: Bool = false
     ) {
         self.name = name
         self.enabled = enabled
@@ -121,6 +124,7 @@ public struct FilterDefinition: Sendable, Equatable {
         self.maxTtl = maxTtl
         self.staleIfError = staleIfError
         self.staleWhileRevalidate = staleWhileRevalidate
+        self.staleIfDisconnected = staleIfDisconnected
         self.ignoreQuery = ignoreQuery
         self.dropParams = dropParams
         self.ignoreNoStore = ignoreNoStore
@@ -143,7 +147,7 @@ public struct FilterDefinition: Sendable, Equatable {
                 ignoreQuery: ignoreQuery, dropParams: dropParams.map { GlobPattern($0) }),
             overrides: PolicyOverrides(
                 ttl: ttl, minTtl: minTtl, maxTtl: maxTtl, staleIfError: staleIfError,
-                staleWhileRevalidate: staleWhileRevalidate),
+                staleWhileRevalidate: staleWhileRevalidate, staleIfDisconnected: staleIfDisconnected),
             contentTypes: contentTypes, maxBytes: maxBytes, validateImage: validateImage, allowSVG: allowSVG,
             ignoreNoStore: ignoreNoStore)
     }

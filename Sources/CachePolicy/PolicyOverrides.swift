@@ -1,5 +1,5 @@
 /// Operator settings that tune the RFC 9111 rules for one request: what a filter's `ttl`, `minTtl`,
-/// `maxTtl`, `staleIfError` and `staleWhileRevalidate` say (DESIGN.md, Filters), and the heuristic
+/// `maxTtl`, `staleIfError`, `staleWhileRevalidate` and `staleIfDisconnected` say (DESIGN.md, Filters), and the heuristic
 /// freshness knobs of [RFC 9111 §4.2.2](https://www.rfc-editor.org/rfc/rfc9111#section-4.2.2).
 ///
 /// RFC 9111 §4.2.4 lets a cache serve stale responses under "an out-of-band contract"; these settings
@@ -19,6 +19,9 @@ public struct PolicyOverrides: Sendable, Equatable {
     /// How long past expiry, in seconds, a stored response may answer while it is refreshed in the
     /// background (widens RFC 5861 `stale-while-revalidate`).
     public var staleWhileRevalidate: Int64?
+    /// How long past expiry, in seconds, a stored response may answer when the origin cannot be reached
+    /// (RFC 9111 §4.2.4); replaces the `--stale-if-disconnected` setting, 0 turns it off.
+    public var staleIfDisconnected: Int64?
     /// The share of the `Date` − `Last-Modified` interval used as a heuristic lifetime, in percent
     /// (RFC 9111 §4.2.2 suggests 10).
     public var heuristicPercent: Int64
@@ -35,6 +38,7 @@ public struct PolicyOverrides: Sendable, Equatable {
         maxTtl: Int64? = nil,
         staleIfError: Int64? = nil,
         staleWhileRevalidate: Int64? = nil,
+        staleIfDisconnected: Int64? = nil,
         heuristicPercent: Int64 = 10,
         heuristicCap: Int64 = 86_400
     ) {
@@ -43,6 +47,7 @@ public struct PolicyOverrides: Sendable, Equatable {
         self.maxTtl = maxTtl
         self.staleIfError = staleIfError
         self.staleWhileRevalidate = staleWhileRevalidate
+        self.staleIfDisconnected = staleIfDisconnected
         self.heuristicPercent = heuristicPercent
         self.heuristicCap = heuristicCap
     }

@@ -119,6 +119,7 @@ struct FiltersExplainHandler: HTTPResponder {
             ("maxTtl", decision.overrides.maxTtl),
             ("staleIfError", decision.overrides.staleIfError),
             ("staleWhileRevalidate", decision.overrides.staleWhileRevalidate),
+            ("staleIfDisconnected", decision.overrides.staleIfDisconnected),
         ]
         for (name, value) in seconds {
             if let value { overrides.add(name, Int(value)) } else { overrides.add(name, nil as String?) }

@@ -14,8 +14,12 @@ public enum OriginError: Error, Hashable, Sendable, CustomStringConvertible {
     case bodyTooLarge(limit: Int)
     /// The response head is larger than the limit (502).
     case headersTooLarge(limit: Int)
-    /// The origin broke the exchange: reset, short body, bad framing, TLS failure (502).
+    /// The origin broke the exchange after its head, or sent no valid head: short body, bad framing (502).
     case protocolError(detail: String)
+    /// The connection failed or closed before a response head: a failed TLS handshake, a reset, a close
+    /// with nothing sent (502). To a caller it is the same failure as ``protocolError(detail:)`` (same
+    /// kind and problem type); it is told apart because it is a disconnection (``isDisconnection``).
+    case connectionLost(detail: String)
     /// The fetch was cancelled by its owner or by shutdown.
     case cancelled
 
@@ -26,7 +30,21 @@ public enum OriginError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidURL, .invalidRequestHeader: 400
         case .addressRefused: 403
         case .timeout: 504
-        case .connectFailed, .bodyTooLarge, .headersTooLarge, .protocolError, .cancelled: 502
+        case .connectFailed, .bodyTooLarge, .headersTooLarge, .protocolError, .connectionLost, .cancelled: 502
+        }
+    }
+
+    /// Whether the cache is disconnected from the origin in the sense of
+    /// [RFC 9111 §4.2.4](https://www.rfc-editor.org/rfc/rfc9111#section-4.2.4): the origin could not be
+    /// resolved, connected to or shaken hands with, or the connection closed or timed out. A refused
+    /// address is not (Larder refused it, the origin is not gone), nor is anything the origin sent.
+    /// A timeout after a response head also counts here; the fetch path knows whether a head came.
+    public var isDisconnection: Bool {
+        switch self {
+        case .connectFailed, .timeout, .connectionLost: true
+        case .addressRefused, .invalidURL, .invalidRequestHeader, .bodyTooLarge, .headersTooLarge, .protocolError,
+            .cancelled:
+            false
         }
     }
 
@@ -40,7 +58,7 @@ public enum OriginError: Error, Hashable, Sendable, CustomStringConvertible {
         case .timeout: "origin-timeout"
         case .bodyTooLarge: "body-too-large"
         case .headersTooLarge: "headers-too-large"
-        case .protocolError: "origin-protocol-error"
+        case .protocolError, .connectionLost: "origin-protocol-error"
         case .cancelled: "cancelled"
         }
     }
@@ -56,6 +74,7 @@ public enum OriginError: Error, Hashable, Sendable, CustomStringConvertible {
         case .bodyTooLarge(let limit): "origin body exceeds \(limit) bytes"
         case .headersTooLarge(let limit): "origin response head exceeds \(limit) bytes"
         case .protocolError(let detail): "origin protocol error: \(detail)"
+        case .connectionLost(let detail): "origin connection lost before a response head: \(detail)"
         case .cancelled: "fetch cancelled"
         }
     }

@@ -58,7 +58,7 @@ extension LarderWiring {
             configuration: FetchConfiguration(
                 viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes,
                 maxImagePixels: settings.maxImagePixels, hotBudgetBytes: settings.hotBytes,
-                hotMaxEntryBytes: settings.hotMaxEntry),
+                hotMaxEntryBytes: settings.hotMaxEntry, staleIfDisconnected: settings.staleIfDisconnected),
             onStoreFailure: { url, error in
                 // Served uncached: the caller is fine, the operator must hear that the disk is not.
                 logger.error(
@@ -76,6 +76,7 @@ extension LarderWiring {
                 "hotBytes": "\(settings.hotBytes)", "hotMaxEntry": "\(settings.hotMaxEntry)",
                 "originCAFile": "\(settings.originCAFile ?? "none")", "originCAOnly": "\(settings.originCAOnly)",
                 "originClientCert": "\(settings.originClientCertificate ?? "none")",
+                "staleIfDisconnected": "\(settings.staleIfDisconnected)",
             ])
         return service
     }

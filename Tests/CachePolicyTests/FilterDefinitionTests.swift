@@ -56,6 +56,21 @@ struct FilterDefinitionTests {
         #expect(decision.canonicalization.dropParams.map(\.pattern) == ["utm_*", "fbclid"])
     }
 
+    @Test func staleIfDisconnectedDecodesRoundTripsAndRefusesBadValues() throws {
+        let filter = try Self.decode(#"{"name":"offline","staleIfDisconnected":604800}"#)
+        #expect(filter.decision.overrides.staleIfDisconnected == 604_800)
+        #expect(filter.canonicalJSON.contains(#""staleIfDisconnected":604800"#))
+        #expect(try Self.decode(filter.canonicalJSON) == filter)
+        #expect(
+            try Self.decode(#"{"name":"live","staleIfDisconnected":0}"#).decision.overrides.staleIfDisconnected == 0)
+        #expect(try Self.decode(#"{"name":"plain"}"#).decision.overrides.staleIfDisconnected == nil)
+        for bad in [#""1d""#, "-1", "1.5", "315360001"] {
+            #expect(throws: FilterDefinitionError.self, "\(bad)") {
+                try Self.decode(#"{"name":"x","staleIfDisconnected":"# + bad + "}")
+            }
+        }
+    }
+
     @Test func canonicalJSONHasAFixedOrderLeavesOutDefaultsAndRoundTrips() throws {
         let messy = try Self.decode(
             #"{"ttl":5,"validate":"image","match":{"extensions":["PNG"],"schemes":["https"]},"name":"x"}"#)

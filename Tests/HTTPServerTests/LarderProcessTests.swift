@@ -35,7 +35,9 @@ import Testing
         let origin = try StubOrigin()
         origin.respond(to: "/short", with: StubOriginResponse.ok("short-lived").header("Cache-Control", "max-age=3"))
         let larder = try await LarderProcess.start(arguments: [
-            "--allow-network", "127.0.0.0/8", "--sweep-interval", "0.3",
+            // Without a disconnected window: by default an expired entry is kept a day to answer when the
+            // origin is gone (FetchStaleDisconnectedTests).
+            "--allow-network", "127.0.0.0/8", "--sweep-interval", "0.3", "--stale-if-disconnected", "0",
         ])
         defer { larder.stop() }
         func get(_ target: String) throws -> RawHTTPResponse { try larder.request("GET", target) }

@@ -43,8 +43,8 @@ import Testing
         }
     }
 
-    @Test func withoutStaleIfErrorADownOriginIs502() async throws {
-        try await withFetchHarness { harness in
+    @Test func withoutStaleIfErrorOrStaleIfDisconnectedADownOriginIs502() async throws {
+        try await withFetchHarness(configuration: FetchConfiguration(staleIfDisconnected: 0)) { harness in
             harness.origin.respond(to: "/e", with: .ok("kept").header("Cache-Control", "max-age=10"))
             _ = try harness.fetch("/e")
             #expect(await harness.settle())

@@ -24,6 +24,7 @@ import Upstream
         #expect(settings.fetch.hotBytes == 64 << 20)
         #expect(settings.fetch.defaultPolicy == .http)
         #expect(settings.fetch.originTLS == OriginTLS())
+        #expect(settings.fetch.staleIfDisconnected == 86_400)
         #expect(settings.admin.token == nil)
         #expect(settings.maintenance.sweepInterval == 60)
     }
@@ -36,6 +37,16 @@ import Upstream
         #expect(settings.store.maxSize == nil)
         #expect(settings.listening.host == "127.0.0.1")
         #expect(settings.listening.backlog == 511)
+    }
+
+    @Test func staleIfDisconnectedTakesADurationFromTheFlagOrTheEnvironment() throws {
+        let flagged = try ServeSettings.resolve(flags: ["stale-if-disconnected": "2h"], environment: [:])
+        #expect(flagged.fetch.staleIfDisconnected == 7_200)
+        let off = try ServeSettings.resolve(flags: [:], environment: ["LARDER_STALE_IF_DISCONNECTED": "0"])
+        #expect(off.fetch.staleIfDisconnected == 0)
+        #expect(throws: (any Error).self) {
+            try ServeSettings.resolve(flags: ["stale-if-disconnected": "1 week"], environment: [:])
+        }
     }
 
     @Test func anEmptyVariableCountsAsUnset() throws {

@@ -49,6 +49,21 @@ import Upstream
             outcome(.seconds, text) == .failure(SettingRejection(text: text, expected: "a number of seconds")))
     }
 
+    @Test(arguments: [
+        ("0", 0), ("90", 90), ("45s", 45), ("15m", 900), ("12H", 43_200), ("1d", 86_400), (" 7d ", 604_800),
+    ])
+    func durationReadsSecondsAndUnits(_ text: String, _ seconds: Int64) throws {
+        #expect(try SettingParser<Int64>.duration.parse(text) == seconds)
+    }
+
+    @Test(arguments: ["-1", "1.5h", "d", "", "1w", "2 d", "+3", "99999999999999999d"])
+    func durationRefusesFractionsUnknownUnitsAndOverflow(_ text: String) {
+        #expect(
+            outcome(.duration, text)
+                == .failure(
+                    SettingRejection(text: text, expected: "a duration in seconds, or with s, m, h, d (e.g. 1d, 0)")))
+    }
+
     @Test func positiveSecondsRefuseZero() throws {
         #expect(try SettingParser<Double>.positiveSeconds.parse("0.5") == 0.5)
         #expect(

@@ -16,7 +16,7 @@ extension APIError {
         case .timeout: type = FetchProblemType.originTimeout
         case .bodyTooLarge: type = FetchProblemType.bodyTooLarge
         case .headersTooLarge: type = FetchProblemType.headersTooLarge
-        case .protocolError: type = FetchProblemType.originProtocolError
+        case .protocolError, .connectionLost: type = FetchProblemType.originProtocolError
         }
         return APIError(status: HTTPStatus(code: error.httpStatus), type: type, detail: error.description)
     }

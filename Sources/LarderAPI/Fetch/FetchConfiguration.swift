@@ -14,6 +14,10 @@ public struct FetchConfiguration: Sendable {
     public var waiterTimeout: Duration
     /// How long past expiry an entry with a validator stays stored so that it can still be revalidated.
     public var revalidationAllowance: Double
+    /// How long past expiry, in seconds, a stored response may answer when the origin cannot be reached
+    /// (RFC 9111 §4.2.4, `--stale-if-disconnected`); a filter's `staleIfDisconnected` replaces it, 0 turns
+    /// it off. Entries that may be served so are kept that long past expiry.
+    public var staleIfDisconnected: Int64
     /// The bounds image validation applies on admission and on read (`--max-image-pixels`): an image
     /// over them is relayed but not stored, as any image that fails validation.
     public var imageLimits: ImageValidationLimits
@@ -38,11 +42,13 @@ public struct FetchConfiguration: Sendable {
     ///   - maxImagePixels: the largest width × height image validation accepts, default 64 Mi pixels.
     ///   - hotBudgetBytes: the hot tier's byte budget, default 64 MiB.
     ///   - hotMaxEntryBytes: the largest body kept in memory, default 4 MiB.
+    ///   - staleIfDisconnected: seconds a stale entry may answer when the origin is unreachable, default
+    ///     one day.
     public init(
         viaName: String = "larder", cacheName: String = "Larder", maxObjectBytes: Int = 256 << 20,
         maxWaiters: Int = 1024, waiterTimeout: Duration = .seconds(30), revalidationAllowance: Double = 86_400,
         maxImagePixels: Int = ImageValidationLimits.default.maxPixels, hotBudgetBytes: Int = 64 << 20,
-        hotMaxEntryBytes: Int = 4 << 20
+        hotMaxEntryBytes: Int = 4 << 20, staleIfDisconnected: Int64 = 86_400
     ) {
         self.viaName = viaName
         self.cacheName = cacheName
@@ -53,5 +59,6 @@ public struct FetchConfiguration: Sendable {
         self.imageLimits = ImageValidationLimits(maxPixels: max(1, maxImagePixels))
         self.hotBudgetBytes = max(0, hotBudgetBytes)
         self.hotMaxEntryBytes = max(0, hotMaxEntryBytes)
+        self.staleIfDisconnected = max(0, staleIfDisconnected)
     }
 }

@@ -106,14 +106,27 @@ extension FetchHandler {
         case .failure(let error):
             let failure: StaleIfError.OriginFailure
             switch error {
-            case .connectFailed, .timeout, .protocolError, .cancelled: failure = .unreachable
+            case .connectFailed, .timeout, .protocolError, .connectionLost, .cancelled: failure = .unreachable
             default: failure = .status(0)
             }
+            // The origin's or the caller's own `stale-if-error` first; then the disconnected default
+            // (RFC 9111 §4.2.4), which a failure after a response head is not.
             if let stored, serveStaleIfAllowed(call, key: key, entry: stored, failure: failure, detail: error.kind) {
+                return
+            }
+            if let stored, error.isDisconnection, !fetch.receivedHead,
+                serveStaleIfDisconnected(call, key: key, entry: stored, forward: forward, detail: error.kind)
+            {
                 return
             }
             call.writer.send(APIError.origin(error).makeResponse())
         case .waitExpired:
+            // No head within the caller's wait: to this caller the origin is as good as gone.
+            if let stored, !fetch.receivedHead,
+                serveStaleIfDisconnected(call, key: key, entry: stored, forward: forward, detail: "origin-timeout")
+            {
+                return
+            }
             call.writer.send(
                 APIError(
                     status: .gatewayTimeout, type: FetchProblemType.waiterTimeout,
@@ -157,6 +170,33 @@ extension FetchHandler {
         let ttl = facts.freshnessLifetime(overrides: call.decision.overrides).seconds - age
         let status = CacheStatus(
             cacheName: service.configuration.cacheName, hit: true, ttl: ttl, detail: "stale-if-error: \(detail)")
+        service.executor.submit { [self] in
+            serveStoredOrRefetch(call, key: key, entry: entry, xCache: .stale, age: age, cacheStatus: status)
+        }
+        return true
+    }
+
+    /// Serves the stored entry marked stale when the origin cannot be reached and RFC 9111 §4.2.4 allows
+    /// it for this caller (`--stale-if-disconnected`, or the filter's `staleIfDisconnected`).
+    /// - Returns: whether it did (asynchronously, on the executor).
+    private func serveStaleIfDisconnected(
+        _ call: Call, key: CacheKey, entry: StoredEntry, forward: CacheStatus.Forward, detail: String
+    ) -> Bool {
+        let facts = FetchKeys.facts(of: entry)
+        let overrides = call.decision.overrides
+        let decision = StaleIfDisconnected.decide(
+            stored: facts, requestMethod: call.method, requestHeaders: call.headers,
+            now: Int64(service.clock().timeIntervalSince1970),
+            window: StaleIfDisconnected.window(
+                setting: service.configuration.staleIfDisconnected, overrides: overrides),
+            overrides: overrides)
+        guard case .serveStale(let age, _, _) = decision else { return false }
+        service.metrics.servedStaleDisconnected()
+        // Forwarded, and no status came back: `fwd` without `fwd-status` (RFC 9211 §2.2, §2.3).
+        let status = CacheStatus(
+            cacheName: service.configuration.cacheName, forward: forward,
+            ttl: facts.freshnessLifetime(overrides: overrides).seconds - age,
+            detail: "stale-if-disconnected: \(detail)")
         service.executor.submit { [self] in
             serveStoredOrRefetch(call, key: key, entry: entry, xCache: .stale, age: age, cacheStatus: status)
         }

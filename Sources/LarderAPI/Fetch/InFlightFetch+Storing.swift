@@ -146,12 +146,16 @@ extension InFlightFetch {
             staleAllowance: staleAllowance(facts), filterName: decision.filterName, imageFormat: imageFormat)
     }
 
-    /// How long past expiry the entry is kept: the longest stale window, or long enough to revalidate.
+    /// How long past expiry the entry is kept: the longest stale window (answering when disconnected
+    /// included), or long enough to revalidate.
     private func staleAllowance(_ facts: ResponseFacts) -> Double {
         let control = facts.cacheControl
+        let disconnected = StaleIfDisconnected.window(
+            setting: service.configuration.staleIfDisconnected, overrides: decision.overrides)
         let windows: [Int64] = [
             control.staleIfError.value ?? 0, control.staleWhileRevalidate.value ?? 0,
             decision.overrides.staleIfError ?? 0, decision.overrides.staleWhileRevalidate ?? 0,
+            StaleIfDisconnected.allowance(for: facts, window: disconnected),
         ]
         let window = Double(windows.max() ?? 0)
         return Revalidation.hasValidator(facts) ? max(window, service.configuration.revalidationAllowance) : window

@@ -208,6 +208,10 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         return (progress?.bytesReceived ?? count, progress?.bytesExpected, joined, head?.status)
     }
 
+    /// Whether the origin's response head (other than a 304 to a revalidation) arrived: a failure after it
+    /// is a broken exchange, not a disconnection (RFC 9111 §4.2.4).
+    var receivedHead: Bool { state.withLock { $0.head != nil } }
+
     // MARK: Origin callbacks (driver thread)
 
     func fetch(_ fetch: OriginFetch, didReceiveHead head: OriginResponseHead) {

@@ -4,8 +4,8 @@ import Synchronization
 public import Upstream
 
 /// Figures of the `/fetch` path that only it can see: origin fetches by outcome and their
-/// latency, callers that joined a fetch already under way, refused origin addresses, and image
-/// validation failures by format. `HTTPMetrics` counts the answers themselves (`X-Cache`).
+/// latency, callers that joined a fetch already under way, refused origin addresses, stale answers
+/// given because the origin could not be reached, and image validation failures by format. `HTTPMetrics` counts the answers themselves (`X-Cache`).
 public final class FetchMetrics: MetricsSource {
     /// How an origin fetch ended, the `outcome` label.
     public enum Outcome: Int, Sendable, CaseIterable {
@@ -53,7 +53,7 @@ public final class FetchMetrics: MetricsSource {
             case .connectFailed: self = .connectFailed
             case .timeout: self = .timeout
             case .bodyTooLarge, .headersTooLarge: self = .tooLarge
-            case .protocolError: self = .protocolError
+            case .protocolError, .connectionLost: self = .protocolError
             case .cancelled: self = .cancelled
             }
         }
@@ -70,6 +70,7 @@ public final class FetchMetrics: MetricsSource {
     private let outcomes = AtomicCounters(count: Outcome.allCases.count)
     private let latency = Histogram()
     private let coalesced = Counter()
+    private let staleDisconnected = Counter()
     private let storeFailures = Counter()
     /// Whether the last store write that ended succeeded (true until one fails).
     private let lastStoreWrite = Atomic<Bool>(true)
@@ -96,6 +97,14 @@ public final class FetchMetrics: MetricsSource {
     public func callerCoalesced() {
         coalesced.increment()
     }
+
+    /// Counts an answer served stale because the origin could not be reached (RFC 9111 §4.2.4).
+    public func servedStaleDisconnected() {
+        staleDisconnected.increment()
+    }
+
+    /// Answers served stale because the origin could not be reached.
+    public var staleDisconnectedCount: Int { staleDisconnected.value }
 
     /// Counts a response that could not be stored because a store write failed (disk full, read-only or
     /// deleted file, I/O error); it was served uncached.
@@ -146,7 +155,7 @@ public final class FetchMetrics: MetricsSource {
         return stage.rawValue * (ImageFormat.allCases.count + 1) + formatIndex
     }
 
-    /// Writes the origin, coalescing and image-validation families.
+    /// Writes the origin, coalescing, stale-if-disconnected and image-validation families.
     /// - Parameter text: the exposition being built.
     public func write(to text: inout PrometheusText) {
         text.family(
@@ -171,6 +180,10 @@ public final class FetchMetrics: MetricsSource {
             "larder_coalesced_waiters_total", type: .counter,
             help: "Callers that joined an origin fetch already under way instead of starting their own.")
         text.sample("larder_coalesced_waiters_total", value: coalesced.value)
+        text.family(
+            "larder_stale_if_disconnected_total", type: .counter,
+            help: "Stored responses served stale because the origin could not be reached (RFC 9111 4.2.4).")
+        text.sample("larder_stale_if_disconnected_total", value: staleDisconnected.value)
         text.family(
             "larder_store_write_failures_total", type: .counter,
             help: "Responses served uncached because writing them to the store failed (disk full, read-only file).")

@@ -38,6 +38,12 @@ public struct FetchSettings: SettingGroup {
     )
     public var maxImagePixels: Int
     @Setting(
+        "stale-if-disconnected", default: "1d", .duration,
+        help:
+            "How stale a stored response may be served when the origin cannot be reached (DNS, connect, TLS, "
+            + "timeout or close before a head; RFC 9111 4.2.4); suffix s, m, h, d; 0 turns it off.")
+    public var staleIfDisconnected: Int64
+    @Setting(
         "default-policy", default: "http", .choice("policy"),
         help: "What happens to requests no filter owns: http (RFC 9111 shared-cache rules) or bypass (never stored).")
     public var defaultPolicy: FilterDefaultPolicy

@@ -96,6 +96,19 @@ extension SettingParser where Value == Double {
     }
 }
 
+extension SettingParser where Value == Int64 {
+    /// A whole number of seconds, 0 or more, optionally with an `s`, `m`, `h` or `d` suffix (`90`, `15m`,
+    /// `1d`), in any case, blanks around it ignored.
+    public static var duration: Self {
+        Self(valueName: "duration") { text throws(SettingRejection) in
+            guard let seconds = durationSeconds(text) else {
+                throw SettingRejection(text: text, expected: "a duration in seconds, or with s, m, h, d (e.g. 1d, 0)")
+            }
+            return seconds
+        }
+    }
+}
+
 extension SettingParser where Value == Bool {
     /// `true`, `1`, `yes`, `on` or `false`, `0`, `no`, `off`, in any case.
     public static var boolean: Self {
@@ -161,6 +174,22 @@ func byteCount(_ text: String) -> Int? {
     }
     guard let value = Int(digits), value >= 0, value <= (Int.max >> shift) else { return nil }
     return value << shift
+}
+
+/// Reads a duration: a non-negative whole number of seconds, optionally with an `s`, `m`, `h` or `d` suffix,
+/// in any case, blanks around it ignored.
+/// - Parameter text: the value as given.
+/// - Returns: the number of seconds, or `nil` when the text is not a duration or it overflows.
+func durationSeconds(_ text: String) -> Int64? {
+    var digits = Substring(text.trimmingBlanks.lowercased())
+    var unit: Int64 = 1
+    if let last = digits.last, let scale = ["s": 1, "m": 60, "h": 3_600, "d": 86_400][last] {
+        unit = Int64(scale)
+        digits = digits.dropLast()
+    }
+    guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int64(digits) else { return nil }
+    let (seconds, overflow) = value.multipliedReportingOverflow(by: unit)
+    return overflow ? nil : seconds
 }
 
 extension StringProtocol {

@@ -209,7 +209,7 @@ final class CurlTransfer: @unchecked Sendable {
                     remotePort: easy.info(long: CURLINFO_PRIMARY_PORT),
                     connectTime: micro(CURLINFO_CONNECT_TIME_T), totalTime: micro(CURLINFO_TOTAL_TIME_T)))
         }
-        return .failure(Self.mapError(code, detail: curlDetail(code), refusal: refusal))
+        return .failure(Self.mapError(code, detail: curlDetail(code), refusal: refusal, headReceived: head != nil))
     }
 
     private func curlDetail(_ code: CURLcode) -> String {
