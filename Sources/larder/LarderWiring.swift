@@ -62,7 +62,9 @@ enum LarderWiring {
             logger: logger)
         mountCacheAPI(on: &router, store: fetch.store, executor: executor, access: access, logger: logger)
         metrics.registry.register(
-            StoreMetrics(store: store, backlog: { fetch.storeBacklogBytes }, memoryTier: { fetch.memoryTierBytes }))
+            StoreMetrics(
+                store: store, backlog: { fetch.storeBacklogBytes }, memoryTier: { fetch.memoryTierBytes },
+                inFlight: { fetch.inFlightBytes }))
         // The operator page (/ui/): the admin routes above, seen in a browser, under the same policy.
         OperatorPage(access: access).mount(on: &router)
         // A scrape is public like /livez and /readyz: it names no URL, key or client.

@@ -58,7 +58,8 @@ extension LarderWiring {
             configuration: FetchConfiguration(
                 viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes,
                 maxImagePixels: settings.maxImagePixels, hotBudgetBytes: settings.hotBytes,
-                hotMaxEntryBytes: settings.hotMaxEntry, staleIfDisconnected: settings.staleIfDisconnected),
+                hotMaxEntryBytes: settings.hotMaxEntry, staleIfDisconnected: settings.staleIfDisconnected,
+                inFlightBytes: settings.inFlightBytes),
             onStoreFailure: { url, error in
                 // Served uncached: the caller is fine, the operator must hear that the disk is not.
                 logger.error(
@@ -74,6 +75,7 @@ extension LarderWiring {
                 "maxObjectBytes": "\(settings.maxObjectBytes)", "via": "\(settings.viaName)",
                 "maxImagePixels": "\(settings.maxImagePixels)",
                 "hotBytes": "\(settings.hotBytes)", "hotMaxEntry": "\(settings.hotMaxEntry)",
+                "inFlightBytes": "\(settings.inFlightBytes)",
                 "originCAFile": "\(settings.originCAFile ?? "none")", "originCAOnly": "\(settings.originCAOnly)",
                 "originClientCert": "\(settings.originClientCertificate ?? "none")",
                 "staleIfDisconnected": "\(settings.staleIfDisconnected)",
