@@ -10,6 +10,15 @@ public struct NamedSecret: Sendable, Equatable {
     /// The secret.
     public let secret: String
 
+    /// Creates a pair (`parse(_:)` checks text).
+    /// - Parameters:
+    ///   - name: the name.
+    ///   - secret: the secret.
+    public init(name: String, secret: String) {
+        self.name = name
+        self.secret = secret
+    }
+
     /// Reads `NAME=SECRET`.
     /// - Parameter text: the pair.
     /// - Returns: the pair, or a description of what is wrong that never holds the secret.
@@ -62,7 +71,7 @@ extension SettingParser where Value == [NamedSecret] {
                 switch NamedSecret.parse(trimmed) {
                 case .success(let pair): pairs.append(pair)
                 case .failure(let problem):
-                    let shown = trimmed.split(separator: "=", maxSplits: 1).first.map { "\($0)=…" } ?? "…"
+                    let shown = "\(trimmed.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0])=…"
                     throw SettingRejection(text: shown, expected: "NAME=SECRET (it \(problem))")
                 }
             }
