@@ -87,9 +87,13 @@ public final class FetchService: Sendable {
     /// - Parameters:
     ///   - router: the router.
     ///   - access: who may use `/fetches`.
-    public func mount(on router: inout Router, access: AdminAccess) {
-        router.add(.get, "/fetch", FetchHandler(service: self))
-        router.add(.head, "/fetch", FetchHandler(service: self))
+    ///   - fetchAccess: who may use `/fetch`; open (no guard mounted) unless signing or tokens are set.
+    public func mount(on router: inout Router, access: AdminAccess, fetchAccess: FetchAccess = FetchAccess()) {
+        let handler: any HTTPResponder =
+            fetchAccess.isEnabled
+            ? FetchGuard(access: fetchAccess, wrapping: FetchHandler(service: self)) : FetchHandler(service: self)
+        router.add(.get, "/fetch", handler)
+        router.add(.head, "/fetch", handler)
         router.addAdmin(.get, "/fetches", access: access, FetchesHandler(service: self))
     }
 
