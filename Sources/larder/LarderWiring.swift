@@ -60,7 +60,9 @@ enum LarderWiring {
             on: &router, store: store, executor: executor, settings: settings.fetch, access: access,
             decider: registry, listening: (settings.listening.host, settings.listening.port), metrics: metrics.registry,
             logger: logger)
-        mountCacheAPI(on: &router, store: fetch.store, executor: executor, access: access, logger: logger)
+        let cache = mountCacheAPI(
+            on: &router, store: fetch.store, executor: executor, access: access, decider: registry, logger: logger)
+        metrics.registry.register(cache.purgeMetrics)
         metrics.registry.register(
             StoreMetrics(store: store, backlog: { fetch.storeBacklogBytes }, memoryTier: { fetch.memoryTierBytes }))
         // The operator page (/ui/): the admin routes above, seen in a browser, under the same policy.

@@ -30,6 +30,9 @@ public struct FetchConfiguration: Sendable {
     /// behind; past this backlog a new response is relayed but not stored (`Cache-Status` says so),
     /// which keeps memory bounded and lets the store catch up. Default 64 MiB.
     public var storeBacklogBytes = 64 << 20
+    /// Whether the origin's tag fields (`Surrogate-Key`, `Cache-Tag`) reach callers (`--forward-tag-headers`);
+    /// by default they are read into the entry's tags and dropped, as Fastly and Cloudflare do.
+    public var forwardTagHeaders = false
 
     /// Creates a configuration.
     /// - Parameters:

@@ -27,6 +27,7 @@ enum FetchKeys {
         ResponseFacts(
             requestMethod: .get, status: entry.status.code, headers: entry.headers,
             requestTime: Int64(entry.requestTime.timeIntervalSince1970.rounded(.down)),
-            responseTime: Int64(entry.responseTime.timeIntervalSince1970.rounded(.down)))
+            responseTime: Int64(entry.responseTime.timeIntervalSince1970.rounded(.down)),
+            staleSince: entry.staleSince.map { Int64($0.timeIntervalSince1970.rounded(.down)) })
     }
 }
