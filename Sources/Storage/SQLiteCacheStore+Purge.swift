@@ -1,14 +1,18 @@
 public import CacheCore
 import Foundation
+import Glibc
 import Synchronization
 
 extension SQLiteCacheStore {
     /// Rows one purge transaction changes at most: a purge of many entries is several short transactions,
     /// so that hits and stores go on between them.
     public static let purgeBatchSize = 1000
+    /// How long one purge transaction should hold the writer: batches shrink below `purgeBatchSize` rows
+    /// when they take longer (a large store whose pages are not in memory).
+    static let purgeBatchTarget = Duration.milliseconds(50)
 
     /// Deletes, or marks stale (`soft`), the entries a purge selects, in transactions of at most
-    /// `purgeBatchSize` rows. A tag condition walks the `entry_tag` index; a URL one (every `Vary`
+    /// `purgeBatchSize` rows (fewer while batches take longer than `purgeBatchTarget`). A tag condition walks the `entry_tag` index; a URL one (every `Vary`
     /// variant of the URL) `entry_url`. Entries committed after the purge began are left to the purge
     /// log (`SQLitePurgeLog`): they are committed stale when the purge selects them.
     @discardableResult
@@ -36,23 +40,32 @@ extension SQLiteCacheStore {
                         "DELETE FROM entry WHERE id IN (SELECT id FROM entry WHERE \(condition.sql) AND seq <= ? LIMIT ?)"
                     values = []
                 }
-                values += condition.values + [.integer(last), .int(Self.purgeBatchSize)]
+                values += condition.values + [.integer(last)]
                 var total = 0
+                // Rows per transaction: at most `purgeBatchSize`, and fewer when a batch holds the writer
+                // longer than `purgeBatchTarget`, so that stores waiting for it are not held up for long.
+                var batch = min(100, Self.purgeBatchSize)
+                let clock = ContinuousClock()
                 while true {
+                    let started = clock.now
                     let changed = try database.write { connection -> Int in
                         var changed = 0
                         try connection.inTransaction {
-                            changed = try connection.run(sql, values)
-                            if changed < Self.purgeBatchSize, !soft {
-                                try Self.forgetVary(scope, connection: connection)
-                            }
+                            changed = try connection.run(sql, values + [.int(batch)])
+                            if changed < batch, !soft { try Self.forgetVary(scope, connection: connection) }
                             return .commit
                         }
                         return changed
                     }
                     purgeTransactions.add(1, ordering: .relaxed)
+                    purgeLargestTransaction.max(changed, ordering: .relaxed)
                     total += changed
-                    if changed < Self.purgeBatchSize { break }
+                    if changed < batch { break }
+                    let took = max(clock.now - started, .microseconds(100))
+                    batch = min(Self.purgeBatchSize, max(10, Int(Double(batch) * (Self.purgeBatchTarget / took))))
+                    // The writer lock is not fair: taken again at once, it would go to this loop before a
+                    // commit waiting for it. A moment's pause lets waiting stores in between batches.
+                    usleep(500)
                 }
                 return total
             }
@@ -81,6 +94,9 @@ extension SQLiteCacheStore {
     /// Transactions purges have run since the store was opened (each changes at most `purgeBatchSize`
     /// rows), for tests and the purge benchmark.
     public var purgeTransactionCount: Int { purgeTransactions.load(ordering: .relaxed) }
+
+    /// The most rows one purge transaction changed since the store was opened (at most `purgeBatchSize`).
+    public var purgeLargestTransactionRows: Int { purgeLargestTransaction.load(ordering: .relaxed) }
 
     /// The recorded `Vary` names a hard purge leaves without entries: all of them for a purge of
     /// everything, the URL's for a purge of one URL. Others stay; a name list without entries only costs

@@ -83,6 +83,8 @@ public final class SQLiteCacheStore: CacheStore {
     let purgeLock = Mutex(())
     /// Transactions run by purges, for `purgeTransactionCount`.
     let purgeTransactions = Atomic<Int>(0)
+    /// The most rows one purge transaction changed, for `purgeLargestTransactionRows`.
+    let purgeLargestTransaction = Atomic<Int>(0)
 
     /// Opens (or creates) the store: migrates the schema and clears bodies abandoned by a crash.
     /// - Parameter configuration: the settings.
