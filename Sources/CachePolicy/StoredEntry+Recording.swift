@@ -28,7 +28,8 @@ extension StoredEntry {
         ResponseFacts(
             requestMethod: .get, status: status.code, headers: headers,
             requestTime: Int64(requestTime.timeIntervalSince1970.rounded(.down)),
-            responseTime: Int64(responseTime.timeIntervalSince1970.rounded(.down)))
+            responseTime: Int64(responseTime.timeIntervalSince1970.rounded(.down)),
+            staleSince: staleSince.map { Int64($0.timeIntervalSince1970.rounded(.down)) })
     }
 
     /// The entry to store for a fetched response (the store fills in the body's facts).

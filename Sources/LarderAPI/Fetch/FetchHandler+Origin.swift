@@ -228,6 +228,7 @@ extension FetchHandler {
         cacheStatus: CacheStatus
     ) -> HTTPResponse {
         var headers = OriginHeaderForwarding.endToEnd(head.headers)
+        service.hideTagFields(&headers)
         let length = headers["Content-Length"].flatMap { Int($0) }
         headers.remove(names: ["Content-Length", "X-Cache", "X-Cache-Key", "Cache-Status"])
         headers.add(name: "X-Cache", value: xCache.rawValue)

@@ -49,6 +49,7 @@ extension InFlightFetch {
         }
         var entry = makeEntry(head: head, responseTime: responseTime, imageFormat: imageFormat)
         entry.declaredContentType = declaredContentType
+        service.tag(&entry, responseHeaders: head.headers, filterTags: decision.tags)
         // Whatever memory holds for this URL is about to be replaced.
         let url = keyURL
         service.hot.remove(url: url)
