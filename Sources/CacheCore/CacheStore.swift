@@ -33,6 +33,11 @@ public protocol CacheStore: AnyObject, Sendable {
     /// - Throws: `CacheStoreError` when the store cannot be written.
     func beginWrite(hints: CacheBodyHints) throws -> any CacheBodyWriter
 
+    /// How many purges the store has run: a fetch notes it before it sends its request and passes it in
+    /// `CacheBodyHints.purgesBefore`, so that a purge between the request and the commit that selects the
+    /// entry makes it stale, even when it ran before the body's writer began.
+    var purgeCount: UInt64 { get }
+
     /// Replaces the metadata of an entry after a 304 revalidation (RFC 9111 §4.3.4): headers, dates,
     /// freshness, stale allowance. Body fields, usage and the key are left as stored.
     /// - Parameter entry: the entry as looked up, with the new metadata.
@@ -134,6 +139,9 @@ public struct CacheBodyHints: Sendable, Equatable {
     /// a response that varies on `Accept-Encoding`, stored for callers that do not accept gzip. Deflating
     /// it would only make every hit inflate it again, so it is stored as it came.
     public var identityReadersOnly: Bool
+    /// The store's `purgeCount` when the request that fetched this body was sent (`nil`: when the write
+    /// begins). Purges after it that select the entry make it stale at its commit.
+    public var purgesBefore: UInt64?
 
     /// Creates hints.
     /// - Parameters:
@@ -247,6 +255,9 @@ extension CacheStore {
     /// - Throws: `CacheStoreError` when the store cannot be written.
     @discardableResult
     public func purge(_ scope: CachePurgeScope) throws -> Int { try purge(scope, soft: false) }
+
+    /// A store that does not order purges against writes: 0.
+    public var purgeCount: UInt64 { 0 }
 
     /// Counts one hit.
     /// - Parameters:

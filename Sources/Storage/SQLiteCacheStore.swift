@@ -170,6 +170,8 @@ public final class SQLiteCacheStore: CacheStore {
         } == true
     }
 
+    public var purgeCount: UInt64 { purgeLog.generation }
+
     public func beginWrite(hints: CacheBodyHints) throws -> any CacheBodyWriter {
         SQLiteBodyWriter(store: self, hints: hints)
     }

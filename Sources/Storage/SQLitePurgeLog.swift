@@ -6,7 +6,9 @@ import Synchronization
 /// committed fresh when the purge would have selected it (issue 18: "a purge racing a miss that is being
 /// stored leaves nothing stale behind").
 ///
-/// A writer notes the generation when it begins (`generation`); the purge records itself under the writer
+/// A writer notes the generation when it begins (`generation`), or takes the one its fetch noted before
+/// sending the request (`CacheBodyHints.purgesBefore`: a purge between the request and the response head
+/// would otherwise be missed); the purge records itself under the writer
 /// connection's lock before it changes any row (`record`); the commit, under the same lock, asks which
 /// purges came after its writer began and match its entry on the facts known at commit (URL, host, prefix,
 /// tags) (`staleSince`). A matching entry is committed with `staleSince` set: never served as fresh, but

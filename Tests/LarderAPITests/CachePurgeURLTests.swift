@@ -109,6 +109,30 @@ import Testing
         }
     }
 
+    @Test func aPurgeAfterTheRequestLeftButBeforeItsAnswerCameLeavesTheAnswerStale() async throws {
+        try await withInvalidationHarness { harness in
+            let body = String(repeating: "z", count: 3_000)
+            harness.origin.respond(
+                to: "/late",
+                sequence: [
+                    // The head comes 1.5 s after the request: the purge runs before any writer began.
+                    .ok(body).header("Cache-Control", "max-age=600").header("ETag", "\"l\"").delayed(
+                        .milliseconds(1500)),
+                    .status(304, headers: [("ETag", "\"l\""), ("Cache-Control", "max-age=600")]),
+                ])
+            let fetch = BackgroundWork { try harness.fetch("/late").text }
+            let purged = harness.purgeWhileFetching(
+                "/late", "prefix=" + FetchTestHarness.encode(harness.origin.url("/")))
+            #expect(try await purged.value() == 0)
+            #expect(try await fetch.value() == body)
+            #expect(await harness.settle())
+            // The answer left the origin before the purge was made, so it may predate what was purged.
+            let next = try harness.fetch("/late")
+            #expect(next.header("X-Cache") == "REVALIDATED")
+            #expect(next.text == body)
+        }
+    }
+
     @Test func aPurgeThatDoesNotMatchABodyBeingStoredLeavesItFresh() async throws {
         try await withInvalidationHarness { harness in
             let body = String(repeating: "y", count: 12_000)

@@ -30,6 +30,8 @@ public final class HotInvalidatingStore: CacheStore {
         }
     }
 
+    public var purgeCount: UInt64 { wrapped.purgeCount }
+
     public func beginWrite(hints: CacheBodyHints) throws -> any CacheBodyWriter {
         try wrapped.beginWrite(hints: hints)
     }

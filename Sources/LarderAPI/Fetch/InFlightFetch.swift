@@ -78,6 +78,9 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     let body: InFlightBody
     let storeQueue: DispatchQueue
     let writerBox: InFlightWriterBox
+    /// The store's purge count before the request leaves: a purge after it that selects the entry makes
+    /// it stale at its commit, even one that runs before the response head arrives.
+    let purgesBefore: UInt64
 
     init(
         id: Int, key: CacheKey, url: String, keyURL: String, decision: FilterDecision, stored: StoredEntry?,
@@ -96,6 +99,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         requestTime = startedAt
         storeQueue = service.storeWriters.queueInTurn()
         writerBox = InFlightWriterBox(queue: storeQueue)
+        purgesBefore = service.store.purgeCount
         let registry = service.registry
         body = InFlightBody(budget: service.inFlightBudget, executor: service.executor) {
             registry.seal(key: key, id: id)
@@ -251,6 +255,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         }
         if admission.stored {
             var hints = CacheBodyHints(headers: head.headers)
+            hints.purgesBefore = purgesBefore
             // The variant for identity callers of a response that varies on Accept-Encoding is read by
             // them alone: stored deflated, every one of its hits would inflate it (CacheBodyHints).
             if case .names(let names) = Vary.field(in: head.headers), names.contains("accept-encoding"),

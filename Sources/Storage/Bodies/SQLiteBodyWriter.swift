@@ -47,7 +47,9 @@ final class SQLiteBodyWriter: ReadableBodyWriter {
         self.store = store
         self.hints = hints
         self.chunkSize = store.configuration.chunkSize
-        self.purgeGeneration = store.purgeLog.generation
+        // The request may have left before the writer began: a purge in between counts too.
+        let now = store.purgeLog.generation
+        self.purgeGeneration = hints.purgesBefore.map { min($0, now) } ?? now
     }
 
     deinit { abandon() }
