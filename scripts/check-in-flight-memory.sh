@@ -13,27 +13,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [[ -n "${LARDER_BIN:-}" ]]; then
-    bin=$LARDER_BIN
-elif [[ -x .build/release/larder ]]; then
-    bin=.build/release/larder
-else
-    [[ -x .build/debug/larder ]] || swift build --product larder
-    bin=.build/debug/larder
-fi
-bin=$(realpath "$bin")
 size_mb=${SIZE_MB:-100}
 slow_mb=${SLOW_MB:-24}
 bound_mb=64
 
-work=$(mktemp -d /tmp/larder-in-flight.XXXXXX)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+source scripts/lib-processes.sh
+bin=$(larder_binary)
 fail() {
     echo "check-in-flight-memory: FAIL: $*"
     for log in "$work"/*.log; do echo "--- $log"; tail -n 20 "$log"; done
@@ -99,11 +84,7 @@ origin_port=$(cat "$work/origin.port")
     >"$work/larder.log" 2>&1 &
 larder_pid=$!
 pids+=("$larder_pid")
-port=""
-for _ in $(seq 100); do
-    port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$work/larder.log" 2>/dev/null | head -n1 | cut -d: -f2) && [[ -n $port ]] && break
-    sleep 0.1
-done
+port=$(port_from_log "$work/larder.log" 'listening on 127.0.0.1:[0-9]+') || true
 [[ -n $port ]] || fail "larder did not start"
 
 rss_kib() { awk -v field="$1" '$1 == field":" { print $2 }' "/proc/$larder_pid/status"; }

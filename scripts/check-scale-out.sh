@@ -11,15 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-if [[ -n "${LARDER_BIN:-}" ]]; then
-    bin=$LARDER_BIN
-elif [[ -x .build/release/larder ]]; then
-    bin=.build/release/larder
-else
-    [[ -x .build/debug/larder ]] || swift build --product larder
-    bin=.build/debug/larder
-fi
-bin=$(realpath "$bin")
+bin=$(source scripts/lib-processes.sh && larder_binary)
 command -v nginx >/dev/null || { echo "check-scale-out: nginx is missing (apt-get install nginx-light)"; exit 1; }
 
 work=$(mktemp -d /tmp/larder-scale-out.XXXXXX)

@@ -21,3 +21,18 @@ port_from_log() {
     [[ -n "$port" ]] || { echo "$(basename "$0"): no port in $log:" >&2; cat "$log" >&2; return 1; }
     echo "$port"
 }
+
+# Prints the larder binary the check scripts run: $LARDER_BIN, else the release build when
+# check-container.sh made one, else the debug build (built when missing).
+larder_binary() {
+    local bin
+    if [[ -n "${LARDER_BIN:-}" ]]; then
+        bin=$LARDER_BIN
+    elif [[ -x .build/release/larder ]]; then
+        bin=.build/release/larder
+    else
+        [[ -x .build/debug/larder ]] || swift build --product larder >&2
+        bin=.build/debug/larder
+    fi
+    realpath "$bin"
+}
