@@ -10,16 +10,18 @@ extension ResponseFacts {
     ]
 
     /// Whether the response carries an explicit expiration time: `s-maxage`, `max-age` or `Expires`
-    /// in any form, valid or not (§4.2.2 forbids heuristics then).
+    /// in any form, valid or not (§4.2.2 forbids heuristics then); `Expires` does not count when a
+    /// targeted field governs (RFC 9213 §2.2).
     public var hasExplicitExpiration: Bool {
-        cacheControl.sMaxAge.isPresent || cacheControl.maxAge.isPresent || headers.contains("Expires")
+        cacheControl.sMaxAge.isPresent || cacheControl.maxAge.isPresent
+            || (targetedField == nil && headers.contains("Expires"))
     }
 
     /// The lifetime the origin gave, or the heuristic one ([RFC 9111 §4.2.1](https://www.rfc-editor.org/rfc/rfc9111#section-4.2.1),
     /// [§4.2.2](https://www.rfc-editor.org/rfc/rfc9111#section-4.2.2)), before any filter override.
     ///
     /// `s-maxage` first, then `max-age`, then `Expires` − `Date` (an unparsable or repeated
-    /// `Expires` means already expired); otherwise, for a heuristically cacheable status or a
+    /// `Expires` means already expired; ignored when a targeted field governs, RFC 9213 §2.2); otherwise, for a heuristically cacheable status or a
     /// `public` response with `Last-Modified`, `heuristicPercent` of `Date` − `Last-Modified`, capped
     /// at `heuristicCap`. An invalid or conflicting `s-maxage` / `max-age` makes the response stale
     /// rather than falling through to the next rule.
@@ -29,7 +31,7 @@ extension ResponseFacts {
     public func originFreshnessLifetime(overrides: PolicyOverrides = .none) -> FreshnessLifetime {
         if let lifetime = Self.explicitLifetime(cacheControl.sMaxAge, source: .sMaxAge) { return lifetime }
         if let lifetime = Self.explicitLifetime(cacheControl.maxAge, source: .maxAge) { return lifetime }
-        let expires = headers.values(for: "Expires")
+        let expires = targetedField == nil ? headers.values(for: "Expires") : []
         if !expires.isEmpty {
             guard expires.count == 1, let date = HTTPDate(expires[0], now: responseTime) else {
                 return FreshnessLifetime(seconds: 0, source: .invalid)

@@ -19,8 +19,14 @@ public struct ResponseFacts: Sendable, Equatable {
     public let requestTime: Int64
     /// When the response was received, in seconds since the epoch.
     public let responseTime: Int64
-    /// The response's `Cache-Control` directives.
+    /// The directives that govern this cache: those of the first valid targeted field on ``targets``
+    /// (RFC 9213, e.g. `CDN-Cache-Control`), else the response's `Cache-Control`.
     public let cacheControl: CacheControl
+    /// The targeted field ``cacheControl`` came from, `nil` when it is `Cache-Control`; `Expires` is
+    /// ignored when one governs (RFC 9213 §2.2).
+    public let targetedField: String?
+    /// The target list the facts were read with.
+    public let targets: TargetedCacheControl
     /// `date_value` of RFC 9111 §4.2.3: the `Date` field, or `responseTime` when it is absent or
     /// invalid (RFC 9110 §6.6.1 has a recipient supply a missing one with its receive time).
     public let dateValue: Int64
@@ -39,13 +45,15 @@ public struct ResponseFacts: Sendable, Equatable {
     ///   - requestTime: When the request was sent (epoch seconds).
     ///   - responseTime: When the response was received (epoch seconds).
     ///   - staleSince: When a purge made it stale (epoch seconds), `nil` when none did.
+    ///   - targets: The targeted cache-control fields this cache obeys (the process's list by default).
     public init(
         requestMethod: HTTPMethod = .get,
         status: Int,
         headers: HTTPHeaders,
         requestTime: Int64,
         responseTime: Int64,
-        staleSince: Int64? = nil
+        staleSince: Int64? = nil,
+        targets: TargetedCacheControl = .current
     ) {
         self.requestMethod = requestMethod
         self.staleSince = staleSince
@@ -53,7 +61,14 @@ public struct ResponseFacts: Sendable, Equatable {
         self.headers = headers
         self.requestTime = requestTime
         self.responseTime = responseTime
-        self.cacheControl = CacheControl(headers: headers)
+        self.targets = targets
+        if let governing = targets.governingDirectives(in: headers) {
+            self.cacheControl = governing.control
+            self.targetedField = governing.fieldName
+        } else {
+            self.cacheControl = CacheControl(headers: headers)
+            self.targetedField = nil
+        }
         let dates = headers.values(for: "Date")
         if dates.count == 1, let date = HTTPDate(dates[0], now: responseTime) {
             self.dateValue = date.secondsSinceEpoch
@@ -76,6 +91,6 @@ public struct ResponseFacts: Sendable, Equatable {
     public func refreshed(headers: HTTPHeaders, requestTime: Int64, responseTime: Int64) -> ResponseFacts {
         ResponseFacts(
             requestMethod: requestMethod, status: status, headers: headers,
-            requestTime: requestTime, responseTime: responseTime)
+            requestTime: requestTime, responseTime: responseTime, targets: targets)
     }
 }

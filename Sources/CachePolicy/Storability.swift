@@ -2,6 +2,9 @@ public import HTTPCore
 
 /// The storage rules of a shared cache, [RFC 9111 §3](https://www.rfc-editor.org/rfc/rfc9111#section-3).
 ///
+/// The first valid targeted field on the target list (`CDN-Cache-Control`, RFC 9213) stands in for the
+/// response's `Cache-Control` and `Expires` in every rule below (``TargetedCacheControl``).
+///
 /// Larder's own choices, where the RFC leaves room:
 /// - **206 is never stored**: Larder keeps whole representations and answers `Range` from them.
 /// - **`private` in any form refuses storage.** The RFC lets a shared cache store a `private="f"`
@@ -34,20 +37,24 @@ public enum Storability {
     ///   - responseHeaders: The response header section.
     ///   - ignoringResponseNoStore: Whether the owning filter set `ignoreNoStore`: the response's
     ///     `no-store` is then not a reason to refuse.
+    ///   - targets: The targeted cache-control fields this cache obeys: the first valid one replaces the
+    ///     response's `Cache-Control` and `Expires` (RFC 9213 §2.2).
     /// - Returns: `.store`, or `.doNotStore` with the first rule that refused.
     public static func evaluate(
         requestMethod: HTTPMethod,
         requestHeaders: HTTPHeaders,
         status: Int,
         responseHeaders: HTTPHeaders,
-        ignoringResponseNoStore: Bool = false
+        ignoringResponseNoStore: Bool = false,
+        targets: TargetedCacheControl = .current
     ) -> StorabilityDecision {
         guard requestMethod == .get || requestMethod == .head else { return .doNotStore(.methodNotCacheable) }
         guard (200...599).contains(status) else { return .doNotStore(.statusNotFinal) }
         if status == 206 { return .doNotStore(.partialContent) }
         if status == 304 { return .doNotStore(.notModified) }
 
-        let response = CacheControl(headers: responseHeaders)
+        let targeted = targets.governingDirectives(in: responseHeaders)
+        let response = targeted?.control ?? CacheControl(headers: responseHeaders)
         let request = CacheControl(headers: requestHeaders)
         if request.noStore { return .doNotStore(.requestNoStore) }
         if response.mustUnderstand {
@@ -67,7 +74,7 @@ public enum Storability {
 
         let explicitlyCacheable =
             response.isPublic || response.maxAge.isPresent || response.sMaxAge.isPresent
-            || responseHeaders.contains("Expires")
+            || (targeted == nil && responseHeaders.contains("Expires"))
         guard explicitlyCacheable || ResponseFacts.heuristicallyCacheableStatuses.contains(status) else {
             return .doNotStore(.noFreshnessInformation)
         }

@@ -1,3 +1,4 @@
+import CachePolicy
 import Dispatch
 import HTTPCore
 import HTTPServer
@@ -48,6 +49,8 @@ enum LarderWiring {
         let access = try makeAdminAccess(settings.admin)
         let fetchAccess = try makeFetchAccess(settings.fetchAccess)
         metrics.registry.register(fetchAccess.metrics)
+        // Before the store opens: its sweep and every stored entry's freshness read the target list.
+        TargetedCacheControl.install(settings.fetch.targetedCacheControl)
         let store = try openCacheStore(settings: settings, logger: logger)
         startMaintenance(store: store, settings: settings, logger: logger)
         // The filter chain decides for /fetch; explain judges addresses with the fetch path's policy.

@@ -82,6 +82,7 @@ extension LarderWiring {
                 "originCAFile": "\(settings.originCAFile ?? "none")", "originCAOnly": "\(settings.originCAOnly)",
                 "originClientCert": "\(settings.originClientCertificate ?? "none")",
                 "staleIfDisconnected": "\(settings.staleIfDisconnected)",
+                "targetedCacheControl": "\(settings.targetedCacheControl.fieldNames.joined(separator: ","))",
             ])
         return service
     }

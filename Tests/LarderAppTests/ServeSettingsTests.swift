@@ -49,6 +49,24 @@ import Upstream
         }
     }
 
+    @Test func targetedCacheControlIsAnOrderedListOfFieldNames() throws {
+        #expect(try ServeSettings.resolve(flags: [:], environment: [:]).fetch.targetedCacheControl == .standard)
+        let listed = try ServeSettings.resolve(
+            flags: ["targeted-cache-control": " Larder-Cache-Control , CDN-Cache-Control "], environment: [:])
+        #expect(listed.fetch.targetedCacheControl.fieldNames == ["Larder-Cache-Control", "CDN-Cache-Control"])
+        let off = try ServeSettings.resolve(flags: ["targeted-cache-control": ""], environment: [:])
+        #expect(off.fetch.targetedCacheControl.fieldNames.isEmpty)
+        let fromEnvironment = try ServeSettings.resolve(
+            flags: [:], environment: ["LARDER_TARGETED_CACHE_CONTROL": "Edge-Cache-Control"])
+        #expect(fromEnvironment.fetch.targetedCacheControl.fieldNames == ["Edge-Cache-Control"])
+        #expect(throws: (any Error).self) {
+            try ServeSettings.resolve(flags: ["targeted-cache-control": "CDN Cache Control"], environment: [:])
+        }
+        #expect(throws: (any Error).self) {
+            try ServeSettings.resolve(flags: ["targeted-cache-control": "A-CC,a-cc"], environment: [:])
+        }
+    }
+
     @Test func anEmptyVariableCountsAsUnset() throws {
         let settings = try ServeSettings.resolve(flags: [:], environment: ["LARDER_PORT": "", "LARDER_DB": ""])
         #expect(settings.listening.port == 8080)

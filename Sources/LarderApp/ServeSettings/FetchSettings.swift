@@ -50,6 +50,13 @@ public struct FetchSettings: SettingGroup {
             + "timeout or close before a head; RFC 9111 4.2.4); suffix s, m, h, d; 0 turns it off.")
     public var staleIfDisconnected: Int64
     @Setting(
+        "targeted-cache-control", default: "CDN-Cache-Control", .fieldNameList,
+        help:
+            "Targeted cache-control fields Larder obeys, most applicable first (comma-separated; RFC 9213): the first "
+            + "valid one replaces Cache-Control and Expires for this cache; empty for none. They reach callers as sent."
+    )
+    public var targetedCacheControl: TargetedCacheControl
+    @Setting(
         "default-policy", default: "http", .choice("policy"),
         help: "What happens to requests no filter owns: http (RFC 9111 shared-cache rules) or bypass (never stored).")
     public var defaultPolicy: FilterDefaultPolicy

@@ -1,3 +1,4 @@
+public import CachePolicy
 public import Upstream
 
 // The kinds of value `larder serve` takes. Each says in its rejection what it expected, so that every
@@ -152,6 +153,38 @@ extension SettingParser where Value == [CIDR] {
             }
             return networks
         }
+    }
+}
+
+extension SettingParser where Value == TargetedCacheControl {
+    /// Comma-separated header field names (RFC 9110 §5.1 tokens), most applicable first; blanks around items
+    /// are ignored and empty text is an empty list. A bad or repeated name is named on its own.
+    public static var fieldNameList: Self {
+        Self(valueName: "fields") { text throws(SettingRejection) in
+            var names: [String] = []
+            for item in text.split(separator: ",") {
+                let name = String(item.trimmingBlanks)
+                guard !name.isEmpty else { continue }
+                guard name.utf8.allSatisfy(isFieldNameByte) else {
+                    throw SettingRejection(text: name, expected: "a header field name (RFC 9110 token)")
+                }
+                guard !names.contains(where: { $0.lowercased() == name.lowercased() }) else {
+                    throw SettingRejection(text: name, expected: "a field name not listed before")
+                }
+                names.append(name)
+            }
+            return TargetedCacheControl(fieldNames: names)
+        }
+    }
+}
+
+/// `tchar` of RFC 9110 §5.6.2: what a field name is made of.
+private func isFieldNameByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"):
+        true
+    default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
     }
 }
 
