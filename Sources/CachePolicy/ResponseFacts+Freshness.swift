@@ -33,7 +33,9 @@ extension ResponseFacts {
         if let lifetime = Self.explicitLifetime(cacheControl.maxAge, source: .maxAge) { return lifetime }
         let expires = targetedField == nil ? headers.values(for: "Expires") : []
         if !expires.isEmpty {
-            guard expires.count == 1, let date = HTTPDate(expires[0], now: responseTime) else {
+            // Names in any case (`THU`, `AUG`, `gmt`): RFC 9110 §5.6.7 asks recipients to be robust, and
+            // RFC 9111 §5.3 only makes an invalid Expires mean "already expired", which a case slip is not.
+            guard expires.count == 1, let date = HTTPDate(expires[0], now: responseTime, ignoringCase: true) else {
                 return FreshnessLifetime(seconds: 0, source: .invalid)
             }
             return FreshnessLifetime(seconds: max(0, date.secondsSinceEpoch - dateValue), source: .expires)

@@ -4,19 +4,27 @@
 struct DateScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
+    /// Whether day names, month names and `GMT` match in any case.
+    private let ignoringCase: Bool
 
-    init(bytes: UnsafeBufferPointer<UInt8>) {
+    init(bytes: UnsafeBufferPointer<UInt8>, ignoringCase: Bool = false) {
         self.bytes = bytes
+        self.ignoringCase = ignoringCase
     }
 
     /// Tries the three forms in turn; the seconds since the epoch of the first that fits.
-    static func epochSeconds(of bytes: UnsafeBufferPointer<UInt8>, now: Int64?) -> Int64? {
-        var imf = DateScanner(bytes: bytes)
+    static func epochSeconds(of bytes: UnsafeBufferPointer<UInt8>, now: Int64?, ignoringCase: Bool) -> Int64? {
+        var imf = DateScanner(bytes: bytes, ignoringCase: ignoringCase)
         if let seconds = imf.parseIMFFixdate() { return seconds }
-        var rfc850 = DateScanner(bytes: bytes)
+        var rfc850 = DateScanner(bytes: bytes, ignoringCase: ignoringCase)
         if let seconds = rfc850.parseRFC850(now: now) { return seconds }
-        var asctime = DateScanner(bytes: bytes)
+        var asctime = DateScanner(bytes: bytes, ignoringCase: ignoringCase)
         return asctime.parseAsctime()
+    }
+
+    /// Whether two bytes match, folding ASCII case when the scanner ignores it.
+    private func same(_ byte: UInt8, _ expected: UInt8) -> Bool {
+        byte == expected || (ignoringCase && byte.asciiLowercased == expected.asciiLowercased)
     }
 
     /// `IMF-fixdate = day-name "," SP day SP month SP year SP time-of-day SP "GMT"`.
@@ -61,12 +69,13 @@ struct DateScanner {
 
     private var atEnd: Bool { index == bytes.endIndex }
 
-    /// Consumes the literal when it comes next (case-sensitive, as the grammar's `%s` strings are).
+    /// Consumes the literal when it comes next (case-sensitive, as the grammar's `%s` strings are, unless
+    /// the scanner ignores case).
     private mutating func scan(_ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
         guard bytes.endIndex - index >= count else { return false }
         let matches = literal.withUTF8Buffer { buffer in
-            buffer.indices.allSatisfy { bytes[index + $0] == buffer[$0] }
+            buffer.indices.allSatisfy { same(bytes[index + $0], buffer[$0]) }
         }
         if matches { index += count }
         return matches
@@ -78,7 +87,7 @@ struct DateScanner {
             let name = names[position]
             guard bytes.endIndex - index >= name.count else { continue }
             var matches = true
-            for offset in name.indices where bytes[index + offset] != name[offset] {
+            for offset in name.indices where !same(bytes[index + offset], name[offset]) {
                 matches = false
                 break
             }

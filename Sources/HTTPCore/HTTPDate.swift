@@ -9,7 +9,8 @@
 ///
 /// The grammar is applied as written (case-sensitive names, `GMT`, exact digit counts), with one
 /// leniency: the day name must be a valid one but is not checked against the date, since a wrong
-/// weekday carries no ambiguity about the instant meant.
+/// weekday carries no ambiguity about the instant meant. Callers reading a field that may be parsed
+/// robustly (`Expires`) can also ask for names in any case.
 public struct HTTPDate: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Seconds since the Unix epoch (negative before 1970).
     public var secondsSinceEpoch: Int64
@@ -27,15 +28,20 @@ public struct HTTPDate: Hashable, Comparable, Sendable, CustomStringConvertible 
     ///   - now: The current time, used only to place an RFC 850 two-digit year: one that would be more
     ///     than 50 years in the future is taken as the most recent past year with those digits. Without
     ///     it, 70–99 mean 1970–1999 and 00–69 mean 2000–2069.
+    ///   - ignoringCase: Whether day names, month names and `GMT` may come in any case (`THU`, `AUG`,
+    ///     `gmt`). The grammar is case-sensitive, but §5.6.7 encourages recipients to be robust where the
+    ///     field allows it: `Expires` does; a conditional's date (`If-Modified-Since`, §13.1.3 "MUST ignore
+    ///     … not a valid HTTP-date") does not.
     /// - Returns: `nil` when the text is not a valid `HTTP-date`.
-    public init?(_ text: some StringProtocol, now: Int64? = nil) {
+    public init?(_ text: some StringProtocol, now: Int64? = nil, ignoringCase: Bool = false) {
         var copy = String(text)
         let parsed = copy.withUTF8 { bytes -> Int64? in
             var start = 0
             var end = bytes.count
             while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
             while end > start && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
-            return DateScanner.epochSeconds(of: UnsafeBufferPointer(rebasing: bytes[start..<end]), now: now)
+            return DateScanner.epochSeconds(
+                of: UnsafeBufferPointer(rebasing: bytes[start..<end]), now: now, ignoringCase: ignoringCase)
         }
         guard let parsed else { return nil }
         self.secondsSinceEpoch = parsed

@@ -26,9 +26,11 @@ public struct CacheBodyPlan: Sendable, Equatable {
     public var outcome: Outcome
 
     /// Stored fields that describe the framing or the connection, not the representation; the server sets
-    /// its own.
+    /// its own. A stored `Content-Range` is kept (RFC 9111 §3.1 has a cache store and replay every field it
+    /// does not know to drop, and an origin may send one on a 200) and replaced only when a range answer
+    /// sends Larder's own.
     static let droppedStoredFields = [
-        "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Content-Range", "Accept-Ranges",
+        "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Accept-Ranges",
     ]
 
     /// Plans the answer.
@@ -50,6 +52,7 @@ public struct CacheBodyPlan: Sendable, Equatable {
             outcome = .unsatisfiable(.rangeNotSatisfiable(length: length))
             return
         case .ranges(let ranges) where ranges.count == 1:
+            headers.remove(name: "Content-Range")
             headers.add(name: "Content-Range", value: ranges[0].contentRange(completeLength: length))
             outcome = .send(status: .partialContent, form: .range(ranges[0].offsets), headers: headers)
             return

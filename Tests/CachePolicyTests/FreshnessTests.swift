@@ -34,6 +34,9 @@ import Testing
         LifetimeCase(
             rule: "§5.3: Expires: 0 is already expired", fields: [("Expires", "0")], seconds: 0, source: .invalid),
         LifetimeCase(
+            rule: "§5.6.7 robustness: an Expires with names in the wrong case is read",
+            fields: [("Expires", "TUE, 14 NOV 2023 22:23:20 gmt")], seconds: 600, source: .expires),
+        LifetimeCase(
             rule: "§4.2.1: two Expires lines are treated as stale",
             fields: [("Expires", Fixture.date(60)), ("Expires", Fixture.date(60))], seconds: 0, source: .invalid),
         LifetimeCase(

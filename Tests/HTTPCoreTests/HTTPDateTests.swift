@@ -60,6 +60,27 @@ import Testing
         #expect(HTTPDate(text) == nil)
     }
 
+    @Test(arguments: [
+        ("THU, 18 Aug 2050 02:01:18 GMT", "Thu, 18 Aug 2050 02:01:18 GMT"),
+        ("Thu, 18 AUG 2050 02:01:18 GMT", "Thu, 18 Aug 2050 02:01:18 GMT"),
+        ("Thu, 18 Aug 2050 02:01:18 gMT", "Thu, 18 Aug 2050 02:01:18 GMT"),
+        ("sunday, 06-nov-94 08:49:37 gmt", "Sunday, 06-Nov-94 08:49:37 GMT"),
+        ("SUN NOV  6 08:49:37 1994", "Sun Nov  6 08:49:37 1994"),
+    ])
+    func namesInAnyCaseParseOnlyWhenAskedFor(text: String, canonical: String) throws {
+        #expect(HTTPDate(text) == nil, "the grammar is case-sensitive by default")
+        let lenient = try #require(HTTPDate(text, ignoringCase: true))
+        #expect(lenient == HTTPDate(canonical))
+    }
+
+    @Test(arguments: [
+        "Thu, 18 Aug 2050 02:01:18 UTC", "THURSDAY, 18 AUG 2050 02:01:18 GMT", "Thu, 18 Aug 2050 02:01:18 GM",
+        "Thx, 18 Aug 2050 02:01:18 GMT",
+    ])
+    func ignoringCaseStillRefusesWhatIsNotADate(text: String) {
+        #expect(HTTPDate(text, ignoringCase: true) == nil)
+    }
+
     @Test(
         arguments: [
             (0, "Thu, 01 Jan 1970 00:00:00 GMT"),

@@ -73,6 +73,18 @@ struct CacheBodyPlanTests {
         #expect(headers["Content-Encoding"] == nil)
     }
 
+    @Test func aStoredContentRangeIsReplayedOnAWholeAnswerAndReplacedOnARange() {
+        let entry = Self.entry(headers: [("Content-Range", "bytes 0-999/5000")])
+        guard case .send(let status, _, let whole) = Self.plan(entry, []) else { Issue.record("not sent"); return }
+        #expect(status.code == 200)
+        #expect(whole.values(for: "Content-Range") == ["bytes 0-999/5000"])
+        guard case .send(_, _, let ranged) = Self.plan(entry, [("Range", "bytes=0-9")]) else {
+            Issue.record("not sent")
+            return
+        }
+        #expect(ranged.values(for: "Content-Range") == ["bytes 0-9/1000"])
+    }
+
     @Test func severalRangesAreAnsweredWithTheWholeBody() {
         guard case .send(let status, let form, _) = Self.plan(Self.entry(), [("Range", "bytes=0-9,500-509")]) else {
             Issue.record("not sent")

@@ -87,6 +87,29 @@ import Testing
         }
     }
 
+    /// RFC 9111 §4.3.2: without `Last-Modified`, `If-Modified-Since` is compared with the stored `Date`
+    /// (the cache-tests case `conditional-lm-fresh-no-lm` asks 304 for a date 3000 s before it, which
+    /// RFC 9110 §13.1.3 answers 200: the representation is newer than the caller's copy).
+    @Test func ifModifiedSinceWithoutLastModifiedIsComparedWithTheStoredDate() async throws {
+        try await withFetchHarness { harness in
+            let date = Int64(harness.clock.now.timeIntervalSince1970)
+            func httpDate(_ offset: Int64) -> String { HTTPDate(secondsSinceEpoch: date + offset).imfFixdate }
+            harness.origin.respond(
+                to: "/d", with: .ok("d").header("Date", httpDate(0)).header("Cache-Control", "max-age=600"))
+            _ = try harness.fetch("/d")
+            #expect(await harness.settle())
+            for (offset, status) in [(0, 304), (3000, 304), (-1, 200), (-3000, 200)] as [(Int64, Int)] {
+                let response = try harness.fetch("/d", headers: [("If-Modified-Since", httpDate(offset))])
+                #expect(response.status == status, "If-Modified-Since Date\(offset >= 0 ? "+" : "")\(offset)")
+                #expect(response.header("X-Cache") == "HIT")
+            }
+            // An invalid date, or one in the wrong case, is ignored (RFC 9110 §13.1.3): the whole body.
+            let wrongCase = httpDate(0).uppercased()
+            #expect(try harness.fetch("/d", headers: [("If-Modified-Since", wrongCase)]).status == 200)
+            #expect(harness.origin.requestCount(for: "/d") == 1)
+        }
+    }
+
     @Test func rangeOnAHitIs206AndUnsatisfiableIs416() async throws {
         try await withFetchHarness { harness in
             let body = CacheCoreFixtures.randomBody(length: 10_000)

@@ -19,7 +19,11 @@ extension FetchHandler {
         marks.add(name: "Cache-Status", value: cacheStatus.fieldValue)
         marks.add(name: "X-Cache-Key", value: key.hex)
 
-        if entry.status.code == 200, Self.callerConditionalFails(call.headers, responseHeaders: entry.headers) {
+        if entry.status.code == 200,
+            Self.callerConditionalFails(
+                call.headers, responseHeaders: entry.headers,
+                receivedAt: Int64(entry.responseTime.timeIntervalSince1970.rounded(.down)))
+        {
             service.store.recordHit(entry.key, at: service.clock())
             return Self.notModified(entry.headers, marks: marks)
         }
@@ -88,15 +92,30 @@ extension FetchHandler {
 
     /// Whether the caller's `If-None-Match` (or, without it, `If-Modified-Since`) says it already has
     /// this representation (RFC 9110 §13.1.2, §13.1.3, evaluated in the order of §13.2.2).
-    static func callerConditionalFails(_ requestHeaders: HTTPHeaders, responseHeaders: HTTPHeaders) -> Bool {
+    ///
+    /// `If-Modified-Since` is compared with `Last-Modified`; without one, with the response's `Date`, and
+    /// without that, with when it was received ([RFC 9111 §4.3.2](https://www.rfc-editor.org/rfc/rfc9111#section-4.3.2)).
+    /// - Parameters:
+    ///   - requestHeaders: the caller's request.
+    ///   - responseHeaders: the response it would get.
+    ///   - receivedAt: when the response was received (epoch seconds), for a response with neither field.
+    static func callerConditionalFails(
+        _ requestHeaders: HTTPHeaders, responseHeaders: HTTPHeaders, receivedAt: Int64? = nil
+    ) -> Bool {
         if requestHeaders.contains("If-None-Match") {
             guard let condition = EntityTag.Condition(field: "If-None-Match", in: requestHeaders) else { return false }
             let current = responseHeaders["ETag"].flatMap { EntityTag(parsing: $0) }
             return !condition.ifNoneMatchPasses(current: current)
         }
-        guard let since = requestHeaders["If-Modified-Since"].flatMap({ HTTPDate($0) }),
-            let modified = responseHeaders["Last-Modified"].flatMap({ HTTPDate($0) })
-        else { return false }
+        guard let since = requestHeaders["If-Modified-Since"].flatMap({ HTTPDate($0) }) else { return false }
+        let modified: HTTPDate?
+        if let lastModified = responseHeaders["Last-Modified"] {
+            modified = HTTPDate(lastModified)
+        } else {
+            modified =
+                responseHeaders["Date"].flatMap { HTTPDate($0) } ?? receivedAt.map { HTTPDate(secondsSinceEpoch: $0) }
+        }
+        guard let modified else { return false }
         return modified <= since
     }
 
