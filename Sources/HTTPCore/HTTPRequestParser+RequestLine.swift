@@ -17,9 +17,9 @@ extension HTTPRequestParser {
         if end - start > limits.maxRequestLineBytes {
             return fail(.uriTooLong, "request line longer than \(limits.maxRequestLineBytes) bytes")
         }
-        guard hasCR else { return fail(.badRequest, "request line ends with a bare LF") }
         if end == start {
-            // RFC 9112 §2.2: empty lines before a request line are ignored, a few of them.
+            // RFC 9112 §2.2: empty lines before a request line are ignored, a few of them, a bare LF as
+            // well as a CRLF (a sloppy client's leftover after a body; it cannot be mistaken for anything).
             guard message.emptyLinesSkipped < limits.maxEmptyLinesBeforeRequest else {
                 return fail(.badRequest, "too many empty lines before the request line")
             }
@@ -27,6 +27,7 @@ extension HTTPRequestParser {
             consume(through: lineFeed + 1)
             return nil
         }
+        guard hasCR else { return fail(.badRequest, "request line ends with a bare LF") }
         if let error = parseRequestLine(buffer, start..<end) { return .failure(error) }
         consume(through: lineFeed + 1)
         state = .fieldLines

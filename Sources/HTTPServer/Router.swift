@@ -2,9 +2,12 @@ public import HTTPCore
 
 /// Routes requests by method and path pattern; itself a responder.
 ///
-/// Patterns are literal segments and `:name` parameters (`/cache/:key/meta`). A path that matches no
-/// pattern gets 404; a path that matches with another method gets 405 with `Allow`. HEAD is served by
-/// the GET route when no HEAD route is given. Both errors are problem+json.
+/// Patterns are literal segments and `:name` parameters (`/cache/:key/meta`). A method that is neither
+/// one of RFC 9110's (and PATCH) nor taken by some route (`get`, `PROPFIND`) gets 501 whatever the path
+/// ([RFC 9110 §9.1](https://www.rfc-editor.org/rfc/rfc9110#section-9.1): unrecognized or not implemented);
+/// otherwise a path that matches no pattern gets 404, and a path that
+/// matches with another method 405 with `Allow`. HEAD is served by the GET route when no HEAD route is
+/// given. The errors are problem+json.
 public struct Router: HTTPResponder {
     private struct Route: Sendable {
         let pattern: RoutePattern
@@ -15,6 +18,10 @@ public struct Router: HTTPResponder {
     /// Patterns without parameters, by their path, to the route's index when no earlier route matches
     /// that path: the common request is routed by one hash lookup instead of matching each pattern.
     private var literalRoutes: [String: Int] = [:]
+    /// The methods this server recognizes: RFC 9110's (§9.3; CONNECT never gets here, the parser answers
+    /// it) and PATCH (RFC 5789), and any other some route takes. A recognized method a path does not take
+    /// is 405 there, as clients and contract checkers expect of a standard method.
+    private var knownMethods: Set<HTTPMethod> = [.get, .head, .post, .put, .delete, .options, .trace, .patch]
 
     /// Creates a router without routes.
     public init() {}
@@ -26,6 +33,7 @@ public struct Router: HTTPResponder {
     ///   - responder: what answers the matching requests.
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ responder: any HTTPResponder) {
         let parsed = RoutePattern(pattern)
+        knownMethods.insert(method)
         if let index = routes.firstIndex(where: { $0.pattern == parsed }) {
             routes[index].handlers[method] = responder
         } else {
@@ -60,6 +68,9 @@ public struct Router: HTTPResponder {
                 return handler.respond(to: request, context: routed, writer: writer)
             }
         }
+        guard knownMethods.contains(request.method) else {
+            return writer.send(Self.notImplemented(request.method))
+        }
         var allowed: [HTTPMethod]?
         for route in routes {
             guard let parameters = route.pattern.match(request.path) else { continue }
@@ -83,6 +94,15 @@ public struct Router: HTTPResponder {
                 status: .notFound, type: HTTPProblemType.notFound, detail: "No resource at \(request.path).")
             writer.send(problem.makeResponse())
         }
+    }
+
+    private static func notImplemented(_ method: HTTPMethod) -> HTTPResponse {
+        // A method token may be as long as the request line allows: name only its start.
+        let shown = method.rawValue.count > 32 ? String(method.rawValue.prefix(32)) + "…" : method.rawValue
+        let problem = ProblemDetails.make(
+            status: .notImplemented, type: HTTPProblemType.parseFailure(status: .notImplemented),
+            detail: "The method \(shown) is not implemented by this server (methods are case-sensitive).")
+        return problem.makeResponse()
     }
 
     private static func methodNotAllowed(_ method: HTTPMethod, allowed: [HTTPMethod]) -> HTTPResponse {

@@ -126,8 +126,25 @@ import Testing
         #expect(parse(text, limits: relaxed).requests.count == 1)
     }
 
-    @Test func bareLFEmptyLineBeforeRequestLineIsRejected() {
-        #expect(parse("\n" + head("GET / HTTP/1.1", "Host: h")).failureCode == 400)
+    @Test(arguments: ["\n", "\r\n", "\n\r\n", "\r\n\n\n\n"])
+    func bareLFAndCRLFEmptyLinesBeforeRequestLineAreSkipped(prefix: String) {
+        let outcome = parse(prefix + head("GET /x HTTP/1.1", "Host: h"))
+        #expect(outcome.failure == nil)
+        #expect(outcome.requests.map(\.path) == ["/x"])
+    }
+
+    @Test func emptyLinesLeftAfterABodyDoNotBreakThePipeline() {
+        let text =
+            head("POST /a HTTP/1.1", "Host: h", "Content-Length: 2", body: "ab") + "\n"
+            + head("GET /b HTTP/1.1", "Host: h") + "\r\n" + head("GET /c HTTP/1.1", "Host: h")
+        let outcome = parse(text)
+        #expect(outcome.failure == nil)
+        #expect(outcome.requests.map(\.path) == ["/a", "/b", "/c"])
+    }
+
+    @Test func bareLFEmptyLinesCountTowardsTheLimit() {
+        #expect(parse(String(repeating: "\n", count: 5) + head("GET / HTTP/1.1", "Host: h")).failureCode == 400)
+        #expect(parse("\r \n" + head("GET / HTTP/1.1", "Host: h")).failureCode == 400)
     }
 
     static let absoluteForms: [(String, String, String, String?)] = [

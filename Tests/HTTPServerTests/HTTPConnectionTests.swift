@@ -32,6 +32,19 @@ import Testing
         }
     }
 
+    /// RFC 9112 §2.2: an empty line a sloppy client leaves before (or between) requests, CRLF or bare LF,
+    /// is skipped on a live connection, which stays open.
+    @Test func strayEmptyLinesBeforeARequestAreIgnored() async throws {
+        try await withServer(responder: EchoResponder()) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send("\n" + get("/one"))
+            #expect(try client.readResponse().text == "/one")
+            try client.send("\r\n\n" + get("/two") + "\n" + get("/three"))
+            let bodies = try (0..<2).map { _ in try client.readResponse().text }
+            #expect(bodies == ["/two", "/three"])
+        }
+    }
+
     @Test func badRequestInPipelineIsAnsweredAndLaterRequestsAreNotExecuted() async throws {
         let echo = EchoResponder()
         try await withServer(responder: echo) { server in

@@ -80,11 +80,48 @@ import Testing
     @Test func knownPathWithAnotherMethodGets405WithAllow() async throws {
         try await withServer(responder: Self.makeRouter()) { server in
             let client = try RawSocketClient(port: server.port)
-            try client.send("POST /cache/abc HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n")
+            // PUT is a method this server takes (on /filters/:name), just not on this path.
+            try client.send("PUT /cache/abc HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n")
             let response = try client.readResponse()
             #expect(response.status == 405)
             #expect(response.header("Allow") == "DELETE, GET, HEAD")
             #expect(response.text.contains("method-not-allowed"))
+        }
+    }
+
+    /// RFC 9110 §9.1: a method the server does not recognize is 501 on any path; a standard one a path
+    /// does not take is 405 there (below).
+    @Test(arguments: [
+        "get /healthz", "PROPFIND /cache/abc", "BREW /nope", String(repeating: "X", count: 400) + " /healthz",
+        "Get /cache/abc/meta", "MKCOL /filters/web",
+    ])
+    func aMethodNoRouteTakesGets501WhateverThePath(requestLine: String) async throws {
+        try await withServer(responder: Self.makeRouter()) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send("\(requestLine) HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 501)
+            #expect(response.header("Allow") == nil)
+            #expect(response.header("Content-Type") == "application/problem+json")
+            #expect(response.text.contains("\"type\":\"https://larder.dev/problems/not-implemented\""))
+            #expect(response.text.count < 600, "the detail names a long method by its start only")
+            // The connection stays usable: the request was framed, only its method is unknown.
+            try client.send(get("/healthz"))
+            #expect(try client.readResponse().text == "ok")
+        }
+    }
+
+    @Test(arguments: [
+        ("POST /cache/abc", 405), ("PATCH /cache/abc", 405), ("OPTIONS /healthz", 405), ("TRACE /healthz", 405),
+        ("PATCH /nope", 404),
+    ])
+    func aStandardMethodIs405OnAKnownPathAnd404Elsewhere(requestLine: String, status: Int) async throws {
+        try await withServer(responder: Self.makeRouter()) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send("\(requestLine) HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == status)
+            #expect((response.header("Allow") != nil) == (status == 405))
         }
     }
 
@@ -143,6 +180,7 @@ import Testing
         ("HEAD /fetch", 200, []),
         ("POST /fetch", 200, [3]),
         ("PUT /fetch", 405, nil),
+        ("BREW /fetch", 501, nil),
         ("GET /", 200, [5]),
         ("GET /fetch/", 404, nil),
     ])
