@@ -32,7 +32,13 @@ extension URLCanonicalizer {
             guard !name.isEmpty else { return .failure(.emptyHost) }
             if name.contains(where: { $0 >= 0x80 }) { return .failure(.nonASCIIHost) }
             guard isRegisteredName(name) else { return .failure(.invalidHost(String(decoding: name, as: UTF8.self))) }
-            host = asciiLowercasedString(name)
+            // A host ending in a number is an IPv4 address in some spelling (WHATWG URL §3.5): one key
+            // for all its spellings, and a malformed one refused here rather than by a resolver.
+            switch IPv4HostSpelling(hostBytes: name) {
+            case .name: host = asciiLowercasedString(name)
+            case .address(let address): host = IPv4HostSpelling.dotted(address)
+            case .invalid: return .failure(.invalidHost(String(decoding: name, as: UTF8.self)))
+            }
         }
         guard hostEnd < authority.endIndex else { return .success((host, nil)) }
         let portText = authority[(hostEnd + 1)...]

@@ -1,9 +1,13 @@
+internal import HTTPCore
+
 /// An absolute http or https URL checked before it reaches libcurl (RFC 3986 §3, RFC 9110 §4.2).
 ///
 /// Refused: other schemes, user info, an empty or malformed host, a port outside 1–65535, whitespace,
 /// control characters, and URLs past the length bound. Non-ASCII bytes in the path and query are
-/// percent-encoded; the fragment is dropped (it is never sent). Numeric host spellings such as
-/// `2130706433` are accepted here and judged on the connected address by the address policy.
+/// percent-encoded; the fragment is dropped (it is never sent). A host ending in a number is read as the
+/// WHATWG URL Standard reads IPv4 hosts (`2130706433`, `0x7f.1`, `127.0.0.1.`) and handed on in dotted
+/// decimal, to be judged on the connected address by the address policy; one that is no IPv4 address
+/// (`08.0.0.1`, `1.2.3.4.5`, `4294967296`) is refused.
 public struct OriginURL: Hashable, Sendable, CustomStringConvertible {
     /// `http` or `https`, lower case.
     public let scheme: String
@@ -105,6 +109,13 @@ public struct OriginURL: Hashable, Sendable, CustomStringConvertible {
                 throw .invalidURL(reason: "host has characters outside letters, digits, '-', '.', '_'")
             }
             guard hostPart.utf8.count <= 253 else { throw .invalidURL(reason: "host longer than 253 bytes") }
+            // WHATWG URL §3.5: a host ending in a number is an IPv4 address, handed to libcurl in dotted
+            // decimal (`127.0.0.1.` or `0x7f.1` would otherwise reach a resolver), or no host at all.
+            switch IPv4HostSpelling(host: hostPart) {
+            case .name: break
+            case .address(let address): hostPart = Substring(IPv4HostSpelling.dotted(address))
+            case .invalid: throw .invalidURL(reason: "host ends in a number but is not an IPv4 address")
+            }
         }
         guard !hostPart.isEmpty else { throw .invalidURL(reason: "empty host") }
         var port: Int?

@@ -35,6 +35,10 @@ import Testing
         ("http://example.com?x=1", "http://example.com/?x=1"),
         ("http://example.com/a?x=../..", "http://example.com/a?x=../.."),  // dots in the query untouched
         ("http://192.168.0.1:8080/", "http://192.168.0.1:8080/"),  // addresses are the SSRF guard's job
+        // WHATWG URL §3.5: every spelling of an IPv4 address is one key, in dotted decimal.
+        ("http://127.0.0.1./", "http://127.0.0.1/"),
+        ("http://0x7F.1/", "http://127.0.0.1/"),
+        ("http://2130706433:8080/", "http://127.0.0.1:8080/"),
         ("http://[2001:DB8::1]:443/", "http://[2001:db8::1]:443/"),
         ("https://[::1]:443/x", "https://[::1]/x"),
         ("http://[::ffff:127.0.0.1]/", "http://[::ffff:127.0.0.1]/"),
@@ -86,6 +90,9 @@ import Testing
             ("http://[v1.fe]/", .invalidHost("[v1.fe]")),
             ("http://[::1]x/", .invalidHost("[::1]x")),
             ("http://[1.2.3.4]/", .invalidHost("[1.2.3.4]")),
+            ("http://08.0.0.1/", .invalidHost("08.0.0.1")),
+            ("http://1.2.3.4.5/", .invalidHost("1.2.3.4.5")),
+            ("http://4294967296/", .invalidHost("4294967296")),
             ("http://example.com:0/", .badPort("0")),
             ("http://example.com:65536/", .badPort("65536")),
             ("http://example.com:99999999999999999999/", .badPort("99999999999999999999")),

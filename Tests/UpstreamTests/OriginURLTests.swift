@@ -6,8 +6,12 @@ struct OriginURLTests {
         ("http://example.com", "http://example.com/"),
         ("HTTPS://Example.COM:8443/a?b#frag", "https://example.com:8443/a?b"),
         ("http://[2001:db8::1]:8080/x", "http://[2001:db8::1]:8080/x"),
-        ("http://2130706433/", "http://2130706433/"),
-        ("http://0x7f.1/", "http://0x7f.1/"),
+        // WHATWG URL §3.5: a host ending in a number goes to libcurl in dotted decimal.
+        ("http://2130706433/", "http://127.0.0.1/"),
+        ("http://0x7f.1/", "http://127.0.0.1/"),
+        ("http://127.0.0.1.:8080/a", "http://127.0.0.1:8080/a"),
+        ("http://0177.0.0.1/", "http://127.0.0.1/"),
+        ("http://example.com./", "http://example.com./"),
         ("http://example.com/\u{FC}", "http://example.com/%C3%BC"),
         ("http://example.com:/", "http://example.com/"),
         ("http://example.com?q=1", "http://example.com/?q=1"),
@@ -33,7 +37,8 @@ struct OriginURLTests {
         "http://example.com/a b", "http://example.com/\r\nX: y", "http://example.com/\t", "http://example.com/\0",
         "http://[::1/", "http://[zz::1]/", "http://[fe80::1%25eth0]/", "http://ex%61mple.com/",
         "http://ex\u{E4}mple.com/", "javascript:alert(1)", "", "http://[::1]x/", "http://example.com:-1/",
-        "dict://127.0.0.1:6379/", "http://example.com\u{7F}/",
+        "dict://127.0.0.1:6379/", "http://example.com\u{7F}/", "http://08.0.0.1/", "http://1.2.3.4.5/",
+        "http://4294967296/", "http://256.1.1.1:80/",
     ])
     func refusedURLsThrowInvalidURL(text: String) {
         #expect {
