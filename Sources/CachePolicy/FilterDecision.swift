@@ -22,6 +22,10 @@ public struct FilterDecision: Sendable, Equatable {
     public var action: Action
     /// How the URL becomes the cache key (`ignoreQuery`, `dropParams`).
     public var canonicalization: URLCanonicalizer.Options
+    /// Whether the origin is asked for the key's URL (after `ignoreQuery` and `dropParams`) rather than
+    /// the caller's: off by default, since presigned URLs (S3 `X-Amz-Signature`, CloudFront) need every
+    /// parameter the caller sent; on for origins that must not see tracking parameters.
+    public var fetchCanonicalURL: Bool
     /// Freshness overrides (`ttl`, `minTtl`, `maxTtl`, `staleIfError`, `staleWhileRevalidate`).
     public var overrides: PolicyOverrides
     /// Media-type patterns a stored response must match (`image/*`); empty admits any.
@@ -48,7 +52,8 @@ public struct FilterDecision: Sendable, Equatable {
         validateImage: Bool = false,
         allowSVG: Bool = false,
         ignoreNoStore: Bool = false,
-        tags: [String] = []
+        tags: [String] = [],
+        fetchCanonicalURL: Bool = false
     ) {
         self.filterName = filterName
         self.action = action
@@ -60,6 +65,7 @@ public struct FilterDecision: Sendable, Equatable {
         self.allowSVG = allowSVG
         self.ignoreNoStore = ignoreNoStore
         self.tags = tags
+        self.fetchCanonicalURL = fetchCanonicalURL
     }
 
     /// The default policy `http`: no filter owns the request, RFC 9111 rules decide.

@@ -114,6 +114,7 @@ extension FilterDefinition {
             }
         }
         definition.ignoreNoStore = try reader.bool("ignoreNoStore") ?? false
+        definition.fetchCanonicalURL = try reader.bool("fetchCanonicalURL") ?? false
         definition.tags = try reader.strings("tags", lowercased: false) { text, path throws(FilterDefinitionError) in
             guard EntryTags.isValid(text) else {
                 throw FilterDefinitionError(

@@ -101,6 +101,9 @@ public struct FilterDefinition: Sendable, Equatable {
     public var dropParams: [String]
     /// Whether responses marked `no-store` by the origin are stored anyway (explicit opt-in only).
     public var ignoreNoStore: Bool
+    /// Whether the origin gets the key's URL, without the parameters `ignoreQuery` and `dropParams` leave
+    /// out, instead of the caller's (``FilterDecision/fetchCanonicalURL``).
+    public var fetchCanonicalURL = false
     /// Tags every response this filter stores carries, besides the origin's (`EntryTags`), for
     /// `DELETE /cache?tag=`.
     public var tags: [String] = []
@@ -152,6 +155,6 @@ public struct FilterDefinition: Sendable, Equatable {
                 ttl: ttl, minTtl: minTtl, maxTtl: maxTtl, staleIfError: staleIfError,
                 staleWhileRevalidate: staleWhileRevalidate, staleIfDisconnected: staleIfDisconnected),
             contentTypes: contentTypes, maxBytes: maxBytes, validateImage: validateImage, allowSVG: allowSVG,
-            ignoreNoStore: ignoreNoStore, tags: tags)
+            ignoreNoStore: ignoreNoStore, tags: tags, fetchCanonicalURL: fetchCanonicalURL)
     }
 }

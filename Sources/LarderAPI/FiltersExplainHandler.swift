@@ -137,6 +137,7 @@ struct FiltersExplainHandler: HTTPResponder {
         store.add("ignoreNoStore", decision.ignoreNoStore)
         store.add("ignoreQuery", decision.canonicalization.ignoreQuery)
         store.add("dropParams", json: JSONObjectWriter.array(decision.canonicalization.dropParams.map(\.pattern)))
+        store.add("fetchCanonicalURL", decision.fetchCanonicalURL)
         store.add("tags", json: JSONObjectWriter.array(decision.tags))
         object.add("store", json: store.text)
         let rows = addresses.map { row in

@@ -71,6 +71,17 @@ struct FilterDefinitionTests {
         }
     }
 
+    @Test func fetchCanonicalURLDecodesRoundTripsAndIsOffByDefault() throws {
+        let filter = try Self.decode(#"{"name":"clean","dropParams":["utm_*"],"fetchCanonicalURL":true}"#)
+        #expect(filter.decision.fetchCanonicalURL)
+        #expect(filter.canonicalJSON.contains(#""fetchCanonicalURL":true"#))
+        #expect(try Self.decode(filter.canonicalJSON) == filter)
+        let plain = try Self.decode(#"{"name":"plain","dropParams":["utm_*"]}"#)
+        #expect(!plain.decision.fetchCanonicalURL)
+        #expect(!plain.canonicalJSON.contains("fetchCanonicalURL"))
+        #expect(throws: FilterDefinitionError.self) { try Self.decode(#"{"name":"x","fetchCanonicalURL":"yes"}"#) }
+    }
+
     @Test func canonicalJSONHasAFixedOrderLeavesOutDefaultsAndRoundTrips() throws {
         let messy = try Self.decode(
             #"{"ttl":5,"validate":"image","match":{"extensions":["PNG"],"schemes":["https"]},"name":"x"}"#)

@@ -78,12 +78,14 @@ struct FetchHandler: HTTPResponder {
                 ))
         }
         let decision = service.decider.decide(url: canonical.url, headers: request.headers)
-        let fetchURL = canonical.string
+        var fetchURL = canonical.string
         var keyURL = fetchURL
         if decision.canonicalization != URLCanonicalizer.Options(),
             case .success(let keyed) = URLCanonicalizer(options: decision.canonicalization).canonicalize(text)
         {
             keyURL = keyed.string
+            // The caller's parameters reach the origin unless the filter says they must not.
+            if decision.fetchCanonicalURL { fetchURL = keyURL }
         }
         return .success(
             Call(
