@@ -2,7 +2,8 @@
 ///
 /// The file header's size and pixel offset are checked against the data; the DIB header's fields
 /// (see `DIBHeader`) against each other; uncompressed pixel data must be present in full
-/// (rows padded to 32 bits × |height|), compressed data as large as `biSizeImage` says. A negative
+/// (rows padded to 32 bits × |height|), compressed data as large as `biSizeImage` says, and no
+/// `biSizeImage` may claim more bytes than follow the pixel offset, nor a resolution be negative. A negative
 /// height (top-down rows) is accepted for uncompressed bitmaps. Trailing bytes are tolerated:
 /// writers pad files and the file header's size field is the reliable end.
 enum BMPValidator {
@@ -27,10 +28,15 @@ enum BMPValidator {
             throw reader.rejection(
                 .bmpBadOffset, "pixel data at \(pixelOffset) overlaps headers ending at \(tablesEnd)")
         }
-        let pixelBytes = header.uncompressedSize(rows: header.height) ?? max(header.imageSize, 1)
+        let pixelBytes = header.uncompressedSize(rows: header.height) ?? header.imageSize
         guard pixelOffset <= bytes.count, pixelBytes <= bytes.count - pixelOffset else {
             throw reader.rejection(
                 .truncated, "\(pixelBytes) bytes of pixels at offset \(pixelOffset), file has \(bytes.count)")
+        }
+        // An uncompressed bitmap's decoder ignores `biSizeImage`, but one larger than the file is impossible.
+        guard header.imageSize <= bytes.count - pixelOffset else {
+            throw reader.rejection(
+                .bmpBadFormat, "biSizeImage \(header.imageSize) past the \(bytes.count - pixelOffset) bytes of pixels")
         }
         return ImageInfo(format: .bmp, width: header.width, height: header.height)
     }

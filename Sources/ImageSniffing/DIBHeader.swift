@@ -45,7 +45,12 @@ struct DIBHeader {
             bitCount = Int(try reader.readUInt16(.littleEndian))
             compression = try reader.readUInt32(.littleEndian)
             imageSize = Int(try reader.readUInt32(.littleEndian))
-            try reader.skip(8)  // resolution
+            // Pixels per metre, signed: a negative resolution is no resolution a writer could mean.
+            let xResolution = Int32(bitPattern: try reader.readUInt32(.littleEndian))
+            let yResolution = Int32(bitPattern: try reader.readUInt32(.littleEndian))
+            guard xResolution >= 0, yResolution >= 0 else {
+                throw reader.rejection(.bmpBadFormat, "resolution \(xResolution) × \(yResolution) pixels per metre")
+            }
             colorsUsed = Int(try reader.readUInt32(.littleEndian))
             try reader.skip(Int(size) - 36)
         }
@@ -63,6 +68,11 @@ struct DIBHeader {
             }
         guard bitCountAllowed else {
             throw reader.rejection(.bmpBadFormat, "bit count \(bitCount) with compression \(compression)")
+        }
+        // `biSizeImage` "may be set to zero for BI_RGB bitmaps" (and the bit-field forms, which share its
+        // layout); compressed pixels have no other length.
+        guard imageSize > 0 || [0, 3, 6].contains(compression) else {
+            throw reader.rejection(.bmpBadFormat, "compression \(compression) with no image size")
         }
         guard !topDown || compression == 0 || compression == 3 || compression == 6 else {
             throw reader.rejection(.bmpBadFormat, "top-down rows with compression \(compression)")

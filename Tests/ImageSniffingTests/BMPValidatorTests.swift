@@ -13,6 +13,11 @@ import Testing
         ValidCase("palette8", Crafted.bmp(width: 9, height: 4, bitCount: 8), .bmp, 9, 4),
         ValidCase("bilevel", Crafted.bmp(width: 33, height: 2, bitCount: 1), .bmp, 33, 2),
         ValidCase("trailingPadding", Crafted.bmp() + [0, 0], .bmp, 3, 2),
+        // `biSizeImage` may be 0, or short of the padded rows (old writers), for uncompressed pixels.
+        ValidCase("noImageSize", Crafted.bmp().replacing(at: 34, with: le32(0)), .bmp, 3, 2),
+        ValidCase("unpaddedImageSize", Crafted.bmp().replacing(at: 34, with: le32(18)), .bmp, 3, 2),
+        ValidCase("rle8", Crafted.bmp(width: 4, height: 2, bitCount: 8, compression: 1), .bmp, 4, 2),
+        ValidCase("zeroResolution", Crafted.bmp().replacing(at: 38, with: le32(0) + le32(0)), .bmp, 3, 2),
     ]
 
     static let invalid: [InvalidCase] = [
@@ -36,6 +41,14 @@ import Testing
         InvalidCase(
             "int32MinHeight", Crafted.bmp().replacing(at: 22, with: le32(Int(Int32.min.magnitude))), .dimensionLimit),
         InvalidCase("unknownHeaderSize", Crafted.bmp().replacing(at: 14, with: le32(64)), .unknownFormat),
+        InvalidCase("imageSizePastTheFile", Crafted.bmp().replacing(at: 34, with: le32(4096)), .bmpBadFormat),
+        InvalidCase(
+            "rle8WithoutImageSize",
+            Crafted.bmp(width: 4, height: 2, bitCount: 8, compression: 1).replacing(at: 34, with: le32(0)),
+            .bmpBadFormat),
+        InvalidCase("negativeXResolution", Crafted.bmp().replacing(at: 38, with: le32(Int(UInt32.max))), .bmpBadFormat),
+        InvalidCase(
+            "negativeYResolution", Crafted.bmp().replacing(at: 42, with: le32(Int(Int32.min.magnitude))), .bmpBadFormat),
     ]
 
     @Test(arguments: valid) func validBMPIsAcceptedWithItsSize(_ item: ValidCase) { item.check() }

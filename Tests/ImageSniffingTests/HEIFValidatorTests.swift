@@ -33,6 +33,11 @@ import Testing
             "mdat64BitSizePastTheEnd",
             Array(heif().prefix(24)) + be32(1) + ascii("mdat") + be64(0x7FFF_FFFF_FFFF_FFFF), .truncated),
         InvalidCase("unknownBrands", heif { $0.brands = ["isom", "mp41"] }, .unknownFormat),
+        // A movie is not an image because it lists an image brand as compatible.
+        InvalidCase("videoMajorBrandWithAVIF", heif { $0.brands = ["isom", "avif", "mif1"] }, .unknownFormat),
+        InvalidCase("mp41MajorBrandWithHEIC", heif { $0.brands = ["mp41", "heic", "mif1"] }, .unknownFormat),
+        InvalidCase("quickTimeWithAVIF", heif { $0.brands = ["qt  ", "avif"] }, .unknownFormat),
+        InvalidCase("dashWithHEIC", heif { $0.brands = ["dash", "heic"] }, .unknownFormat),
         InvalidCase("ftypNotFirst", Crafted.box("free", []) + heif(), .unknownFormat),
     ]
 
