@@ -36,7 +36,10 @@ extension URLCanonicalizer {
             // for all its spellings, and a malformed one refused here rather than by a resolver.
             switch IPv4HostSpelling(hostBytes: name) {
             case .name: host = asciiLowercasedString(name)
-            case .address(let address): host = IPv4HostSpelling.dotted(address)
+            case .address(let address):
+                host =
+                    IPv4HostSpelling.dottedDecimal(name) != nil
+                    ? asciiLowercasedString(name) : IPv4HostSpelling.dotted(address)
             case .invalid: return .failure(.invalidHost(String(decoding: name, as: UTF8.self)))
             }
         }

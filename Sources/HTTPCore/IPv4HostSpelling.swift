@@ -36,6 +36,11 @@ public enum IPv4HostSpelling: Sendable, Equatable {
             self = .name
             return
         }
+        // The usual numeric host is already dotted decimal: read it without allocating.
+        if let address = Self.dottedDecimal(hostBytes) {
+            self = .address(address)
+            return
+        }
         var labels = Array(hostBytes).split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         // "ends in a number" (§3.5): one trailing empty label (a trailing dot) is dropped first.
         if labels.count > 1, labels.last?.isEmpty == true { labels.removeLast() }
@@ -67,6 +72,34 @@ public enum IPv4HostSpelling: Sendable, Equatable {
             address += number << (8 * UInt64(3 - index))
         }
         self = .address(UInt32(address))
+    }
+
+    /// The address a host written in canonical dotted decimal names (`127.0.0.1`: four decimal octets
+    /// 0–255 without leading zeros, no trailing dot), `nil` for any other spelling. A host for which this
+    /// answers is already in the form ``dotted(_:)`` writes.
+    /// - Parameter hostBytes: The host's bytes.
+    /// - Returns: The address, or `nil`.
+    public static func dottedDecimal(_ hostBytes: some Collection<UInt8>) -> UInt32? {
+        var address: UInt32 = 0
+        var octet: UInt32 = 0
+        var digits = 0
+        var dots = 0
+        var leadingZero = false
+        for byte in hostBytes {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, dots < 3 else { return nil }
+                address = address << 8 | octet
+                (octet, digits, dots, leadingZero) = (0, 0, dots + 1, false)
+                continue
+            }
+            guard byte >= 0x30 && byte <= 0x39, !leadingZero, digits < 3 else { return nil }
+            if digits == 0 && byte == 0x30 { leadingZero = true }
+            octet = octet * 10 + UInt32(byte - 0x30)
+            digits += 1
+            guard octet <= 255 else { return nil }
+        }
+        guard dots == 3, digits > 0 else { return nil }
+        return address << 8 | octet
     }
 
     /// The address in dotted decimal (`127.0.0.1`).

@@ -113,7 +113,10 @@ public struct OriginURL: Hashable, Sendable, CustomStringConvertible {
             // decimal (`127.0.0.1.` or `0x7f.1` would otherwise reach a resolver), or no host at all.
             switch IPv4HostSpelling(host: hostPart) {
             case .name: break
-            case .address(let address): hostPart = Substring(IPv4HostSpelling.dotted(address))
+            case .address(let address):
+                if IPv4HostSpelling.dottedDecimal(hostPart.utf8) == nil {
+                    hostPart = Substring(IPv4HostSpelling.dotted(address))
+                }
             case .invalid: throw .invalidURL(reason: "host ends in a number but is not an IPv4 address")
             }
         }

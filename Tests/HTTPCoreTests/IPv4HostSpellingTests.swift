@@ -19,6 +19,17 @@ import Testing
     }
 
     @Test(arguments: [
+        ("127.0.0.1", true), ("0.0.0.0", true), ("255.255.255.255", true), ("10.0.0.10", true),
+        ("127.0.0.1.", false), ("127.1", false), ("010.0.0.1", false), ("256.0.0.1", false), ("1.2.3.4.5", false),
+        ("1.2.3.", false), (".1.2.3", false), ("1..2.3", false), ("1.2.3.1000", false), ("example.com", false),
+    ])
+    func dottedDecimalIsOnlyTheCanonicalSpelling(host: String, canonical: Bool) {
+        let address = IPv4HostSpelling.dottedDecimal(host.utf8)
+        #expect((address != nil) == canonical)
+        if let address { #expect(IPv4HostSpelling.dotted(address) == host) }
+    }
+
+    @Test(arguments: [
         "08.0.0.1",  // 8 is no octal digit
         "1.2.3.4.5",  // five parts
         "4294967296",  // 2^32
