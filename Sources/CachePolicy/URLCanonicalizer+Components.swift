@@ -34,11 +34,12 @@ extension URLCanonicalizer {
             guard isRegisteredName(name) else { return .failure(.invalidHost(String(decoding: name, as: UTF8.self))) }
             // A host ending in a number is an IPv4 address in some spelling (WHATWG URL §3.5): one key
             // for all its spellings, and a malformed one refused here rather than by a resolver.
-            switch IPv4HostSpelling(hostBytes: name) {
+            let nameBytes = UnsafeBufferPointer(rebasing: name)
+            switch IPv4HostSpelling(hostBytes: nameBytes) {
             case .name: host = asciiLowercasedString(name)
             case .address(let address):
                 host =
-                    IPv4HostSpelling.dottedDecimal(name) != nil
+                    IPv4HostSpelling.dottedDecimal(nameBytes) != nil
                     ? asciiLowercasedString(name) : IPv4HostSpelling.dotted(address)
             case .invalid: return .failure(.invalidHost(String(decoding: name, as: UTF8.self)))
             }

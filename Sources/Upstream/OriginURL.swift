@@ -114,7 +114,7 @@ public struct OriginURL: Hashable, Sendable, CustomStringConvertible {
             switch IPv4HostSpelling(host: hostPart) {
             case .name: break
             case .address(let address):
-                if IPv4HostSpelling.dottedDecimal(hostPart.utf8) == nil {
+                if IPv4HostSpelling.dottedDecimal(hostPart) == nil {
                     hostPart = Substring(IPv4HostSpelling.dotted(address))
                 }
             case .invalid: throw .invalidURL(reason: "host ends in a number but is not an IPv4 address")

@@ -11,7 +11,7 @@ import Testing
         ("1.2.3.0x4", "1.2.3.4"), ("192.168.257", "192.168.1.1"), ("010.0.0.1", "8.0.0.1"),
     ])
     func numericSpellingsAreThatAddress(host: String, dotted: String) throws {
-        guard case .address(let address) = IPv4HostSpelling(host: host) else {
+        guard case .address(let address) = IPv4HostSpelling(host: host[...]) else {
             Issue.record("\(host) is not an address")
             return
         }
@@ -24,7 +24,7 @@ import Testing
         ("1.2.3.", false), (".1.2.3", false), ("1..2.3", false), ("1.2.3.1000", false), ("example.com", false),
     ])
     func dottedDecimalIsOnlyTheCanonicalSpelling(host: String, canonical: Bool) {
-        let address = IPv4HostSpelling.dottedDecimal(host.utf8)
+        let address = IPv4HostSpelling.dottedDecimal(host[...])
         #expect((address != nil) == canonical)
         if let address { #expect(IPv4HostSpelling.dotted(address) == host) }
     }
@@ -38,7 +38,7 @@ import Testing
         "1.2.3.09", "0x1g.0.0.1", "a.b.0x1", "example.123", "1..2.3", "192.168.0.257", "a.0x", "99999999999999999999",
     ])
     func hostsEndingInANumberThatAreNoAddressAreInvalid(host: String) {
-        #expect(IPv4HostSpelling(host: host) == .invalid)
+        #expect(IPv4HostSpelling(host: host[...]) == .invalid)
     }
 
     /// A last label that is no number makes a name, even a malformed one (`127.0.0.1..`, `1.0x1g`): the
@@ -47,6 +47,6 @@ import Testing
         "example.com", "localhost", "1e100.net", "127.0.0.1.nip.io", "x1", "example.com.", "127.0.0.1..", "1.0x1g",
     ])
     func namesAreNames(host: String) {
-        #expect(IPv4HostSpelling(host: host) == .name)
+        #expect(IPv4HostSpelling(host: host[...]) == .name)
     }
 }
