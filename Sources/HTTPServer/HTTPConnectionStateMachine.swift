@@ -224,10 +224,11 @@ extension HTTPConnectionStateMachine {
         settleIfIdle()
     }
 
-    /// A read would have blocked: the socket is empty until the next edge.
+    /// A read would have blocked: the socket is empty until the next edge. A draining connection that
+    /// found nothing more closes if it is idle.
     mutating func readWouldBlock() {
         if input != .ended { input = .waitingForEdge }
-        settleIfIdle()
+        if lifecycle == .draining { settleIfIdle() }
     }
 
     /// A read returned 0: the peer sends nothing more. Requests already received are still answered.
