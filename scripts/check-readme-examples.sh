@@ -5,6 +5,8 @@
 # Which blocks run: every ```sh block of the "## Endpoints" section that follows a line
 # `<!-- example -->`. They run in order in one bash shell (variables carry from line to line), with
 # http://127.0.0.1:8080 replaced by the test server's address and 127.0.0.1:8000 by the test origin's.
+# A block marked `<!-- example serve: SETTINGS -->` runs against a server of its own started with those
+# settings besides the usual ones (a URL signing key, tokens); `larder` in a block is the binary tested.
 # After a command, lines `#> ...` are checked against its last response:
 #   #> 200              the status code
 #   #> X-Cache: HIT     that header field with that value (a trailing ... means "starts with")
@@ -85,11 +87,24 @@ origin_port=$(port_from_log "$work/origin.log" 'port [0-9]+')
 pids+=($!)
 port=$(port_from_log "$work/larder.log" 'listening on 127\.0\.0\.1:[0-9]+')
 
-python3 scripts/readme-examples.py README.md example "$work/run" "$port" "$origin_port"
+# Servers for the blocks that name settings of their own, one per distinct set, on the same origin.
+python3 scripts/readme-examples.py README.md servers "$work/run"
+server_ports=()
+while IFS= read -r settings; do
+    n=${#server_ports[@]}
+    # Word splitting is meant: the settings are flags and values as the README writes them.
+    # shellcheck disable=SC2086
+    "$larder" serve --host 127.0.0.1 --port 0 --db "$work/cache-$n.db" --allow-network 127.0.0.0/8 \
+        --access-log false $settings >"$work/larder-$n.log" 2>&1 &
+    pids+=($!)
+    server_ports+=("$(port_from_log "$work/larder-$n.log" 'listening on 127\.0\.0\.1:[0-9]+')")
+done <"$work/run/servers.txt"
+
+python3 scripts/readme-examples.py README.md example "$work/run" "$port" "$origin_port" "${server_ports[@]}"
 
 # All blocks run in one shell, in README order, as a reader would run them in one terminal: a
 # variable set in one block (ORIGIN) holds in the next, and the first broken example stops the run.
-if ! (cd "$work/run" && EXAMPLES_LIB="$lib" EXAMPLE_HEAD="$work/head" EXAMPLE_OUT="$work/out" \
+if ! (cd "$work/run" && EXAMPLES_LIB="$lib" EXAMPLE_HEAD="$work/head" EXAMPLE_OUT="$work/out" LARDER_BIN="$larder" \
     timeout 60 bash "$work/run/example.sh"); then
     echo "check-readme-examples: an example in README.md broke (above); larder's log:" >&2
     tail -20 "$work/larder.log" >&2

@@ -4,6 +4,8 @@
 # prefix check (`...`) a non-empty match, a body check the text.
 example_failed() { echo "FAILED: $EXAMPLE_COMMAND" >&2; echo "  $*" >&2; exit 1; }
 curl() { command curl --max-time 10 -D "$EXAMPLE_HEAD" "$@"; }
+# `larder sign` and the like in an example run the binary under test.
+larder() { "${LARDER_BIN:?}" "$@"; }
 run_example() {
     EXAMPLE_COMMAND=$1
     : >"$EXAMPLE_HEAD"

@@ -2,33 +2,49 @@
 """Turns README.md's runnable blocks into one bash script of run_example / expect_* calls
 (scripts/readme-examples-lib.sh), for scripts/check-readme-examples.sh.
 
-    readme-examples.py README.md MARKER OUT_DIR [PORT ORIGIN_PORT]
+    readme-examples.py README.md MARKER OUT_DIR [PORT ORIGIN_PORT [SERVER_PORT ...]]
 
 MARKER `example`: the ```sh blocks after `<!-- example -->` in the "## Endpoints" section, with
-http://127.0.0.1:8080 and 127.0.0.1:8000 replaced by PORT and ORIGIN_PORT. MARKER `try-it`: the block
-after `<!-- try-it -->`, run exactly as written (the caller gives it a network namespace of its own).
+http://127.0.0.1:8080 and 127.0.0.1:8000 replaced by PORT and ORIGIN_PORT. A block after
+`<!-- example serve: SETTINGS -->` needs a server of its own started with SETTINGS (a signing key,
+tokens): its 127.0.0.1:8080 becomes the SERVER_PORT of those settings, one port per distinct SETTINGS
+in order of first appearance. MARKER `servers`: writes those SETTINGS, one a line, to OUT_DIR/servers.txt
+for the caller to start. MARKER `try-it`: the block after `<!-- try-it -->`, run exactly as written
+(the caller gives it a network namespace of its own).
 """
 import re, sys
 readme, marker, out = sys.argv[1:4]
 port, origin_port = (sys.argv[4:6] + [None, None])[:2]
+server_ports = sys.argv[6:]
 text = open(readme, encoding="utf-8").read()
-if marker == "example":
+if marker in ("example", "servers"):
     section = re.search(r"^## Endpoints\n(.*?)(?=^## )", text, re.S | re.M)
     if not section:
         sys.exit("README.md has no '## Endpoints' section")
     text = section.group(1)
-blocks = re.findall(rf"<!-- {marker} -->\n```sh\n(.*?)```", text, re.S)
+if marker == "try-it":
+    blocks = [("", block) for block in re.findall(r"<!-- try-it -->\n```sh\n(.*?)```", text, re.S)]
+else:
+    blocks = re.findall(r"<!-- example(?: serve: ([^\n]*?))? -->\n```sh\n(.*?)```", text, re.S)
 if not blocks:
     sys.exit(f"README.md has no <!-- {marker} --> blocks")
+settings = list(dict.fromkeys(extra.strip() for extra, _ in blocks if extra.strip()))
+if marker == "servers":
+    open(f"{out}/servers.txt", "w").write("".join(line + "\n" for line in settings))
+    print(f"{len(settings)} servers with settings of their own")
+    sys.exit(0)
+if port and len(server_ports) != len(settings):
+    sys.exit(f"{len(settings)} blocks need servers of their own, {len(server_ports)} ports given")
 
 def quote(s):
     return "'" + s.replace("'", "'\\''") + "'"
 
 script = ["set -u", 'source "$EXAMPLES_LIB"']
 total = 0
-for number, block in enumerate(blocks, 1):
+for number, (extra, block) in enumerate(blocks, 1):
     if port:
-        block = block.replace("http://127.0.0.1:8080", f"http://127.0.0.1:{port}")
+        own = server_ports[settings.index(extra.strip())] if extra.strip() else port
+        block = block.replace("http://127.0.0.1:8080", f"http://127.0.0.1:{own}")
         block = block.replace("127.0.0.1:8000", f"127.0.0.1:{origin_port}")
     # A command continues over lines while it ends with a backslash or a single-quoted string is open.
     lines, pending = [], ""

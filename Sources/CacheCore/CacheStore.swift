@@ -193,6 +193,22 @@ extension CacheBodyWriter {
     }
 }
 
+/// A body writer whose bytes can be read back while it is still writing (a store that writes chunks
+/// as they fill). A fetch in flight then keeps only the bytes past `readableBytes` in memory, and a
+/// caller who joins it late reads the rest back from the store.
+public protocol ReadableBodyWriter: CacheBodyWriter {
+    /// How many of the body's first bytes `readWritten(at:)` can give back: whole chunks already
+    /// written where a reader reaches them.
+    var readableBytes: Int { get }
+
+    /// Reads back bytes already written, before or after the commit, checked as a stored body's are.
+    /// - Parameter offset: where to start, below `readableBytes`.
+    /// - Returns: the body's bytes from `offset` to the end of the chunk holding it, never empty.
+    /// - Throws: `.writerClosed` when the body was abandoned, deleted or replaced meanwhile (or the offset
+    ///   is not readable), a storage error when a chunk fails its checks.
+    func readWritten(at offset: Int) throws -> [UInt8]
+}
+
 /// What a purge deletes.
 public enum CachePurgeScope: Sendable, Equatable {
     /// Every entry.

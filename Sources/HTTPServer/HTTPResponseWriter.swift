@@ -8,13 +8,27 @@ import Synchronization
 /// `Connection: close` when it will close; it answers HEAD with the headers a GET would have and
 /// no content.
 public final class HTTPResponseWriter: Sendable {
-    private let connection: HTTPConnection
-    private let requestNumber: Int
+    private enum Destination {
+        /// The connection the request came on, and the request's number on it.
+        case connection(HTTPConnection, Int)
+        /// Another writer, after an observer has seen the response.
+        case observed(HTTPResponseWriter, @Sendable (HTTPResponse) -> Void)
+    }
+
+    private let destination: Destination
     private let sent = Atomic<Bool>(false)
 
     init(connection: HTTPConnection, requestNumber: Int) {
-        self.connection = connection
-        self.requestNumber = requestNumber
+        destination = .connection(connection, requestNumber)
+    }
+
+    /// A writer that shows the response to `observer` and then sends it through `writer`: for a responder
+    /// that wraps another and must know how it answered (an audit line with the outcome).
+    /// - Parameters:
+    ///   - writer: where the response goes.
+    ///   - observer: called once with the response, on the sending thread, before it is sent.
+    public init(forwardingTo writer: HTTPResponseWriter, observer: @escaping @Sendable (HTTPResponse) -> Void) {
+        destination = .observed(writer, observer)
     }
 
     /// Sends the response. Hops to the connection's queue unless already on it.
@@ -24,6 +38,12 @@ public final class HTTPResponseWriter: Sendable {
             assertionFailure("HTTPResponseWriter.send called twice")
             return
         }
-        connection.deliver(response, requestNumber: requestNumber)
+        switch destination {
+        case .connection(let connection, let requestNumber):
+            connection.deliver(response, requestNumber: requestNumber)
+        case .observed(let writer, let observer):
+            observer(response)
+            writer.send(response)
+        }
     }
 }

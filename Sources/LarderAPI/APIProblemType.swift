@@ -13,6 +13,8 @@ public enum APIProblemType {
     public static let forbidden = HTTPProblemType.uri("forbidden")
     /// The `Authorization` field is malformed (400, RFC 6750 §3.1 `invalid_request`).
     public static let invalidAuthorization = HTTPProblemType.uri("invalid-authorization")
+    /// A read-only admin token was used for a purge, delete or filter change (403, RFC 6750 §3.1).
+    public static let insufficientScope = HTTPProblemType.uri("insufficient-scope")
     /// A state-changing request a browser could have made lacks the `X-Larder-CSRF` header (403).
     public static let missingCSRFHeader = HTTPProblemType.uri("missing-csrf-header")
     /// No requested range overlaps the body (416, RFC 9110 §15.5.17).
@@ -25,6 +27,6 @@ public enum APIProblemType {
     /// Every type URI of the admin API, for documentation and for tests that check they stay distinct.
     public static let all: [String] = [
         invalidKey, notFound, unauthorized, forbidden, invalidAuthorization, rangeNotSatisfiable, storageError,
-        badQuery, missingCSRFHeader,
+        badQuery, missingCSRFHeader, insufficientScope,
     ]
 }

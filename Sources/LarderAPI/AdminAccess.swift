@@ -1,15 +1,18 @@
 public import HTTPCore
 public import HTTPServer
 
-/// Who may use the admin endpoints (`/cache`, `/filters`, `/fetches` and the operator page `/ui/`).
+/// Who may use the admin endpoints (`/cache`, `/filters`, `/fetches`, the operator page `/ui/`, and
+/// `/metrics` with `--metrics-access admin`).
 ///
-/// With a token configured, every request must carry `Authorization: Bearer <token>` (RFC 6750 §2.1),
+/// With tokens configured, every request must carry `Authorization: Bearer <token>` (RFC 6750 §2.1),
 /// from loopback too, or the cookie of a live operator-page session (`AdminSessions`, opened by
-/// presenting the token once to `POST /ui/login`). Without one, only loopback clients are served. Failures follow RFC 6750 §3.1:
+/// presenting a token once to `POST /ui/login`). Without any, only loopback clients are served, with full
+/// access. Each token is named and has a scope (`AdminToken`): `read` tokens may use GET and HEAD, `full`
+/// ones every method; a session has the scope of the token that opened it. Failures follow RFC 6750 §3.1:
 /// no credentials (or another scheme) is 401 with a bare `WWW-Authenticate: Bearer` challenge; a wrong
-/// token is also 401, with `error="invalid_token"` (403 is reserved for `insufficient_scope`, which a
-/// single all-powerful token never has); a malformed Bearer field is 400 `invalid_request`. A client off
-/// loopback while no token is configured is 403: no credential could help it.
+/// token is also 401, with `error="invalid_token"`; a read token on a write is 403 with
+/// `error="insufficient_scope"`; a malformed Bearer field is 400 `invalid_request`. A client off loopback
+/// while no token is configured is 403: no credential could help it.
 ///
 /// Against cross-site request forgery, a state-changing request (any method but GET, HEAD and OPTIONS)
 /// that a browser could have made must also carry the custom header `X-Larder-CSRF`: one allowed by its
@@ -31,102 +34,152 @@ public struct AdminAccess: Sendable {
     /// The header a state-changing request made by a browser must carry (any non-empty value).
     public static let csrfHeader = "X-Larder-CSRF"
 
-    private let token: [UInt8]?
+    private let tokens: [AdminToken]
     /// The operator page's sessions; `nil` without a token (loopback clients need none).
     public let sessions: AdminSessions?
+    /// Where every state-changing admin request is recorded once answered (`AdminGuard`); `nil` for none.
+    public let audit: AuditTrail?
 
-    /// Creates the policy.
+    /// Creates the policy with one full-scope token named `admin` (`--admin-token`).
     /// - Parameters:
     ///   - token: the admin token; `nil` or empty means loopback clients only.
     ///   - sessions: the login sessions every admin route shares; a new set when `nil` (give one policy,
     ///     or one set, to every route, or a session opened on one route is unknown to another).
     public init(token: String?, sessions: AdminSessions? = nil) {
-        if let token, !token.isEmpty {
-            self.token = Array(token.utf8)
-            self.sessions = sessions ?? AdminSessions()
-        } else {
-            self.token = nil
-            self.sessions = nil
-        }
+        self.init(tokens: token.map { [AdminToken(name: "admin", secret: $0, scope: .full)] } ?? [], sessions: sessions)
+    }
+
+    /// Creates the policy with named tokens.
+    /// - Parameters:
+    ///   - tokens: the tokens; none (empty secrets are dropped) means loopback clients only.
+    ///   - sessions: the login sessions every admin route shares; a new set when `nil`.
+    ///   - audit: where state-changing requests are recorded.
+    public init(tokens: [AdminToken], sessions: AdminSessions? = nil, audit: AuditTrail? = nil) {
+        self.tokens = tokens.filter { !$0.secret.isEmpty }
+        self.sessions = self.tokens.isEmpty ? nil : sessions ?? AdminSessions()
+        self.audit = audit
     }
 
     /// Whether a token is configured.
-    public var requiresToken: Bool { token != nil }
+    public var requiresToken: Bool { !tokens.isEmpty }
 
-    /// Decides one request: its credentials (a Bearer token, or else a session cookie), then the CSRF
-    /// header when a browser could have sent it.
+    /// Decides one request: `authorize(request:context:)` without the identity.
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - context: where it came from.
+    /// - Returns: `.allow` or the error to answer with.
+    public func decide(request: HTTPRequest, context: HTTPRequestContext) -> Decision {
+        switch authorize(request: request, context: context) {
+        case .success: .allow
+        case .failure(let error): .deny(error)
+        }
+    }
+
+    /// Checks one request: its credentials (a Bearer token, or else a session cookie), their scope against
+    /// its method, then the CSRF header when a browser could have sent it.
     /// - Parameters:
     ///   - request: the request; its method and its `Authorization`, `Cookie`, `Origin` and
     ///     `X-Larder-CSRF` fields are read.
     ///   - context: where it came from.
-    /// - Returns: `.allow` or the error to answer with.
-    public func decide(request: HTTPRequest, context: HTTPRequestContext) -> Decision {
+    /// - Returns: who made it, or the error to answer with.
+    public func authorize(request: HTTPRequest, context: HTTPRequestContext) -> Result<AdminIdentity, APIError> {
         let authorization = request.headers.values(for: "Authorization")
-        var bySession = false
-        let decision: Decision
-        if authorization.isEmpty, hasLiveSession(request.headers) {
-            bySession = true
-            decision = .allow
+        let identity: AdminIdentity
+        if authorization.isEmpty, let session = liveSession(request.headers) {
+            identity = session
         } else {
-            decision = decide(authorization: authorization, remote: context.remoteAddress)
+            switch authenticate(authorization: authorization, remote: context.remoteAddress) {
+            case .success(let found): identity = found
+            case .failure(let error): return .failure(error)
+            }
         }
-        guard decision == .allow else { return decision }
-        switch request.method {
-        case .get, .head, .options: return .allow
-        default: break
-        }
-        guard bySession || request.headers["Origin"] != nil else { return .allow }
-        if let value = request.headers[Self.csrfHeader], !value.isEmpty { return .allow }
-        return .deny(
+        let safe = Self.isSafe(request.method)
+        guard identity.scope >= AdminScope.required(safe: safe) else { return .failure(Self.insufficientScope) }
+        guard !safe, identity.method == .session || request.headers["Origin"] != nil else { return .success(identity) }
+        if let value = request.headers[Self.csrfHeader], !value.isEmpty { return .success(identity) }
+        return .failure(
             APIError(
                 status: .forbidden, type: APIProblemType.missingCSRFHeader,
                 detail: "A state-changing request from a browser must carry the \(Self.csrfHeader) header."))
     }
 
+    /// Whether a method only reads (RFC 9110 §9.2.1: GET, HEAD, OPTIONS here).
+    static func isSafe(_ method: HTTPMethod) -> Bool {
+        switch method {
+        case .get, .head, .options: true
+        default: false
+        }
+    }
+
     /// Whether the request's `Cookie` fields name a live operator-page session.
     /// - Parameter headers: the request's fields.
     /// - Returns: `false` without a token (there are no sessions then).
-    public func hasLiveSession(_ headers: HTTPHeaders) -> Bool {
+    public func hasLiveSession(_ headers: HTTPHeaders) -> Bool { liveSession(headers) != nil }
+
+    private func liveSession(_ headers: HTTPHeaders) -> AdminIdentity? {
         guard let sessions, let value = AdminSessions.cookieValue(in: headers.values(for: "Cookie")) else {
-            return false
+            return nil
         }
-        return sessions.isValid(value)
+        return sessions.identity(of: value)
     }
 
-    /// Whether a presented token is the configured one (the operator page's login form).
+    /// Whether a presented token is a configured one (any scope).
     /// - Parameter presented: the token as given.
     /// - Returns: `false` when no token is configured.
-    public func acceptsToken(_ presented: some Collection<UInt8>) -> Bool {
-        guard let token else { return false }
-        return Self.constantTimeEquals(presented, token)
+    public func acceptsToken(_ presented: some Collection<UInt8>) -> Bool { token(matching: presented) != nil }
+
+    /// The configured token whose secret is `presented` (the operator page's login form). Every token is
+    /// compared in full, in constant time.
+    /// - Parameter presented: the token as given.
+    /// - Returns: the token, or `nil`.
+    public func token(matching presented: some Collection<UInt8>) -> AdminToken? {
+        var found: AdminToken?
+        for token in tokens where Self.constantTimeEquals(presented, token.secret) {
+            found = found ?? token
+        }
+        return found
     }
 
-    /// Decides from the `Authorization` field lines and the client address alone.
+    /// Decides from the `Authorization` field lines and the client address alone, for a read.
     /// - Parameters:
     ///   - authorization: every `Authorization` field value of the request, in order.
     ///   - remote: the client's address.
     /// - Returns: `.allow` or the error to answer with.
     public func decide(authorization: [String], remote: HTTPAddress) -> Decision {
-        guard let token else {
-            if remote.isLoopback { return .allow }
-            return .deny(
+        switch authenticate(authorization: authorization, remote: remote) {
+        case .success: .allow
+        case .failure(let error): .deny(error)
+        }
+    }
+
+    /// Recognises the client from the `Authorization` field lines and its address.
+    /// - Parameters:
+    ///   - authorization: every `Authorization` field value of the request, in order.
+    ///   - remote: the client's address.
+    /// - Returns: who it is, or the error to answer with.
+    public func authenticate(authorization: [String], remote: HTTPAddress) -> Result<AdminIdentity, APIError> {
+        guard requiresToken else {
+            if remote.isLoopback { return .success(AdminIdentity(name: "loopback", scope: .full, method: .loopback)) }
+            return .failure(
                 APIError(
                     status: .forbidden, type: APIProblemType.forbidden,
                     detail: "The admin API answers only loopback clients while no admin token is configured."))
         }
-        if authorization.isEmpty { return .deny(Self.challenge(error: nil, "Admin credentials are required.")) }
+        if authorization.isEmpty { return .failure(Self.challenge(error: nil, "Admin credentials are required.")) }
         // RFC 9110 §11.6.2: Authorization is a singleton; two lines cannot be told apart safely.
         guard authorization.count == 1 else {
-            return .deny(Self.invalidRequest("The request carries more than one Authorization field."))
+            return .failure(Self.invalidRequest("The request carries more than one Authorization field."))
         }
         switch Self.bearerCredentials(authorization[0]) {
         case .otherScheme:
-            return .deny(Self.challenge(error: nil, "The admin API takes Bearer credentials (RFC 6750)."))
+            return .failure(Self.challenge(error: nil, "The admin API takes Bearer credentials (RFC 6750)."))
         case .malformed:
-            return .deny(Self.invalidRequest("The Bearer credentials are malformed."))
+            return .failure(Self.invalidRequest("The Bearer credentials are malformed."))
         case .token(let presented):
-            if Self.constantTimeEquals(presented, token) { return .allow }
-            return .deny(Self.challenge(error: "invalid_token", "The admin token does not match."))
+            if let token = token(matching: presented) {
+                return .success(AdminIdentity(name: token.name, scope: token.scope, method: .token))
+            }
+            return .failure(Self.challenge(error: "invalid_token", "The admin token does not match."))
         }
     }
 
@@ -177,7 +230,7 @@ public struct AdminAccess: Sendable {
     }
 
     /// `b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`, checked per byte.
-    private static func isB64TokenByte(_ byte: UInt8) -> Bool {
+    public static func isB64TokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -188,6 +241,14 @@ public struct AdminAccess: Sendable {
         default: false
         }
     }
+
+    /// 403 for a read-only credential on a write (RFC 6750 §3.1 `insufficient_scope`).
+    static let insufficientScope = APIError(
+        status: .forbidden, type: APIProblemType.insufficientScope,
+        detail: "This admin token may read only; purges, deletes and filter changes need a full token.",
+        headers: HTTPHeaders([
+            ("WWW-Authenticate", "Bearer realm=\"\(realm)\", error=\"insufficient_scope\", scope=\"full\"")
+        ]))
 
     private static func challenge(error: String?, _ detail: String) -> APIError {
         var value = "Bearer realm=\"\(realm)\""

@@ -3,6 +3,9 @@ public import HTTPServer
 
 /// A responder that lets a request through to the one it wraps only when `AdminAccess` allows it, and
 /// otherwise answers the refusal itself. Mount one around each admin route.
+///
+/// A state-changing request that is let through (any method but GET, HEAD and OPTIONS: purges, deletes,
+/// filter changes) is recorded in the policy's `AuditTrail` once its answer is known, with who made it.
 public struct AdminGuard: HTTPResponder {
     private let access: AdminAccess
     private let wrapped: any HTTPResponder
@@ -18,9 +21,21 @@ public struct AdminGuard: HTTPResponder {
 
     /// Checks the request, then answers it or passes it on.
     public func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
-        switch access.decide(request: request, context: context) {
-        case .allow: wrapped.respond(to: request, context: context, writer: writer)
-        case .deny(let error): writer.send(error.makeResponse())
+        switch access.authorize(request: request, context: context) {
+        case .success(let identity):
+            guard let audit = access.audit, !AdminAccess.isSafe(request.method) else {
+                return wrapped.respond(to: request, context: context, writer: writer)
+            }
+            let method = request.method
+            let target = request.target
+            let client = context.remoteAddress
+            let observed = HTTPResponseWriter(forwardingTo: writer) { response in
+                audit.record(
+                    AuditEvent(identity: identity, client: client, method: method, target: target, response: response))
+            }
+            wrapped.respond(to: request, context: context, writer: observed)
+        case .failure(let error):
+            writer.send(error.makeResponse())
         }
     }
 }

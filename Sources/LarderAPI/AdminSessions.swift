@@ -15,6 +15,8 @@ public final class AdminSessions: Sendable {
     private struct Session {
         let id: [UInt8]
         let expires: Date
+        /// Who logged in: the token's name and scope.
+        let identity: AdminIdentity
     }
 
     /// How long a session lasts from its login.
@@ -38,17 +40,22 @@ public final class AdminSessions: Sendable {
         self.clock = clock
     }
 
-    /// Starts a session.
+    /// Starts a session for the token that was presented.
+    /// - Parameters:
+    ///   - name: the token's name (audit lines show it).
+    ///   - scope: the token's scope, which the session keeps.
     /// - Returns: its identifier: 32 random bytes from the system's CSPRNG (`getrandom(2)` through
     ///   `SystemRandomNumberGenerator`), as 64 hex digits.
-    public func open() -> String {
+    public func open(name: String = "admin", scope: AdminScope = .full) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let id = bytes.map { byte in
             let digits = String(byte, radix: 16)
             return digits.count == 1 ? "0" + digits : digits
         }.joined()
-        let session = Session(id: Array(id.utf8), expires: clock().addingTimeInterval(lifetime))
+        let session = Session(
+            id: Array(id.utf8), expires: clock().addingTimeInterval(lifetime),
+            identity: AdminIdentity(name: name, scope: scope, method: .session))
         sessions.withLock { sessions in
             let now = clock()
             sessions.removeAll { $0.expires <= now }
@@ -62,12 +69,17 @@ public final class AdminSessions: Sendable {
     /// depend on where a guess differs (`AdminAccess.constantTimeEquals`).
     /// - Parameter id: the cookie's value.
     /// - Returns: `true` when it is live.
-    public func isValid(_ id: some Collection<UInt8>) -> Bool {
+    public func isValid(_ id: some Collection<UInt8>) -> Bool { identity(of: id) != nil }
+
+    /// Who a live session belongs to, compared as `isValid(_:)` does.
+    /// - Parameter id: the cookie's value.
+    /// - Returns: the identity of the token that opened it, or `nil`.
+    public func identity(of id: some Collection<UInt8>) -> AdminIdentity? {
         let now = clock()
         return sessions.withLock { sessions in
-            var found = false
+            var found: AdminIdentity?
             for session in sessions where session.expires > now {
-                found = AdminAccess.constantTimeEquals(id, session.id) || found
+                if AdminAccess.constantTimeEquals(id, session.id) { found = found ?? session.identity }
             }
             return found
         }

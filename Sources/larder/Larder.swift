@@ -15,7 +15,7 @@ struct Larder: ParsableCommand {
         version: LarderVersion.current,
         subcommands: [
             ServeCommand.self, SettingsCommand.self, HealthCommand.self, StatsCommand.self, BackupCommand.self,
-            FanoutCommand.self, VersionCommand.self,
+            FanoutCommand.self, SignCommand.self, VersionCommand.self,
         ],
         defaultSubcommand: nil
     )

@@ -44,7 +44,10 @@ enum LarderWiring {
         try tls.validate()
         warnIfCAFileReplacesTheSystemStore(tls, logger: logger)
         // One policy for every admin route: the operator page's login sessions must be known to all of them.
-        let access = AdminAccess(token: settings.admin.token)
+        // Secrets from files are read here, before the store exists: a bad file stops the start.
+        let access = try makeAdminAccess(settings.admin)
+        let fetchAccess = try makeFetchAccess(settings.fetchAccess)
+        metrics.registry.register(fetchAccess.metrics)
         let store = try openCacheStore(settings: settings, logger: logger)
         startMaintenance(store: store, settings: settings, logger: logger)
         // The filter chain decides for /fetch; explain judges addresses with the fetch path's policy.
@@ -58,15 +61,22 @@ enum LarderWiring {
         let executor = StorageExecutor()
         let fetch = mountFetch(
             on: &router, store: store, executor: executor, settings: settings.fetch, access: access,
-            decider: registry, listening: (settings.listening.host, settings.listening.port), metrics: metrics.registry,
+            fetchAccess: fetchAccess, decider: registry, listening: (settings.listening.host, settings.listening.port),
+            metrics: metrics.registry,
             logger: logger)
         mountCacheAPI(on: &router, store: fetch.store, executor: executor, access: access, logger: logger)
         metrics.registry.register(
-            StoreMetrics(store: store, backlog: { fetch.storeBacklogBytes }, memoryTier: { fetch.memoryTierBytes }))
+            StoreMetrics(
+                store: store, backlog: { fetch.storeBacklogBytes }, memoryTier: { fetch.memoryTierBytes },
+                inFlight: { fetch.inFlightBytes }))
         // The operator page (/ui/): the admin routes above, seen in a browser, under the same policy.
         OperatorPage(access: access).mount(on: &router)
-        // A scrape is public like /livez and /readyz: it names no URL, key or client.
-        router.add(.get, "/metrics", MetricsHandler(registry: metrics.registry, executor: executor))
+        // A scrape is public like /livez and /readyz by default: it names no URL, key or client.
+        let scrape = MetricsHandler(registry: metrics.registry, executor: executor)
+        switch settings.admin.metricsAccess {
+        case .public: router.add(.get, "/metrics", scrape)
+        case .admin: router.addAdmin(.get, "/metrics", access: access, scrape)
+        }
         let readiness = ReadinessHandler(service: fetch, storeProbe: { try store.probeWrite() })
         router.add(.get, "/readyz", readiness)
         return Wired(responder: router, readiness: readiness) {

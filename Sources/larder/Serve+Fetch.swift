@@ -37,6 +37,7 @@ extension LarderWiring {
     ///   - executor: the queues store calls run on (shared with `/cache`).
     ///   - settings: the resolved fetch settings.
     ///   - access: the admin policy every admin route shares (for `/fetches`).
+    ///   - fetchAccess: who may use `/fetch` (signed URLs, caller tokens); open by default.
     ///   - decider: the filter chain (it holds the default policy for requests no filter owns).
     ///   - listening: the server's configured host and port (Larder never fetches from itself).
     ///   - metrics: where the fetch path's metrics are registered, if anywhere.
@@ -46,7 +47,7 @@ extension LarderWiring {
     @discardableResult
     static func mountFetch(
         on router: inout Router, store: any CacheStore, executor: StorageExecutor, settings: FetchSettings,
-        access: AdminAccess,
+        access: AdminAccess, fetchAccess: FetchAccess = FetchAccess(),
         decider: any FilterDecider, listening: (host: String, port: Int) = ("", 0), metrics: MetricsRegistry? = nil,
         logger: Logger
     ) -> FetchService {
@@ -58,13 +59,14 @@ extension LarderWiring {
             configuration: FetchConfiguration(
                 viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes,
                 maxImagePixels: settings.maxImagePixels, hotBudgetBytes: settings.hotBytes,
-                hotMaxEntryBytes: settings.hotMaxEntry, staleIfDisconnected: settings.staleIfDisconnected),
+                hotMaxEntryBytes: settings.hotMaxEntry, staleIfDisconnected: settings.staleIfDisconnected,
+                inFlightBytes: settings.inFlightBytes),
             onStoreFailure: { url, error in
                 // Served uncached: the caller is fine, the operator must hear that the disk is not.
                 logger.error(
                     "store failed; response served uncached", metadata: ["url": "\(url)", "error": "\(error)"])
             })
-        service.mount(on: &router, access: access)
+        service.mount(on: &router, access: access, fetchAccess: fetchAccess)
         metrics?.register(service.metrics)
         // Debug, like the store's line: the first info line stays "listening on …", which scripts wait for.
         logger.debug(
@@ -74,6 +76,7 @@ extension LarderWiring {
                 "maxObjectBytes": "\(settings.maxObjectBytes)", "via": "\(settings.viaName)",
                 "maxImagePixels": "\(settings.maxImagePixels)",
                 "hotBytes": "\(settings.hotBytes)", "hotMaxEntry": "\(settings.hotMaxEntry)",
+                "inFlightBytes": "\(settings.inFlightBytes)",
                 "originCAFile": "\(settings.originCAFile ?? "none")", "originCAOnly": "\(settings.originCAOnly)",
                 "originClientCert": "\(settings.originClientCertificate ?? "none")",
                 "staleIfDisconnected": "\(settings.staleIfDisconnected)",

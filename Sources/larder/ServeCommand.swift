@@ -25,15 +25,29 @@ struct ServeCommand: ParsableCommand {
 
     /// How the admin API can be reached, said once at start: a container without a token otherwise answers
     /// 403 to every admin call with nothing in its log to say why.
-    /// - Parameter token: `--admin-token`, `nil` when unset.
+    /// - Parameter tokens: the admin tokens' names and scopes (never their secrets); empty when none is set.
     /// - Returns: the line.
-    static func adminAccessLine(token: String?) -> String {
+    static func adminAccessLine(tokens: [(name: String, scope: String)]) -> String {
         let routes = "admin API (\(AdminSettings.routes.joined(separator: ", ")))"
-        guard token != nil else {
+        guard !tokens.isEmpty else {
             return "\(routes) answers loopback clients only; set LARDER_ADMIN_TOKEN (--admin-token) to reach it "
                 + "from elsewhere with Authorization: Bearer <token>"
         }
-        return "\(routes) requires Authorization: Bearer <LARDER_ADMIN_TOKEN> from any client"
+        let named = tokens.map { "\($0.name) (\($0.scope))" }.joined(separator: ", ")
+        return "\(routes) requires Authorization: Bearer <token> from any client; tokens: \(named)"
+    }
+
+    /// How `/fetch` can be used, said once at start.
+    /// - Parameters:
+    ///   - signingKeys: how many URL signing keys are configured.
+    ///   - tokens: the caller tokens' names.
+    /// - Returns: the line.
+    static func fetchAccessLine(signingKeys: Int, tokens: [String]) -> String {
+        guard signingKeys > 0 || !tokens.isEmpty else { return "/fetch is open to any client" }
+        var ways: [String] = []
+        if signingKeys > 0 { ways.append("a signed URL (\(signingKeys) key\(signingKeys == 1 ? "" : "s"))") }
+        if !tokens.isEmpty { ways.append("a Larder-Token (\(tokens.joined(separator: ", ")))") }
+        return "/fetch requires \(ways.joined(separator: " or "))"
     }
 
     // Only the arguments come from the command line; the settings are made from them in `validate()`.
@@ -94,7 +108,11 @@ struct ServeCommand: ParsableCommand {
         let host = settings.listening.host
         logger.info("listening on \(host):\(server.port)", metadata: ["host": "\(host)", "port": "\(server.port)"])
         // After "listening on", which scripts and tests wait for as the first info line.
-        logger.info("\(Self.adminAccessLine(token: settings.admin.token))")
+        let adminTokens = (try? settings.admin.tokens()) ?? []
+        logger.info("\(Self.adminAccessLine(tokens: adminTokens.map { ($0.name, $0.scope.rawValue) }))")
+        logger.info(
+            "\(Self.fetchAccessLine(signingKeys: (try? settings.fetchAccess.allSigningKeys())?.count ?? 0, tokens: (try? settings.fetchAccess.allTokens())?.map(\.name) ?? []))"
+        )
         dispatchMain()
     }
 }

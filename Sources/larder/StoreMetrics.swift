@@ -10,6 +10,8 @@ struct StoreMetrics: MetricsSource {
     var backlog: @Sendable () -> Int = { 0 }
     /// Reads the bytes the memory tier holds (`FetchService.memoryTierBytes`).
     var memoryTier: @Sendable () -> Int = { 0 }
+    /// Reads the bytes bodies in flight hold (`FetchService.inFlightBytes`).
+    var inFlight: @Sendable () -> Int = { 0 }
 
     /// Writes the store's gauges and removal counters.
     /// - Parameter text: the exposition being built.
@@ -37,11 +39,15 @@ struct StoreMetrics: MetricsSource {
         text.sample("larder_store_swept_entries_total", value: store.sweptCount)
         text.family(
             "larder_store_backlog_bytes", type: .gauge,
-            help: "Bytes of fetched bodies handed to the store writers and not yet committed or abandoned.")
+            help: "Bytes of fetched bodies waiting for the store writers, plus 10 KiB per fetch not yet committed.")
         text.sample("larder_store_backlog_bytes", value: backlog())
         text.family(
             "larder_memory_tier_bytes", type: .gauge,
             help: "Bytes the memory tier holds: bodies, fields and prepared heads (bounded by --hot-bytes).")
         text.sample("larder_memory_tier_bytes", value: memoryTier())
+        text.family(
+            "larder_in_flight_bytes", type: .gauge,
+            help: "Bytes the bodies of origin fetches in flight hold in memory (bounded by --in-flight-bytes).")
+        text.sample("larder_in_flight_bytes", value: inFlight())
     }
 }

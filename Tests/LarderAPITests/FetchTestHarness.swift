@@ -38,7 +38,7 @@ final class FetchTestHarness: @unchecked Sendable {
     init(
         decision: FilterDecision = .defaultHTTP, limits: OriginLimits = OriginLimits(totalTimeout: .seconds(30)),
         configuration: FetchConfiguration = FetchConfiguration(), allowNetworks: [CIDR] = [CIDR("127.0.0.0/8")!],
-        wrapStore: (SQLiteCacheStore) -> any CacheStore = { $0 }
+        fetchAccess: FetchAccess = FetchAccess(), wrapStore: (SQLiteCacheStore) -> any CacheStore = { $0 }
     ) throws {
         origin = try StubOrigin()
         let clock = self.clock
@@ -53,7 +53,7 @@ final class FetchTestHarness: @unchecked Sendable {
             decider: FixedDecider(decision: decision),
             clock: { clock.now }, configuration: configuration)
         var router = Router()
-        service.mount(on: &router, access: AdminAccess(token: nil))
+        service.mount(on: &router, access: AdminAccess(token: nil), fetchAccess: fetchAccess)
         server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: "127.0.0.1", port: 0, headerReadTimeout: 30, idleTimeout: 30, writeTimeout: 30, eventLoops: 2),
@@ -112,10 +112,11 @@ final class FetchTestHarness: @unchecked Sendable {
 func withFetchHarness(
     decision: FilterDecision = .defaultHTTP, limits: OriginLimits = OriginLimits(totalTimeout: .seconds(30)),
     configuration: FetchConfiguration = FetchConfiguration(), allowNetworks: [CIDR] = [CIDR("127.0.0.0/8")!],
-    _ body: (FetchTestHarness) async throws -> Void
+    fetchAccess: FetchAccess = FetchAccess(), _ body: (FetchTestHarness) async throws -> Void
 ) async throws {
     let harness = try FetchTestHarness(
-        decision: decision, limits: limits, configuration: configuration, allowNetworks: allowNetworks)
+        decision: decision, limits: limits, configuration: configuration, allowNetworks: allowNetworks,
+        fetchAccess: fetchAccess)
     do {
         try await body(harness)
     } catch {

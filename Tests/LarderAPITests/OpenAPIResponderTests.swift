@@ -14,7 +14,7 @@ import Testing
 
     /// Every problem type the server's layers define.
     static let problemTypes: [String] =
-        APIProblemType.all + FiltersProblemType.all + FetchProblemType.all
+        APIProblemType.all + FiltersProblemType.all + FetchProblemType.all + FetchAccessProblemType.all
         + [
             HTTPProblemType.notFound, HTTPProblemType.methodNotAllowed, HTTPProblemType.requestTimeout,
             HTTPProblemType.overloaded,

@@ -5,8 +5,8 @@ import Testing
 @Suite struct ServeSettingsDocumentationTests {
     let declarations = ServeSettings.declarations
 
-    @Test func theTableDeclaresThirtySevenSettingsWithDistinctFlagsAndVariables() {
-        #expect(declarations.count == 37)
+    @Test func theTableDeclaresFortySixSettingsWithDistinctFlagsAndVariables() {
+        #expect(declarations.count == 46)
         #expect(Set(declarations.map(\.flag)).count == declarations.count)
         #expect(Set(declarations.map(\.environment)).count == declarations.count)
         #expect(declarations.allSatisfy { $0.environment == SettingDeclaration.environmentName(forFlag: $0.flag) })
@@ -17,8 +17,8 @@ import Testing
         let groups = ServeSettings.groups
         #expect(
             groups.map(\.title) == [
-                "Listening and HTTP limits", "Logging", "Store", "Origin client and /fetch", "Filters", "Admin",
-                "Maintenance",
+                "Listening and HTTP limits", "Logging", "Store", "Origin client and /fetch", "Filters",
+                "Access to /fetch", "Admin", "Maintenance",
             ])
         #expect(groups.allSatisfy { !$0.settings.isEmpty })
         #expect(groups.flatMap(\.settings) == declarations)

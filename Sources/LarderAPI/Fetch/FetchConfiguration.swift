@@ -28,8 +28,11 @@ public struct FetchConfiguration: Sendable {
     /// How many bytes of fetched bodies may wait to be written to the store. Callers are answered as the
     /// origin's bytes arrive and the store writes behind them, so under a flood of misses the writes fall
     /// behind; past this backlog a new response is relayed but not stored (`Cache-Status` says so),
-    /// which keeps memory bounded and lets the store catch up. Default 64 MiB.
+    /// which lets the store catch up. Default 64 MiB.
     public var storeBacklogBytes = 64 << 20
+    /// What the bodies of fetches in flight may hold in memory, all together (`InFlightBudget`): past a
+    /// fetch's share its origin is paused until its callers and the store writer catch up.
+    public var inFlightBytes: Int
 
     /// Creates a configuration.
     /// - Parameters:
@@ -44,11 +47,12 @@ public struct FetchConfiguration: Sendable {
     ///   - hotMaxEntryBytes: the largest body kept in memory, default 4 MiB.
     ///   - staleIfDisconnected: seconds a stale entry may answer when the origin is unreachable, default
     ///     one day.
+    ///   - inFlightBytes: memory for bodies being fetched, default 64 MiB.
     public init(
         viaName: String = "larder", cacheName: String = "Larder", maxObjectBytes: Int = 256 << 20,
         maxWaiters: Int = 1024, waiterTimeout: Duration = .seconds(30), revalidationAllowance: Double = 86_400,
         maxImagePixels: Int = ImageValidationLimits.default.maxPixels, hotBudgetBytes: Int = 64 << 20,
-        hotMaxEntryBytes: Int = 4 << 20, staleIfDisconnected: Int64 = 86_400
+        hotMaxEntryBytes: Int = 4 << 20, staleIfDisconnected: Int64 = 86_400, inFlightBytes: Int = 64 << 20
     ) {
         self.viaName = viaName
         self.cacheName = cacheName
@@ -60,5 +64,6 @@ public struct FetchConfiguration: Sendable {
         self.hotBudgetBytes = max(0, hotBudgetBytes)
         self.hotMaxEntryBytes = max(0, hotMaxEntryBytes)
         self.staleIfDisconnected = max(0, staleIfDisconnected)
+        self.inFlightBytes = max(1, inFlightBytes)
     }
 }

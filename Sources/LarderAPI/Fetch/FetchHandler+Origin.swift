@@ -65,17 +65,28 @@ extension FetchHandler {
         fetch.start(conditionalHeaders: HTTPHeaders(), method: call.method == .head ? .head : .get)
     }
 
-    /// Registers the caller on a fetch with a deadline for the outcome.
+    /// Registers the caller on a fetch with a deadline for the outcome, and as a reader of its body from
+    /// the first byte.
     private func wait(
         on fetch: InFlightFetch, call: Call, key: CacheKey, stored: StoredEntry?, forward: CacheStatus.Forward,
         collapsed: Bool
     ) {
+        guard let reader = fetch.body.addReader() else {
+            // The fetch let go of its first bytes and cannot give them back (not stored): it takes no new
+            // callers, and this one starts a fetch of its own.
+            service.registry.seal(key: fetch.key, id: fetch.id)
+            fetchFromOrigin(call, key: key, stored: stored, forward: forward)
+            return
+        }
         let handler = self
         let joined = fetch.join { outcome in
-            handler.answer(
-                call, outcome: outcome, fetch: fetch, key: key, stored: stored, forward: forward, collapsed: collapsed)
+            let relaying = handler.answer(
+                call, outcome: outcome, fetch: fetch, reader: reader, key: key, stored: stored, forward: forward,
+                collapsed: collapsed)
+            if !relaying { fetch.body.removeReader(reader) }
         }
         guard joined else {
+            fetch.body.removeReader(reader)
             call.writer.send(
                 APIError(
                     status: .serviceUnavailable, type: FetchProblemType.tooManyWaiters,
@@ -87,10 +98,11 @@ extension FetchHandler {
 
     /// Answers one caller with a fetch's outcome (on the origin thread or the fetch's store queue;
     /// anything that touches the store is handed to the executor).
+    /// - Returns: whether the caller's answer reads the fetch's body with `reader` (else it is let go).
     private func answer(
-        _ call: Call, outcome: InFlightOutcome, fetch: InFlightFetch, key: CacheKey, stored: StoredEntry?,
-        forward: CacheStatus.Forward, collapsed: Bool
-    ) {
+        _ call: Call, outcome: InFlightOutcome, fetch: InFlightFetch, reader: Int, key: CacheKey,
+        stored: StoredEntry?, forward: CacheStatus.Forward, collapsed: Bool
+    ) -> Bool {
         let cacheName = service.configuration.cacheName
         switch outcome {
         case .revalidated(let entry):
@@ -103,6 +115,7 @@ extension FetchHandler {
                     cacheName: cacheName, forward: forward, forwardStatus: 304, ttl: ttl, collapsed: collapsed)
                 serveStoredOrRefetch(call, key: key, entry: entry, xCache: .revalidated, age: age, cacheStatus: status)
             }
+            return false
         case .failure(let error):
             let failure: StaleIfError.OriginFailure
             switch error {
@@ -112,26 +125,28 @@ extension FetchHandler {
             // The origin's or the caller's own `stale-if-error` first; then the disconnected default
             // (RFC 9111 §4.2.4), which a failure after a response head is not.
             if let stored, serveStaleIfAllowed(call, key: key, entry: stored, failure: failure, detail: error.kind) {
-                return
+                return false
             }
             if let stored, error.isDisconnection, !fetch.receivedHead,
                 serveStaleIfDisconnected(call, key: key, entry: stored, forward: forward, detail: error.kind)
             {
-                return
+                return false
             }
             call.writer.send(APIError.origin(error).makeResponse())
+            return false
         case .waitExpired:
             // No head within the caller's wait: to this caller the origin is as good as gone.
             if let stored, !fetch.receivedHead,
                 serveStaleIfDisconnected(call, key: key, entry: stored, forward: forward, detail: "origin-timeout")
             {
-                return
+                return false
             }
             call.writer.send(
                 APIError(
                     status: .gatewayTimeout, type: FetchProblemType.waiterTimeout,
                     detail: "No response head from the origin within \(service.configuration.waiterTimeout)."
                 ).makeResponse())
+            return false
         case .response(let head, _)
         where collapsed && !Self.sameVariant(head, starter: fetch.requestHeaders, joiner: call.headers):
             // The shared response varies on a header this caller sent differently (RFC 9111 §4.1): it
@@ -139,21 +154,23 @@ extension FetchHandler {
             let names = Self.varyNames(head)
             let variant = FetchKeys.key(canonicalURL: call.keyURL, varyNames: names, requestHeaders: call.headers)
             fetchFromOrigin(call, key: variant, stored: nil, forward: .varyMiss, coalesce: !names.isEmpty)
+            return false
         case .response(let head, let admission):
             if let stored, StaleIfError.errorStatuses.contains(head.status),
                 serveStaleIfAllowed(
                     call, key: key, entry: stored, failure: .status(head.status), detail: "origin \(head.status)")
             {
-                return
+                return false
             }
             let status = CacheStatus(
                 cacheName: cacheName, forward: forward, forwardStatus: head.status, stored: admission.stored,
                 collapsed: collapsed, detail: admission.refusal)
-            call.writer.send(
-                relayed(
-                    head, fetch: fetch, call: call, key: key,
-                    xCache: forward == .bypass || admission.invalidImage ? .bypass : .miss,
-                    cacheStatus: status))
+            let response = relayed(
+                head, body: fetch.body, reader: reader, call: call, key: key,
+                xCache: forward == .bypass || admission.invalidImage ? .bypass : .miss, cacheStatus: status)
+            let relaying = if case .stream = response.body { true } else { false }
+            call.writer.send(response)
+            return relaying
         }
     }
 
@@ -203,9 +220,9 @@ extension FetchHandler {
         return true
     }
 
-    /// The origin's response relayed to one caller, its body read from the fetch's shared buffer.
+    /// The origin's response relayed to one caller, its body read from the fetch's shared body by `reader`.
     private func relayed(
-        _ head: OriginResponseHead, fetch: InFlightFetch, call: Call, key: CacheKey, xCache: XCache,
+        _ head: OriginResponseHead, body: InFlightBody, reader: Int, call: Call, key: CacheKey, xCache: XCache,
         cacheStatus: CacheStatus
     ) -> HTTPResponse {
         var headers = OriginHeaderForwarding.endToEnd(head.headers)
@@ -220,7 +237,8 @@ extension FetchHandler {
         }
         if status.forbidsContent { return HTTPResponse(status: status, headers: headers) }
         return HTTPResponse(
-            status: status, headers: headers, body: .stream(InFlightBodySource(fetch: fetch), length: length))
+            status: status, headers: headers,
+            body: .stream(InFlightBodySource(body: body, reader: reader), length: length))
     }
 
     /// Whether a joiner's request selects the same `Vary` variant as the request that started the fetch.

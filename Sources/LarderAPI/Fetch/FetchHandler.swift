@@ -28,6 +28,13 @@ struct FetchHandler: HTTPResponder {
     }
 
     func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
+        // Larder's own credential (`FetchAccess.tokenField`) never reaches the filter chain, the cache rules
+        // or an origin, whether or not caller tokens are configured.
+        if request.headers.contains(FetchAccess.tokenField) {
+            var request = request
+            request.headers.remove(name: FetchAccess.tokenField)
+            return respond(to: request, context: context, writer: writer)
+        }
         switch makeCall(request, requestID: context.requestID, writer: writer) {
         case .failure(let error):
             writer.send(error.makeResponse())

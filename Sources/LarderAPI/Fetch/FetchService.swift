@@ -30,8 +30,11 @@ public final class FetchService: Sendable {
     /// class, below the connections' and the lookups': on a busy CPU a response goes out before the
     /// store work of the fetch that produced it.
     let storeWriters = StorageExecutor(width: 2, label: "larder.fetch.store", qos: .utility)
-    /// Bytes of fetched bodies handed to `storeWriters` and not yet committed or abandoned.
+    /// Bytes of fetched bodies received for the store and not yet handed to its writer, plus
+    /// `InFlightFetch.backlogOverhead` per fetch not yet committed or abandoned.
     let storeBacklog = Atomic<Int>(0)
+    /// The memory bodies in flight share (`FetchConfiguration.inFlightBytes`).
+    let inFlightBudget: InFlightBudget
     /// The origin client (its address policy is the SSRF guard).
     public let client: OriginClient
     /// The filter chain's seam: who owns a request and how its response is kept.
@@ -74,6 +77,7 @@ public final class FetchService: Sendable {
         self.decider = decider
         self.clock = clock
         self.configuration = configuration
+        inFlightBudget = InFlightBudget(limit: configuration.inFlightBytes)
         let registry = InFlightRegistry()
         self.registry = registry
         metrics = FetchMetrics(inFlight: { registry.all.count })
@@ -83,9 +87,13 @@ public final class FetchService: Sendable {
     /// - Parameters:
     ///   - router: the router.
     ///   - access: who may use `/fetches`.
-    public func mount(on router: inout Router, access: AdminAccess) {
-        router.add(.get, "/fetch", FetchHandler(service: self))
-        router.add(.head, "/fetch", FetchHandler(service: self))
+    ///   - fetchAccess: who may use `/fetch`; open (no guard mounted) unless signing or tokens are set.
+    public func mount(on router: inout Router, access: AdminAccess, fetchAccess: FetchAccess = FetchAccess()) {
+        let handler: any HTTPResponder =
+            fetchAccess.isEnabled
+            ? FetchGuard(access: fetchAccess, wrapping: FetchHandler(service: self)) : FetchHandler(service: self)
+        router.add(.get, "/fetch", handler)
+        router.add(.head, "/fetch", handler)
         router.addAdmin(.get, "/fetches", access: access, FetchesHandler(service: self))
     }
 
@@ -110,9 +118,16 @@ public final class FetchService: Sendable {
         return registry.all.count
     }
 
-    /// Bytes of fetched bodies handed to the store writers and not yet committed or abandoned (the
-    /// backlog that `FetchConfiguration.storeBacklogBytes` bounds), for `/metrics`.
+    /// Bytes of fetched bodies waiting for the store writers, plus the overhead of each fetch not yet
+    /// committed (the backlog that `FetchConfiguration.storeBacklogBytes` bounds), for `/metrics`.
     public var storeBacklogBytes: Int { storeBacklog.load(ordering: .relaxed) }
+
+    /// Bytes the bodies of fetches in flight hold in memory (what `--in-flight-bytes` bounds), for
+    /// `/metrics`.
+    public var inFlightBytes: Int { inFlightBudget.bytes }
+
+    /// The most bytes bodies in flight held at once since start (for tests and benchmarks).
+    public var inFlightPeakBytes: Int { inFlightBudget.peakBytes }
 
     /// Bytes the memory tier holds (bodies, fields and prepared heads; what `--hot-bytes` bounds), for
     /// `/metrics`.

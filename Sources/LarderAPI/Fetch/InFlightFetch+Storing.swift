@@ -56,9 +56,10 @@ extension InFlightFetch {
             return
         }
         writerBox.writer = nil
-        let (head, responseTime, body) = state.withLock { ($0.head, $0.responseTime, $0.buffer) }
+        let (head, responseTime) = state.withLock { ($0.head, $0.responseTime) }
         guard var head else {
             writer.abandon()
+            body.storeStopped()
             done()
             return
         }
@@ -66,7 +67,8 @@ extension InFlightFetch {
         var declaredContentType: String?
         if decision.validateImage {
             let validator = ImageValidator(limits: service.configuration.imageLimits, allowSVG: decision.allowSVG)
-            switch validator.validate(body) {
+            // Held whole until now (`InFlightBody.holdWhole`); a body that outgrew the hold is not stored.
+            switch validator.validate(body.whole ?? []) {
             case .valid(let info):
                 imageFormat = info.format.rawValue
                 if let refusal = contentTypeRefusal(info.format.mimeType) {
@@ -99,6 +101,7 @@ extension InFlightFetch {
                 state.withLock {
                     $0.storing = false; $0.refusal = "store: \(error)"
                 }
+                body.storeStopped()
                 service.recordStoreFailure(url: url, error: error)
             }
             releaseHeld()
@@ -109,6 +112,7 @@ extension InFlightFetch {
     /// Drops a body that will not be stored and tells the held callers why.
     private func refuse(_ writer: any CacheBodyWriter, _ refusal: String, invalidImage: Bool = false) {
         writer.abandon()
+        body.storeStopped()
         state.withLock {
             $0.storing = false; $0.refusal = refusal; $0.invalidImage = invalidImage
         }
@@ -163,6 +167,7 @@ extension InFlightFetch {
 
     /// Tells callers held until the body was complete (image validation) what they get.
     func releaseHeld() {
+        body.releaseWhole()
         var waiters: [Waiter] = []
         var outcome: InFlightOutcome?
         state.withLock { state in
@@ -209,7 +214,7 @@ extension InFlightFetch {
             }
             let waiters = state.withLock { state -> [Waiter] in
                 state.outcome = outcome
-                state.end = .success(())
+                state.finished = true
                 return Self.takeWaiters(&state)
             }
             for waiter in waiters { waiter(outcome) }

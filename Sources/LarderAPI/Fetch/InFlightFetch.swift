@@ -10,13 +10,9 @@ import Upstream
 /// One origin fetch shared by every caller that missed on the same key (coalescing), and the writer
 /// that stores its response.
 ///
-/// The body is kept in an append-only buffer while the fetch runs; each caller reads it through its own
-/// `InFlightBodySource` with its own offset, so a caller that joins late still gets the body from its
-/// first byte, and a slow or departed caller never holds up the others or the origin. Memory: one fetch
-/// holds at most its body, which the origin client bounds by `maxObjectBytes`; the buffer is released
-/// when the fetch ends and its last reader is done. (Next step for very large bodies: drop the prefix
-/// every reader has passed once the fetch is no longer joinable, or let late joiners read the committed
-/// prefix from the store.)
+/// The body is shared through `InFlightBody`: each caller reads it through its own `InFlightBodySource`
+/// at its own offset, the store writer drains it as it arrives (`drainStore`), and memory holds only
+/// what a consumer still needs, within the service's `InFlightBudget` (the origin pauses past it).
 ///
 /// Origin callbacks arrive on the origin client's driver thread and only touch memory; every store call
 /// runs on `storeQueue`, in arrival order: one serial queue of the service's few store writers (a queue
@@ -25,11 +21,6 @@ import Upstream
 final class InFlightFetch: OriginFetchDelegate, Sendable {
     /// A caller waiting for the outcome.
     typealias Waiter = @Sendable (InFlightOutcome) -> Void
-
-    struct Pull {
-        let maxBytes: Int
-        let deliver: @Sendable (HTTPBodyChunk) -> Void
-    }
 
     /// A caller waiting for the outcome, and when it stops waiting (uptime nanoseconds).
     struct Waiting {
@@ -44,12 +35,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         /// so that a waiter is released with its answer and not kept until its deadline.
         var waitTimer: (any DispatchSourceTimer)?
         var joined = 0
-        var buffer: [UInt8] = []
-        /// `nil` while the body is arriving; then `.success` or the failure.
-        var end: Result<Void, OriginError>?
-        var cursors: [Int: Int] = [:]
-        var pulls: [Int: Pull] = [:]
-        var nextReader = 0
+        /// The origin finished (or a revalidation was answered): no more bytes come.
+        var finished = false
         var head: OriginResponseHead?
         var storing = false
         var refusal: String?
@@ -87,6 +74,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     let requestTime: Date
     let service: FetchService
     let state = Mutex(State())
+    /// The response body, as it arrives, for the callers and the store writer.
+    let body: InFlightBody
     let storeQueue: DispatchQueue
     let writerBox: InFlightWriterBox
 
@@ -107,6 +96,10 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         requestTime = startedAt
         storeQueue = service.storeWriters.queueInTurn()
         writerBox = InFlightWriterBox(queue: storeQueue)
+        let registry = service.registry
+        body = InFlightBody(budget: service.inFlightBudget, executor: service.executor) {
+            registry.seal(key: key, id: id)
+        }
     }
 
     /// Sends the request to the origin, conditional on the stored entry's validators when there is one.
@@ -127,6 +120,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         }
         let request = OriginRequest(method: mayStore ? .get : method, url: url, headers: headers)
         let fetch = service.client.fetch(request, delegate: self)
+        body.attach(fetch)
         state.withLock { $0.originFetch = fetch }
     }
 
@@ -203,9 +197,9 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
 
     /// A snapshot for `/fetches`.
     var snapshot: (bytesReceived: Int, bytesExpected: Int?, waiters: Int, status: Int?) {
-        let (joined, fetch, head, count) = state.withLock { ($0.joined, $0.originFetch, $0.head, $0.buffer.count) }
+        let (joined, fetch, head) = state.withLock { ($0.joined, $0.originFetch, $0.head) }
         let progress = fetch?.progress
-        return (progress?.bytesReceived ?? count, progress?.bytesExpected, joined, head?.status)
+        return (progress?.bytesReceived ?? body.received, progress?.bytesExpected, joined, head?.status)
     }
 
     /// Whether the origin's response head (other than a 304 to a revalidation) arrived: a failure after it
@@ -227,6 +221,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                 stored: false, refusal: "store backlog: \(backlog) bytes waiting to be written")
         }
         let hold = admission.stored && decision.validateImage
+        if admission.stored { body.storeOpening() }
+        if hold { body.holdWhole() }
         state.withLock { state in
             state.head = head
             state.responseTime = responseTime
@@ -237,11 +233,6 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                 // What a fetch waiting to be written holds besides its body (its state, its writer's).
                 state.backlogBytes += Self.backlogOverhead
                 service.storeBacklog.add(Self.backlogOverhead, ordering: .relaxed)
-            }
-            if let length = head.headers["Content-Length"].flatMap({ Int($0) }),
-                length <= service.configuration.maxObjectBytes
-            {
-                state.buffer.reserveCapacity(length)
             }
             if !hold {
                 // Joiners from now on learn it at once; those waiting already once the bytes that came
@@ -265,11 +256,14 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             }
             storeQueue.async { [self, hints] in
                 do {
-                    writerBox.writer = try service.store.beginWrite(hints: hints)
+                    let writer = try service.store.beginWrite(hints: hints)
+                    writerBox.writer = writer
+                    body.storeOpened(writer)
                 } catch {
                     state.withLock {
                         $0.refusal = "store: \(error)"; $0.storing = false
                     }
+                    body.storeStopped()
                     service.recordStoreFailure(url: url, error: error)
                 }
             }
@@ -295,55 +289,71 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     }
 
     func fetch(_ fetch: OriginFetch, didReceive bytes: [UInt8]) {
-        var ready: [(Pull, [UInt8])] = []
+        guard state.withLock({ !$0.finished && $0.head != nil }) else { return }
+        let drain = body.append(bytes, from: fetch)
         var announcement: ([Waiter], InFlightOutcome?) = ([], nil)
-        let (storing, overLimit) = state.withLock { state -> (Bool, Bool) in
-            guard state.end == nil, state.head != nil else { return (false, false) }
-            state.buffer.append(contentsOf: bytes)
+        let stop = state.withLock { state -> String? in
             announcement = Self.takeAnnouncement(&state)
-            if state.storing {
-                state.backlogBytes += bytes.count
-                service.storeBacklog.add(bytes.count, ordering: .relaxed)
+            guard state.storing else { return nil }
+            state.backlogBytes += bytes.count
+            service.storeBacklog.add(bytes.count, ordering: .relaxed)
+            var refusal: String?
+            if let limit = decision.maxBytes, body.received > limit {
+                refusal = "larger than the filter's maxBytes \(limit)"
+            } else if body.outgrewHold {
+                refusal = "an image larger than \(service.inFlightBudget.perFetch) bytes is not validated in memory"
             }
-            for (reader, pull) in state.pulls {
-                let offset = state.cursors[reader] ?? 0
-                let end = min(state.buffer.count, offset + pull.maxBytes)
-                ready.append((pull, Array(state.buffer[offset..<end])))
-                state.cursors[reader] = end
-            }
-            state.pulls.removeAll(keepingCapacity: true)
-            var overLimit = false
-            if state.storing, let limit = decision.maxBytes, state.buffer.count > limit {
+            if let refusal {
                 state.storing = false
-                state.refusal = "larger than the filter's maxBytes \(limit)"
-                overLimit = true
+                state.refusal = refusal
             }
-            return (state.storing, overLimit)
+            return refusal
         }
-        for (pull, piece) in ready { pull.deliver(.bytes(piece)) }
         if let outcome = announcement.1 {
             for waiter in announcement.0 { waiter(outcome) }
         }
-        if storing {
-            storeQueue.async { [self] in
-                guard let writer = writerBox.writer else { return }
-                do {
-                    try writer.append(bytes)
-                } catch {
-                    writerBox.writer = nil
-                    state.withLock {
-                        $0.storing = false; $0.refusal = "store: \(error)"
-                    }
-                    service.recordStoreFailure(url: url, error: error)
-                }
-            }
-        } else if overLimit {
+        if drain {
+            storeQueue.async { [self] in drainStore() }
+        }
+        if stop != nil {
+            // At once, not on the store queue: a held image is released to its callers right below, and
+            // they must read it from memory, not from a written prefix about to be abandoned.
+            body.storeStopped()
             storeQueue.async { [self] in
                 writerBox.writer?.abandon()
                 writerBox.writer = nil
             }
+            releaseHeld()
         }
     }
+
+    /// Hands the bytes that arrived to the store writer (on `storeQueue`), as long as it takes them.
+    func drainStore() {
+        while let bytes = body.takeForStore(maxBytes: Self.drainPiece) {
+            guard let writer = writerBox.writer else {
+                body.storeStopped()
+                return
+            }
+            do {
+                try writer.append(bytes)
+            } catch {
+                writerBox.writer = nil
+                state.withLock {
+                    $0.storing = false; $0.refusal = "store: \(error)"
+                }
+                body.storeStopped()
+                service.recordStoreFailure(url: url, error: error)
+                return
+            }
+            state.withLock { $0.backlogBytes -= bytes.count }
+            service.storeBacklog.subtract(bytes.count, ordering: .relaxed)
+            body.stored(readable: (writer as? any ReadableBodyWriter)?.readableBytes ?? 0)
+        }
+    }
+
+    /// The most bytes handed to the writer at once: a few chunks, so that what it has written is let go
+    /// from memory as it goes.
+    static let drainPiece = 256 << 10
 
     func fetch(_ fetch: OriginFetch, didFinish result: Result<OriginFetchMetrics, OriginError>) {
         // A fetch that ends with the read that brought its head gets no `fetchDidEndRead`.
@@ -353,29 +363,31 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         service.metrics.originFetchFinished(
             error: failure, nanoseconds: DispatchTime.now().uptimeNanoseconds &- startedUptime)
         var waiters: [Waiter] = []
-        var ready: [(Pull, HTTPBodyChunk)] = []
-        let (storing, held) = state.withLock { state -> (Bool, Bool) in
-            guard state.end == nil else { return (false, false) }
-            state.end = failure.map { .failure($0) } ?? .success(())
-            for (_, pull) in state.pulls { ready.append((pull, failure.map { .failure($0) } ?? .end)) }
-            state.pulls.removeAll()
+        let (storing, held, first) = state.withLock { state -> (Bool, Bool, Bool) in
+            guard !state.finished else { return (false, false, false) }
+            state.finished = true
             if state.outcome == nil, let failure {
                 // No head yet, or a held response that will never be complete: every caller gets the failure.
                 state.outcome = .failure(failure)
                 waiters = Self.takeWaiters(&state)
             }
-            return (state.storing && failure == nil, state.outcome == nil)
+            return (state.storing && failure == nil, state.outcome == nil, true)
         }
-        for (pull, chunk) in ready { pull.deliver(chunk) }
+        guard first else { return }
+        body.finish(failure.map { .failure($0) } ?? .success(()))
         if let failure {
             for waiter in waiters { waiter(.failure(failure)) }
         }
         storeQueue.async { [self] in
             if storing {
+                drainStore()
                 commit { [self] in finishStoring() }
             } else {
-                writerBox.writer?.abandon()
-                writerBox.writer = nil
+                if writerBox.writer != nil {
+                    writerBox.writer?.abandon()
+                    writerBox.writer = nil
+                    body.storeStopped()
+                }
                 if held { releaseHeld() }
                 finishStoring()
             }

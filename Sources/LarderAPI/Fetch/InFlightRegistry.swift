@@ -39,6 +39,14 @@ final class InFlightRegistry: Sendable {
         }
     }
 
+    /// Stops handing out fetch `id` for `key` to new callers (it let go of its first bytes); it stays
+    /// listed until it ends.
+    func seal(key: CacheKey, id: Int) {
+        state.withLock { state in
+            if state.byKey[key]?.id == id { state.byKey[key] = nil }
+        }
+    }
+
     /// Every fetch under way, oldest first.
     var all: [InFlightFetch] { state.withLock { $0.all.values.sorted { $0.id < $1.id } } }
 }

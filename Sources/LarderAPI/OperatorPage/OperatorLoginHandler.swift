@@ -27,10 +27,13 @@ struct OperatorLoginHandler: HTTPResponder {
         guard let sessions = access.sessions else {
             return writer.send(Self.redirect(cookie: nil))
         }
-        guard let token = Self.formField("token", in: request.body), access.acceptsToken(token.utf8) else {
+        guard let presented = Self.formField("token", in: request.body),
+            let token = access.token(matching: presented.utf8)
+        else {
             return writer.send(OperatorPage.loginFailed)
         }
-        let id = sessions.open()
+        // The session keeps the token's name and scope: a read token's login cannot purge.
+        let id = sessions.open(name: token.name, scope: token.scope)
         writer.send(
             Self.redirect(
                 cookie: "\(AdminSessions.cookieName)=\(id); Path=/; Max-Age=\(Int(sessions.lifetime)); "

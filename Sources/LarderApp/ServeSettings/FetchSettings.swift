@@ -28,6 +28,12 @@ public struct FetchSettings: SettingGroup {
     @Setting("hot-max-entry", default: "4M", .size, help: "Largest body kept in that memory (suffix K, M, G).")
     public var hotMaxEntry: Int
     @Setting(
+        "in-flight-bytes", default: "64M", .positiveSize,
+        help:
+            "Memory for bodies being fetched, all fetches together (suffix K, M, G); past a fetch's share the origin "
+            + "is paused until its callers and the store catch up.")
+    public var inFlightBytes: Int
+    @Setting(
         "via-name", default: "larder", .token,
         help: "Larder's pseudonym in Via; a request already carrying it is refused as a loop (508).")
     public var viaName: String

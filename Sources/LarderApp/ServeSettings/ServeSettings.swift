@@ -14,6 +14,8 @@ public struct ServeSettings: Sendable {
     public let fetch = FetchSettings()
     /// The filter chain declared in a file.
     public let filters = FiltersSettings()
+    /// Who may use `/fetch`: signed URLs and caller tokens.
+    public let fetchAccess = FetchAccessSettings()
     /// Who may use the admin API.
     public let admin = AdminSettings()
     /// The store's background work.

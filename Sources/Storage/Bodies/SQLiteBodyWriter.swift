@@ -13,7 +13,7 @@ import Zlib
 /// (`CompressibilityProbe`) rule it out, and kept when it takes at most
 /// `compressionThreshold` of the input (then every later chunk is deflated too, since each chunk
 /// must belong to the one stream).
-final class SQLiteBodyWriter: CacheBodyWriter {
+final class SQLiteBodyWriter: ReadableBodyWriter {
     private struct State {
         var buffer: [UInt8] = []
         var codec: BodyCodec?
@@ -24,6 +24,16 @@ final class SQLiteBodyWriter: CacheBodyWriter {
         var originalSize = 0
         var storedSize = 0
         var closed = false
+        /// The chunks written so far, for `readWritten(at:)`: kept after the commit (the entry then owns
+        /// them), dropped when the body is discarded.
+        var readable: Readable?
+    }
+
+    /// Where the chunks written so far are and how to decode them.
+    private struct Readable {
+        let body: Int64
+        let codec: BodyCodec
+        var chunks: Int
     }
 
     private let store: SQLiteCacheStore
@@ -119,6 +129,7 @@ final class SQLiteBodyWriter: CacheBodyWriter {
         state.closed = true
         state.buffer = []
         state.deflater = nil
+        state.readable = nil
         guard let body = state.bodyID else { return }
         state.bodyID = nil
         store.discardPendingBody(body)
@@ -143,7 +154,48 @@ final class SQLiteBodyWriter: CacheBodyWriter {
             return bodyID
         }
         if existingBody == nil { state.bodyID = bodyID }
+        state.readable = Readable(
+            body: bodyID, codec: state.codec ?? .identity, chunks: (state.readable?.chunks ?? 0) + 1)
     }
+
+    var readableBytes: Int { state.withLock { ($0.readable?.chunks ?? 0) * chunkSize } }
+
+    func readWritten(at offset: Int) throws -> [UInt8] {
+        guard let readable = state.withLock({ $0.readable }), offset >= 0, offset < readable.chunks * chunkSize
+        else { throw CacheStoreError.writerClosed }
+        let sequence = offset / chunkSize
+        let id = readable.body << StorageSchema.chunkIDShift | Int64(sequence)
+        let read = try store.guarded("read back chunk") {
+            try store.database.read { connection in
+                try connection.queryFirst(Self.chunkQuery, [.integer(id)]) { row -> [UInt8]? in
+                    let recorded = UInt32(truncatingIfNeeded: row.int64(0))
+                    return row.withBlob(1) { CRC32.checksum($0) == recorded ? Array($0) : nil }
+                }
+            }
+        }
+        // Gone: abandoned, or committed and since replaced or purged.
+        guard let read else { throw CacheStoreError.writerClosed }
+        guard let stored = read else {
+            throw CacheStoreError.storageFailure(
+                operation: "read back chunk", detail: "chunk \(sequence) fails its CRC-32")
+        }
+        var plain = stored
+        if readable.codec == .deflateChunked {
+            do {
+                plain = try ChunkInflater().inflateChunk(stored, expectedLength: chunkSize, isLast: false)
+            } catch {
+                throw CacheStoreError.storageFailure(
+                    operation: "read back chunk", detail: "chunk \(sequence): \(error)")
+            }
+        } else if plain.count != chunkSize {
+            throw CacheStoreError.storageFailure(
+                operation: "read back chunk", detail: "chunk \(sequence) holds \(plain.count) bytes, not \(chunkSize)")
+        }
+        let start = offset - sequence * chunkSize
+        return start == 0 ? plain : Array(plain[start...])
+    }
+
+    private static let chunkQuery = SQLiteQuery("SELECT crc32, data FROM chunk WHERE id = ?")
 
     /// Compresses (or not) one chunk, deciding the codec on the first.
     private func encode(_ piece: ArraySlice<UInt8>, isLast: Bool, state: inout State) throws -> [UInt8] {
