@@ -79,6 +79,10 @@ let package = Package(
         .executableTarget(
             name: "StorageBenchmark", dependencies: ["Storage", "CacheCore", "TestSupport"],
             path: "Benchmarks/storage", exclude: ["README.md", "run.sh", "lookup-pairs.sh"]),
+        // A tag purge among a million entries while hits and stores go on; not part of the product.
+        .executableTarget(
+            name: "PurgeBenchmark", dependencies: ["Storage", "CacheCore", "TestSupport"], path: "Benchmarks/purge",
+            exclude: ["README.md", "run.sh"]),
         // zlib's CRC-32 against the Swift loops it replaced, and PNG validation; not part of the product.
         .executableTarget(
             name: "CRCBenchmark", dependencies: ["ImageSniffing", "Zlib"], path: "Benchmarks/crc",

@@ -9,6 +9,8 @@ public struct CacheEntryQuery: Sendable, Equatable {
     public var urlPrefix: String?
     /// Only entries of this media type: exact (`text/html`) or a whole top-level type (`image/*`).
     public var contentType: String?
+    /// Only entries carrying at least one of these tags; empty for no tag condition.
+    public var tags: [String] = []
     /// At most this many entries per page.
     public var limit: Int
     /// The `nextCursor` of the previous page, `nil` for the first.
@@ -39,6 +41,7 @@ public struct CacheEntryQuery: Sendable, Equatable {
         if let host, entry.host != host.lowercased() { return false }
         if let urlPrefix, !entry.url.hasPrefix(urlPrefix) { return false }
         if let contentType, !Self.mediaType(entry.mediaType, matches: contentType) { return false }
+        if !tags.isEmpty, !entry.tags.contains(where: tags.contains) { return false }
         return true
     }
 

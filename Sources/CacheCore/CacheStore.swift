@@ -55,12 +55,26 @@ public protocol CacheStore: AnyObject, Sendable {
     @discardableResult
     func delete(_ key: CacheKey) throws -> Bool
 
-    /// Deletes the entries a purge selects.
-    /// - Parameter scope: all, one host or one URL prefix.
-    /// - Returns: how many entries went.
+    /// Deletes the entries a purge selects, or marks them stale (a soft purge): a soft-purged entry is
+    /// kept with `StoredEntry.staleSince` set, so the next request revalidates it and, while the origin
+    /// cannot be reached, it may still answer under the offline rules. Either way, a body being written
+    /// when the purge runs whose entry the purge matches is committed stale, never fresh.
+    /// - Parameters:
+    ///   - scope: which entries (every condition given must hold; several tags are a union).
+    ///   - soft: mark stale instead of deleting.
+    /// - Returns: how many entries were deleted or marked.
     /// - Throws: `CacheStoreError` when the store cannot be written.
     @discardableResult
-    func purge(_ scope: CachePurgeScope) throws -> Int
+    func purge(_ scope: CachePurgeScope, soft: Bool) throws -> Int
+
+    /// What a purge would select, changing nothing (`?dryRun=true`).
+    /// - Parameters:
+    ///   - scope: the purge.
+    ///   - soft: count as a soft purge does: entries already marked stale are left out.
+    ///   - limit: how many keys to return at most, newest first.
+    /// - Returns: the count and the first keys.
+    /// - Throws: `CacheStoreError` when the store cannot be read.
+    func previewPurge(_ scope: CachePurgeScope, soft: Bool, limit: Int) throws -> CachePurgePreview
 
     /// Lists entries newest first, one page at a time.
     /// - Parameter query: filters, page size and the cursor of the previous page.
@@ -209,16 +223,6 @@ public protocol ReadableBodyWriter: CacheBodyWriter {
     func readWritten(at offset: Int) throws -> [UInt8]
 }
 
-/// What a purge deletes.
-public enum CachePurgeScope: Sendable, Equatable {
-    /// Every entry.
-    case all
-    /// Entries whose URL's host is this (compared without case).
-    case host(String)
-    /// Entries whose canonical URL starts with this.
-    case urlPrefix(String)
-}
-
 /// Entry count and size, kept up to date with every change.
 public struct CacheStoreStats: Sendable, Equatable {
     /// Number of entries.
@@ -237,6 +241,13 @@ public struct CacheStoreStats: Sendable, Equatable {
 }
 
 extension CacheStore {
+    /// Deletes the entries a purge selects (`purge(_:soft:)` with `soft: false`).
+    /// - Parameter scope: the purge.
+    /// - Returns: how many entries went.
+    /// - Throws: `CacheStoreError` when the store cannot be written.
+    @discardableResult
+    public func purge(_ scope: CachePurgeScope) throws -> Int { try purge(scope, soft: false) }
+
     /// Counts one hit.
     /// - Parameters:
     ///   - key: the entry served.

@@ -99,6 +99,12 @@ public final class InMemoryCacheStore: CacheStore {
         state.withLock { state in
             guard var record = state.records[entry.key], record.entry.bodyID == entry.bodyID else { return false }
             var updated = entry
+            // A revalidation clears a soft purge, unless the purge came after the revalidation was sent.
+            if let since = record.entry.staleSince, since > entry.requestTime {
+                updated.staleSince = since
+            } else {
+                updated.staleSince = nil
+            }
             updated.setStoredBody(
                 StoredBodyFacts(
                     originalSize: record.entry.originalSize, storedSize: record.entry.storedSize,
@@ -128,11 +134,31 @@ public final class InMemoryCacheStore: CacheStore {
     }
 
     @discardableResult
-    public func purge(_ scope: CachePurgeScope) throws -> Int {
-        state.withLock { state in
-            let doomed = state.records.values.filter { Self.scope(scope, covers: $0.entry) }.map(\.entry.key)
-            for key in doomed { remove(key, from: &state) }
+    public func purge(_ scope: CachePurgeScope, soft: Bool) throws -> Int {
+        let now = clock()
+        return state.withLock { state in
+            let doomed = state.records.values.filter {
+                scope.matches($0.entry) && !(soft && $0.entry.staleSince != nil)
+            }
+            .map(\.entry.key)
+            for key in doomed {
+                if soft {
+                    state.records[key]!.entry.staleSince = now
+                } else {
+                    remove(key, from: &state)
+                }
+            }
             return doomed.count
+        }
+    }
+
+    public func previewPurge(_ scope: CachePurgeScope, soft: Bool, limit: Int) throws -> CachePurgePreview {
+        state.withLock { state in
+            let matched = state.records.values.filter {
+                scope.matches($0.entry) && !(soft && $0.entry.staleSince != nil)
+            }
+            .sorted { $0.sequence > $1.sequence }
+            return CachePurgePreview(count: matched.count, keys: matched.prefix(max(0, limit)).map(\.entry.key))
         }
     }
 
@@ -184,11 +210,7 @@ public final class InMemoryCacheStore: CacheStore {
     ///   - entry: the candidate.
     /// - Returns: the verdict.
     public static func scope(_ scope: CachePurgeScope, covers entry: StoredEntry) -> Bool {
-        switch scope {
-        case .all: true
-        case .host(let host): entry.host == host.lowercased()
-        case .urlPrefix(let prefix): entry.url.hasPrefix(prefix)
-        }
+        scope.matches(entry)
     }
 
     @discardableResult

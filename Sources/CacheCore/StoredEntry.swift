@@ -37,6 +37,13 @@ public struct StoredEntry: Sendable, Equatable {
     /// the image bytes wins (`headers` then holds the sniffed type). `nil` when `headers` holds the
     /// origin's own `Content-Type`; empty when the origin sent none and the sniffed type was added.
     public var declaredContentType: String?
+    /// The entry's tags (surrogate keys): what the origin's `Surrogate-Key` and `Cache-Tag` fields and the
+    /// admitting filter's `tags` named, bounded (`EntryTags`); `DELETE /cache?tag=` purges by them.
+    public var tags: [String] = []
+    /// When a soft purge (or a purge that ran while the body was being written) made the entry stale:
+    /// from then on it is never served as fresh, only revalidated or served stale under the offline
+    /// rules. `nil` for an entry no purge touched; a revalidation (304) clears it.
+    public var staleSince: Date?
 
     /// The body length in bytes as received (identity); set by the store at commit.
     public internal(set) var originalSize: Int

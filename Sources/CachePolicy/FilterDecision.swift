@@ -34,6 +34,8 @@ public struct FilterDecision: Sendable, Equatable {
     public var allowSVG: Bool
     /// Whether the filter stores responses the origin marked `no-store` (explicit opt-in only).
     public var ignoreNoStore: Bool
+    /// Tags the filter adds to every response it stores (`EntryTags`).
+    public var tags: [String]
 
     /// Creates a decision; the defaults are the plain RFC 9111 shared-cache policy.
     public init(
@@ -45,7 +47,8 @@ public struct FilterDecision: Sendable, Equatable {
         maxBytes: Int? = nil,
         validateImage: Bool = false,
         allowSVG: Bool = false,
-        ignoreNoStore: Bool = false
+        ignoreNoStore: Bool = false,
+        tags: [String] = []
     ) {
         self.filterName = filterName
         self.action = action
@@ -56,6 +59,7 @@ public struct FilterDecision: Sendable, Equatable {
         self.validateImage = validateImage
         self.allowSVG = allowSVG
         self.ignoreNoStore = ignoreNoStore
+        self.tags = tags
     }
 
     /// The default policy `http`: no filter owns the request, RFC 9111 rules decide.

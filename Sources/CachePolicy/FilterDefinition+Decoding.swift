@@ -114,6 +114,13 @@ extension FilterDefinition {
             }
         }
         definition.ignoreNoStore = try reader.bool("ignoreNoStore") ?? false
+        definition.tags = try reader.strings("tags", lowercased: false) { text, path throws(FilterDefinitionError) in
+            guard EntryTags.isValid(text) else {
+                throw FilterDefinitionError(
+                    path: path,
+                    message: "must be 1 to \(EntryTags.maxBytes) printable ASCII characters without spaces or commas")
+            }
+        }
         try reader.finish()
         return definition
     }

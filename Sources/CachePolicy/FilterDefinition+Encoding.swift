@@ -35,6 +35,7 @@ extension FilterDefinition {
         if ignoreQuery { members.append(("ignoreQuery", .bool(true))) }
         if !dropParams.isEmpty { members.append(("dropParams", .array(dropParams.map { .string($0) }))) }
         if ignoreNoStore { members.append(("ignoreNoStore", .bool(true))) }
+        if !tags.isEmpty { members.append(("tags", .array(tags.map { .string($0) }))) }
         return .object(members)
     }
 }

@@ -101,6 +101,9 @@ public struct FilterDefinition: Sendable, Equatable {
     public var dropParams: [String]
     /// Whether responses marked `no-store` by the origin are stored anyway (explicit opt-in only).
     public var ignoreNoStore: Bool
+    /// Tags every response this filter stores carries, besides the origin's (`EntryTags`), for
+    /// `DELETE /cache?tag=`.
+    public var tags: [String] = []
 
     /// Creates a definition; the defaults are an enabled `cache` filter that matches everything and
     /// changes nothing.
@@ -149,6 +152,6 @@ public struct FilterDefinition: Sendable, Equatable {
                 ttl: ttl, minTtl: minTtl, maxTtl: maxTtl, staleIfError: staleIfError,
                 staleWhileRevalidate: staleWhileRevalidate, staleIfDisconnected: staleIfDisconnected),
             contentTypes: contentTypes, maxBytes: maxBytes, validateImage: validateImage, allowSVG: allowSVG,
-            ignoreNoStore: ignoreNoStore)
+            ignoreNoStore: ignoreNoStore, tags: tags)
     }
 }

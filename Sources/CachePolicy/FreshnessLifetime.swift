@@ -19,6 +19,9 @@ public struct FreshnessLifetime: Sendable, Equatable {
         /// Freshness information that is invalid or duplicated with different values: stale at once
         /// (§4.2.1 encourages treating it so).
         case invalid = "invalid"
+        /// A purge marked the stored response stale (`DELETE /cache?soft=true`): its lifetime ends at
+        /// the age it had then.
+        case purged = "purged"
     }
 
     /// The lifetime in seconds (never negative).

@@ -58,7 +58,8 @@ extension ResponseFacts {
     }
 
     /// The lifetime the cache uses: the origin's (``originFreshnessLifetime(overrides:)``), replaced
-    /// by a filter's `ttl` when given, then clamped to `minTtl`…`maxTtl`.
+    /// by a filter's `ttl` when given, then clamped to `minTtl`…`maxTtl`; for a purged response
+    /// (``staleSince``), at most the age it had when it was purged, so it is stale from then on.
     ///
     /// - Parameter overrides: The filter's overrides and heuristic settings.
     /// - Returns: The lifetime, its source, and whether a clamp applied.
@@ -73,6 +74,12 @@ extension ResponseFacts {
         if let maxTtl = overrides.maxTtl, lifetime.seconds > maxTtl {
             lifetime.seconds = max(0, maxTtl)
             lifetime.isClamped = true
+        }
+        if let staleSince {
+            let ageWhenPurged = currentAge(now: staleSince)
+            if lifetime.seconds > ageWhenPurged {
+                lifetime = FreshnessLifetime(seconds: max(0, ageWhenPurged), source: .purged)
+            }
         }
         return lifetime
     }

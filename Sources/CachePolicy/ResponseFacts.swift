@@ -26,6 +26,9 @@ public struct ResponseFacts: Sendable, Equatable {
     public let dateValue: Int64
     /// `age_value` of RFC 9111 §4.2.3: the first member of `Age`, 0 when absent or invalid (§5.1).
     public let ageValue: Int64
+    /// When a purge made the stored response stale (`StoredEntry.staleSince`), in seconds since the
+    /// epoch: its freshness lifetime is cut to the age it had then, so it is never fresh afterwards.
+    public let staleSince: Int64?
 
     /// Creates the facts and parses the fields the rules read.
     ///
@@ -35,14 +38,17 @@ public struct ResponseFacts: Sendable, Equatable {
     ///   - headers: The response header section.
     ///   - requestTime: When the request was sent (epoch seconds).
     ///   - responseTime: When the response was received (epoch seconds).
+    ///   - staleSince: When a purge made it stale (epoch seconds), `nil` when none did.
     public init(
         requestMethod: HTTPMethod = .get,
         status: Int,
         headers: HTTPHeaders,
         requestTime: Int64,
-        responseTime: Int64
+        responseTime: Int64,
+        staleSince: Int64? = nil
     ) {
         self.requestMethod = requestMethod
+        self.staleSince = staleSince
         self.status = status
         self.headers = headers
         self.requestTime = requestTime

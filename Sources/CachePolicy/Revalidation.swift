@@ -10,6 +10,9 @@ public enum Revalidation {
     /// image validation were decided on it). Hop-by-hop, proxy and Larder fields are excluded too.
     public static let fieldsNeverUpdated: Set<String> = [
         "content-length", "content-range", "content-encoding", "content-type",
+        // An entry's tags are fixed when it is stored (`EntryTags`): a 304 does not re-tag it, and its
+        // tag fields must not reach callers through the stored headers either.
+        "surrogate-key", "cache-tag",
     ]
 
     /// What an origin's answer to a validation request means (§4.3.3).

@@ -1,4 +1,5 @@
 public import CacheCore
+public import CachePolicy
 public import Foundation
 import HTTPCore
 public import HTTPServer
@@ -11,7 +12,7 @@ public import HTTPServer
 /// | `GET`, `HEAD /cache/<key>` | the stored body with its stored headers, Range and gzip (`CacheBodyHandler`) |
 /// | `GET /cache/<key>/meta` | every stored field as JSON (`CacheMetaHandler`) |
 /// | `DELETE /cache/<key>` | 204 (`CacheDeleteHandler`) |
-/// | `DELETE /cache` | purge all, or by `?host=` / `?prefix=`: `{"purged": N}` (`CachePurgeHandler`) |
+/// | `DELETE /cache` | purge all, or by `?url=`, `?tag=`, `?host=`, `?prefix=`; `soft`, `dryRun`: `{"purged": N}` (`CachePurgeHandler`) |
 ///
 /// Every route sits behind `AdminGuard`; all store work runs on the `StorageExecutor`.
 public struct CacheAPI: Sendable {
@@ -23,6 +24,10 @@ public struct CacheAPI: Sendable {
     public let clock: @Sendable () -> Date
     /// Told when a body read fails mid-response (the entry is already gone when it was corrupt).
     public let onBodyFailure: (@Sendable (CacheKey, any Error) -> Void)?
+    /// The filter chain: it canonicalizes a purge's `url` as `/fetch` would.
+    public let decider: any FilterDecider
+    /// Purges counted for `/metrics` (register it there).
+    public let purgeMetrics: PurgeMetrics
 
     /// Creates the API.
     /// - Parameters:
@@ -30,14 +35,19 @@ public struct CacheAPI: Sendable {
     ///   - executor: runs the blocking store calls.
     ///   - clock: the time source (injected so tests never sleep).
     ///   - onBodyFailure: told about body reads that fail mid-response.
+    ///   - decider: the filter chain, for purges by URL.
+    ///   - purgeMetrics: where purges are counted.
     public init(
         store: any CacheStore, executor: StorageExecutor, clock: @escaping @Sendable () -> Date = Date.init,
-        onBodyFailure: (@Sendable (CacheKey, any Error) -> Void)? = nil
+        onBodyFailure: (@Sendable (CacheKey, any Error) -> Void)? = nil,
+        decider: any FilterDecider = DefaultFilterDecider(), purgeMetrics: PurgeMetrics = PurgeMetrics()
     ) {
         self.store = store
         self.executor = executor
         self.clock = clock
         self.onBodyFailure = onBodyFailure
+        self.decider = decider
+        self.purgeMetrics = purgeMetrics
     }
 
     /// Adds the routes to a router, each behind the admin guard.
@@ -73,17 +83,52 @@ public struct CacheAPI: Sendable {
     /// - Throws: `APIError.badQuery` for an unknown, repeated or empty parameter: an operator's typo
     ///   (`?hots=`) must not silently widen a purge to everything.
     static func query(of request: HTTPRequest, allowed: Set<String>) throws(APIError) -> [String: String] {
+        try parameters(of: request, allowed: allowed).single
+    }
+
+    /// The request's query parameters: each allowed name at most once, but `repeatable` ones, which are
+    /// gathered in order (repeats dropped); none empty.
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - allowed: the names the endpoint knows, `repeatable` ones included.
+    ///   - repeatable: the names that may be given several times (`tag`).
+    /// - Returns: the single values by name, and the lists of the repeatable ones.
+    /// - Throws: `APIError.badQuery` for an unknown, repeated or empty parameter.
+    static func parameters(
+        of request: HTTPRequest, allowed: Set<String>, repeatable: Set<String> = []
+    ) throws(APIError) -> (single: [String: String], lists: [String: [String]]) {
         var values: [String: String] = [:]
+        var lists: [String: [String]] = [:]
         for (name, value) in request.queryParameters {
             guard allowed.contains(name) else {
                 throw .badQuery("unknown parameter '\(name.prefix(50))'; this endpoint takes \(allowed.sorted()).")
             }
-            guard values[name] == nil else { throw .badQuery("parameter '\(name)' is given more than once.") }
             guard !value.isEmpty else { throw .badQuery("parameter '\(name)' is empty.") }
+            if repeatable.contains(name) {
+                if lists[name]?.contains(value) != true { lists[name, default: []].append(value) }
+                continue
+            }
+            guard values[name] == nil else { throw .badQuery("parameter '\(name)' is given more than once.") }
             values[name] = value
         }
-        return values
+        return (values, lists)
     }
+
+    /// The `tag` parameters of a request's query, checked (`EntryTags.isValid`, at most 64).
+    /// - Parameter tags: the values given.
+    /// - Returns: them.
+    /// - Throws: `APIError.badQuery` for a value that cannot be a tag, or too many.
+    static func tags(_ tags: [String]) throws(APIError) -> [String] {
+        for tag in tags where !EntryTags.isValid(tag) {
+            throw .badQuery(
+                "tag '\(tag.prefix(50))' is not a tag (1 to 256 printable ASCII characters, no space or comma).")
+        }
+        guard tags.count <= maxTags else { throw .badQuery("more than \(maxTags) tag parameters.") }
+        return tags
+    }
+
+    /// The most `tag` parameters a listing or purge takes.
+    public static let maxTags = 64
 
     /// A JSON response with `Cache-Control: no-store` (admin answers describe a changing store).
     static func json(_ text: String, status: HTTPStatus = .ok) -> HTTPResponse {

@@ -24,6 +24,8 @@ public enum CacheEntryJSON {
         object.add("hits", entry.hitCount)
         object.add("filter", entry.filterName)
         object.add("imageFormat", entry.imageFormat)
+        object.add("tags", json: JSONObjectWriter.array(entry.tags))
+        object.add("staleSince", entry.staleSince)
         return object.text
     }
 
@@ -68,6 +70,8 @@ public enum CacheEntryJSON {
         object.add("hits", entry.hitCount)
         object.add("filter", entry.filterName)
         object.add("imageFormat", entry.imageFormat)
+        object.add("tags", json: JSONObjectWriter.array(entry.tags))
+        object.add("staleSince", entry.staleSince)
         return object.text
     }
 

@@ -6,7 +6,8 @@ public import HTTPServer
 /// `{"entries": [...], "nextCursor": "..." | null}`.
 ///
 /// Parameters: `limit` (1…1000, default 50), `cursor` (the previous page's `nextCursor`), `host`, `prefix`
-/// (of the canonical URL), `type` (`text/html` or `image/*`). Anything else is 400.
+/// (of the canonical URL), `type` (`text/html` or `image/*`), `tag` (repeatable: entries carrying any of
+/// them). Anything else is 400.
 public struct CacheListHandler: HTTPResponder {
     /// The page size when `limit` is absent.
     public static let defaultLimit = 50
@@ -42,7 +43,8 @@ public struct CacheListHandler: HTTPResponder {
     /// - Returns: the store query.
     /// - Throws: `APIError.badQuery` for a bad parameter.
     static func makeQuery(_ request: HTTPRequest) throws(APIError) -> CacheEntryQuery {
-        let values = try CacheAPI.query(of: request, allowed: ["limit", "cursor", "host", "prefix", "type"])
+        let (values, lists) = try CacheAPI.parameters(
+            of: request, allowed: ["limit", "cursor", "host", "prefix", "type", "tag"], repeatable: ["tag"])
         var limit = defaultLimit
         if let text = values["limit"] {
             guard let value = Int(text), (1...maxLimit).contains(value) else {
@@ -56,8 +58,10 @@ public struct CacheListHandler: HTTPResponder {
                 throw .badQuery("type '\(type.prefix(50))' is not a media type (text/html) or a range (image/*).")
             }
         }
-        return CacheEntryQuery(
+        var query = CacheEntryQuery(
             host: values["host"], urlPrefix: values["prefix"], contentType: values["type"], limit: limit,
             cursor: values["cursor"])
+        query.tags = try CacheAPI.tags(lists["tag"] ?? [])
+        return query
     }
 }

@@ -13,7 +13,7 @@ import HTTPServer
 /// cache key; a response with `Vary` adds the caller's headers), `version`, `filters` (each with its
 /// `verdict`: `owns`, the failed condition, or `not reached`), `owner`, `action`, `defaultPolicy` when no
 /// filter owns it, `freshness` (in words), `overrides` (the filter's seconds, `null` when unset), the
-/// response-side rules under `store`, and `addresses` (each resolved address with the address policy's
+/// response-side rules under `store` (with the `tags` the filter adds), and `addresses` (each resolved address with the address policy's
 /// verdict). Resolution blocks, so the answer is built on the storage executor.
 struct FiltersExplainHandler: HTTPResponder {
     let api: FiltersAPI
@@ -137,6 +137,7 @@ struct FiltersExplainHandler: HTTPResponder {
         store.add("ignoreNoStore", decision.ignoreNoStore)
         store.add("ignoreQuery", decision.canonicalization.ignoreQuery)
         store.add("dropParams", json: JSONObjectWriter.array(decision.canonicalization.dropParams.map(\.pattern)))
+        store.add("tags", json: JSONObjectWriter.array(decision.tags))
         object.add("store", json: store.text)
         let rows = addresses.map { row in
             var item = JSONObjectWriter()

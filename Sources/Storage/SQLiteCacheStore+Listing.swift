@@ -27,6 +27,10 @@ extension SQLiteCacheStore {
                 values.append(.text(type))
             }
         }
+        if !query.tags.isEmpty {
+            conditions.append(Self.tagCondition(count: query.tags.count))
+            values += query.tags.map { .text($0) }
+        }
         values.append(.int(query.limit + 1))
         let sql = Self.selectEntry + " WHERE " + conditions.joined(separator: " AND ") + " ORDER BY seq DESC LIMIT ?"
         let rows = try guarded("list") {

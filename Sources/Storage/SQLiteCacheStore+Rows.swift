@@ -7,7 +7,8 @@ extension SQLiteCacheStore {
     static let selectEntry = """
         SELECT id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
             freshness, stale_allowance, filter_name, image_format, original_size, stored_size, codec, crc32,
-            chunk_size, hit_count, last_access, created, body_id, seq, declared_content_type FROM entry
+            chunk_size, hit_count, last_access, created, body_id, seq, declared_content_type, stale_since, tags
+        FROM entry
         """
 
     /// `selectEntry` for one key, the lookup every request makes (columns in `entry(_:)`'s order).
@@ -15,8 +16,8 @@ extension SQLiteCacheStore {
         """
         SELECT id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
             freshness, stale_allowance, filter_name, image_format, original_size, stored_size, codec, crc32,
-            chunk_size, hit_count, last_access, created, body_id, seq, declared_content_type FROM entry
-        WHERE id = ? AND key = ?
+            chunk_size, hit_count, last_access, created, body_id, seq, declared_content_type, stale_since, tags
+        FROM entry WHERE id = ? AND key = ?
         """)
 
     /// The `Vary` names recorded for a primary key.
@@ -43,6 +44,9 @@ extension SQLiteCacheStore {
         entry.setUsage(
             hitCount: row.int(20), lastAccess: Date(timeIntervalSince1970: row.double(21)),
             created: Date(timeIntervalSince1970: row.double(22)))
+        // Both NULL for most entries: one type check each.
+        if !row.isNull(26) { entry.staleSince = Date(timeIntervalSince1970: row.double(26)) }
+        if !row.isNull(27) { entry.tags = decodeTags(row.text(27) ?? "[]") }
         return entry
     }
 
@@ -55,9 +59,9 @@ extension SQLiteCacheStore {
             INSERT INTO entry (id, seq, key, url, host, media_type, status, reason, headers, vary, request_time,
                 response_time, date, age_received, freshness, stale_allowance, sweep_after, filter_name,
                 image_format, original_size, stored_size, codec, crc32, chunk_size, hit_count, last_access,
-                created, body_id, footprint, declared_content_type)
+                created, body_id, footprint, declared_content_type, stale_since, tags)
             VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM entry), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)
+                ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .integer(rowID(entry.key)), .blob(entry.key.bytes), .text(entry.url), .text(entry.host),
@@ -72,7 +76,11 @@ extension SQLiteCacheStore {
                 .int(entry.codec.storageCode), .integer(Int64(entry.crc32)), .int(entry.chunkSize),
                 .real(entry.lastAccess.timeIntervalSince1970), .real(entry.created.timeIntervalSince1970),
                 .integer(entry.bodyID), .int(footprint), .optionalText(entry.declaredContentType),
+                entry.staleSince.map { .real($0.timeIntervalSince1970) } ?? .null,
+                entry.tags.isEmpty ? .null : .text(encodeTags(entry.tags)),
             ])
+        // Tags only when present: an untagged entry writes no index row.
+        if !entry.tags.isEmpty { try insertTags(entry.tags, of: entry.key, connection: connection) }
     }
 
     /// The rowid of an entry: the key's first 8 bytes, big-endian. Two keys sharing them (odds about

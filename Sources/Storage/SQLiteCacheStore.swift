@@ -77,6 +77,14 @@ public final class SQLiteCacheStore: CacheStore {
     let sweeps = Atomic<Int>(0)
     /// Where finished bodies are committed, in groups under load.
     let commits = SQLiteCommitGroup()
+    /// Recent purges, so that a body being written while one ran is committed stale if it matches.
+    let purgeLog = SQLitePurgeLog()
+    /// Purges run one at a time: each is several transactions (`purgeBatchSize` rows each).
+    let purgeLock = Mutex(())
+    /// Transactions run by purges, for `purgeTransactionCount`.
+    let purgeTransactions = Atomic<Int>(0)
+    /// The most rows one purge transaction changed, for `purgeLargestTransactionRows`.
+    let purgeLargestTransaction = Atomic<Int>(0)
 
     /// Opens (or creates) the store: migrates the schema and clears bodies abandoned by a crash.
     /// - Parameter configuration: the settings.
@@ -175,7 +183,8 @@ public final class SQLiteCacheStore: CacheStore {
                     """
                     UPDATE entry SET status = ?, reason = ?, headers = ?, media_type = ?, request_time = ?,
                         response_time = ?, date = ?, age_received = ?, freshness = ?, stale_allowance = ?,
-                        sweep_after = ?, footprint = stored_size + length(CAST(url AS BLOB)) + ? + ?
+                        sweep_after = ?, footprint = stored_size + length(CAST(url AS BLOB)) + ? + ?,
+                        stale_since = CASE WHEN stale_since > ? THEN stale_since END
                     WHERE id = ? AND key = ? AND body_id = ?
                     """,
                     [
@@ -185,8 +194,10 @@ public final class SQLiteCacheStore: CacheStore {
                         entry.date.map { .real($0.timeIntervalSince1970) } ?? .null, .int(entry.ageReceived),
                         .real(entry.freshnessLifetime), .real(entry.staleAllowance),
                         .real(entry.sweepAfter.timeIntervalSince1970), .int(headers.utf8.count),
-                        .int(Self.entryOverhead), .integer(Self.rowID(entry.key)), .blob(entry.key.bytes),
-                        .integer(entry.bodyID),
+                        .int(Self.entryOverhead),
+                        // A revalidation clears a soft purge, unless the purge came after it was sent.
+                        .real(entry.requestTime.timeIntervalSince1970), .integer(Self.rowID(entry.key)),
+                        .blob(entry.key.bytes), .integer(entry.bodyID),
                     ]) == 1
             }
         }
@@ -199,29 +210,6 @@ public final class SQLiteCacheStore: CacheStore {
             try database.write {
                 try $0.run("DELETE FROM entry WHERE id = ? AND key = ?", [.integer(Self.rowID(key)), .blob(key.bytes)])
                     > 0
-            }
-        }
-    }
-
-    @discardableResult
-    public func purge(_ scope: CachePurgeScope) throws -> Int {
-        try guarded("purge") {
-            try database.write { connection in
-                var count = 0
-                try connection.inTransaction {
-                    switch scope {
-                    case .all:
-                        count = try connection.run("DELETE FROM entry")
-                        try connection.run("DELETE FROM vary")
-                    case .host(let host):
-                        count = try connection.run("DELETE FROM entry WHERE host = ?", [.text(host.lowercased())])
-                    case .urlPrefix(let prefix):
-                        let (sql, values) = Self.urlPrefixCondition(prefix)
-                        count = try connection.run("DELETE FROM entry WHERE " + sql, values)
-                    }
-                    return .commit
-                }
-                return count
             }
         }
     }

@@ -85,6 +85,20 @@ enum StorageSchema {
         """
         ALTER TABLE entry ADD COLUMN declared_content_type TEXT;
         """,
+        // Version 4: tags (surrogate keys) and soft purges. `entry.tags` holds an entry's tags as a JSON
+        // array, NULL when it has none; `entry_tag` indexes them, one row per tag of a tagged entry, so a
+        // tag purge is a range of that index, not a scan. The trigger removes the rows with their entry
+        // (through the JSON list: no second index on `entry_tag`), and only for tagged entries, so an
+        // untagged entry costs no index write on insert or delete. `stale_since` is when a purge marked
+        // the entry stale (`StoredEntry.staleSince`).
+        """
+        ALTER TABLE entry ADD COLUMN tags TEXT;
+        ALTER TABLE entry ADD COLUMN stale_since REAL;
+        CREATE TABLE entry_tag (tag TEXT NOT NULL, entry INTEGER NOT NULL, PRIMARY KEY (tag, entry)) WITHOUT ROWID;
+        CREATE TRIGGER entry_untagged AFTER DELETE ON entry WHEN OLD.tags IS NOT NULL BEGIN
+            DELETE FROM entry_tag WHERE entry = OLD.id AND tag IN (SELECT value FROM json_each(OLD.tags));
+        END;
+        """,
     ]
 
     /// The version this build writes.

@@ -73,9 +73,15 @@ public final class APIRecordingStore: CacheStore {
         return try wrapped.delete(key)
     }
 
-    public func purge(_ scope: CachePurgeScope) throws -> Int {
+    @discardableResult
+    public func purge(_ scope: CachePurgeScope, soft: Bool) throws -> Int {
         check("purge")
-        return try wrapped.purge(scope)
+        return try wrapped.purge(scope, soft: soft)
+    }
+
+    public func previewPurge(_ scope: CachePurgeScope, soft: Bool, limit: Int) throws -> CachePurgePreview {
+        check("previewPurge")
+        return try wrapped.previewPurge(scope, soft: soft, limit: limit)
     }
 
     public func list(_ query: CacheEntryQuery) throws -> CacheEntryPage {

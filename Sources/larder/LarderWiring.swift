@@ -64,7 +64,9 @@ enum LarderWiring {
             fetchAccess: fetchAccess, decider: registry, listening: (settings.listening.host, settings.listening.port),
             metrics: metrics.registry,
             logger: logger)
-        mountCacheAPI(on: &router, store: fetch.store, executor: executor, access: access, logger: logger)
+        let cache = mountCacheAPI(
+            on: &router, store: fetch.store, executor: executor, access: access, decider: registry, logger: logger)
+        metrics.registry.register(cache.purgeMetrics)
         metrics.registry.register(
             StoreMetrics(
                 store: store, backlog: { fetch.storeBacklogBytes }, memoryTier: { fetch.memoryTierBytes },

@@ -1,4 +1,5 @@
 import CacheCore
+import CachePolicy
 import HTTPServer
 import LarderAPI
 import LarderApp
@@ -33,16 +34,21 @@ extension LarderWiring {
     ///   - store: the cache store.
     ///   - executor: the queues store calls run on (shared with `/fetch`).
     ///   - access: the admin policy every admin route shares.
+    ///   - decider: the filter chain (a purge by URL canonicalizes it as `/fetch` does).
     ///   - logger: the process logger.
+    /// - Returns: the API (its `purgeMetrics` go to `/metrics`).
+    @discardableResult
     static func mountCacheAPI(
-        on router: inout Router, store: any CacheStore, executor: StorageExecutor, access: AdminAccess, logger: Logger
-    ) {
+        on router: inout Router, store: any CacheStore, executor: StorageExecutor, access: AdminAccess,
+        decider: any FilterDecider = DefaultFilterDecider(), logger: Logger
+    ) -> CacheAPI {
         let api = CacheAPI(
             store: store, executor: executor,
             onBodyFailure: { key, error in
                 Logger(label: "larder.cache").warning(
                     "body read failed mid-response", metadata: ["key": "\(key)", "error": "\(error)"])
-            })
+            }, decider: decider)
         api.mount(on: &router, access: access)
+        return api
     }
 }

@@ -53,14 +53,16 @@ extension LarderWiring {
     ) -> FetchService {
         let own = FetchSettings.ownEndpoints(host: listening.host, port: listening.port)
         let client = OriginClient(configuration: settings.clientConfiguration(ownEndpoints: own))
+        var configuration = FetchConfiguration(
+            viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes,
+            maxImagePixels: settings.maxImagePixels, hotBudgetBytes: settings.hotBytes,
+            hotMaxEntryBytes: settings.hotMaxEntry, staleIfDisconnected: settings.staleIfDisconnected,
+            inFlightBytes: settings.inFlightBytes)
+        configuration.forwardTagHeaders = settings.forwardTagHeaders
         let service = FetchService(
             store: store, executor: executor, client: client,
             decider: decider,
-            configuration: FetchConfiguration(
-                viaName: settings.viaName, maxObjectBytes: settings.maxObjectBytes,
-                maxImagePixels: settings.maxImagePixels, hotBudgetBytes: settings.hotBytes,
-                hotMaxEntryBytes: settings.hotMaxEntry, staleIfDisconnected: settings.staleIfDisconnected,
-                inFlightBytes: settings.inFlightBytes),
+            configuration: configuration,
             onStoreFailure: { url, error in
                 // Served uncached: the caller is fine, the operator must hear that the disk is not.
                 logger.error(

@@ -37,6 +37,10 @@ struct CachePurgeHandlerTests {
                     "https://b.example/2/x",
                 ]
             ),
+            (
+                "?host=a.example&prefix=https://a.example/3", 1,
+                ["https://a.example/1", "https://a.example/2", "https://b.example/1", "https://b.example/2/x"]
+            ),
             ("", 5, []),
         ] as [(String, Int, [String])])
     func purgeCountsWhatItDeletesAndLeavesTheRest(_ query: String, _ purged: Int, _ left: [String]) async throws {
@@ -55,7 +59,7 @@ struct CachePurgeHandlerTests {
         }
     }
 
-    @Test(arguments: ["?host=a&prefix=b", "?hots=a.example", "?host=", "?all=1"])
+    @Test(arguments: ["?host=a&host=b", "?hots=a.example", "?host=", "?all=1", "?soft=maybe"])
     func aPurgeWithABadQueryIs400AndDeletesNothing(_ query: String) async throws {
         try await withHarness { harness in
             try harness.put("https://a.example/1", [1])

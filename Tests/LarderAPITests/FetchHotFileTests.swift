@@ -1,4 +1,5 @@
 import CacheCore
+import CachePolicy
 import Foundation
 import HTTPCore
 import HTTPServer
@@ -38,7 +39,7 @@ import Testing
         let body = CacheCoreFixtures.randomBody(length: size)
         let entry = HotEntry(
             stored: CacheCoreFixtures.makeEntry(url: "https://example.com/f"),
-            facts: FetchKeys.facts(of: CacheCoreFixtures.makeEntry(url: "https://example.com/f")), body: body,
+            facts: CacheCoreFixtures.makeEntry(url: "https://example.com/f").facts, body: body,
             headers: HTTPHeaders())
         #expect(entry.bodyCount == size)
         #expect(entry.cost >= size)

@@ -1,3 +1,4 @@
+import CacheCore
 import CachePolicy
 import HTTPCore
 import Synchronization
@@ -60,7 +61,7 @@ import Testing
         try await withFetchHarness { harness in
             let fetch = InFlightFetch(
                 id: 1,
-                key: FetchKeys.key(canonicalURL: "http://127.0.0.1/a", varyNames: [], requestHeaders: HTTPHeaders()),
+                key: CacheKey.variant(canonicalURL: "http://127.0.0.1/a", varyNames: [], requestHeaders: HTTPHeaders()),
                 url: "http://127.0.0.1/a", keyURL: "http://127.0.0.1/a", decision: .defaultHTTP, stored: nil,
                 requestHeaders: HTTPHeaders(), mayStore: false, service: harness.service)
             let told = ToldStatus()

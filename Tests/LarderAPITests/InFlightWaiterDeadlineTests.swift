@@ -1,3 +1,4 @@
+import CacheCore
 import CachePolicy
 import Dispatch
 import HTTPCore
@@ -66,7 +67,8 @@ import Testing
 
     static func makeFetch(_ harness: FetchTestHarness) -> InFlightFetch {
         InFlightFetch(
-            id: 1, key: FetchKeys.key(canonicalURL: "http://127.0.0.1/d", varyNames: [], requestHeaders: HTTPHeaders()),
+            id: 1,
+            key: CacheKey.variant(canonicalURL: "http://127.0.0.1/d", varyNames: [], requestHeaders: HTTPHeaders()),
             url: "http://127.0.0.1/d", keyURL: "http://127.0.0.1/d", decision: .defaultHTTP, stored: nil,
             requestHeaders: HTTPHeaders(), mayStore: false, service: harness.service)
     }

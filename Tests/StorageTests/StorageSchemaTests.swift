@@ -58,7 +58,7 @@ import Testing
                 """, [.integer(SQLiteCacheStore.rowID(old.key)), .blob(old.key.bytes), .text(old.url)])
         }
         let store = try SQLiteCacheStore(path: directory.file())
-        #expect(try store.database.read { try $0.userVersion } == 3)
+        #expect(try store.database.read { try $0.userVersion } == StorageSchema.currentVersion)
         let migrated = try #require(try store.entry(for: old.key))
         #expect(migrated.contentType == "image/png")
         #expect(migrated.declaredContentType == nil)
@@ -99,5 +99,41 @@ import Testing
             return error.primaryCode == 1 && error.sql == "INSERT INTO missing VALUES (?)"
                 && error.message.contains("missing") && !error.description.contains("secret-value")
         }
+    }
+}
+
+@Suite struct StorageSchemaTagsMigrationTests {
+    @Test func versionThreeDatabaseWithEntriesGainsTagsAndKeepsItsEntries() throws {
+        let directory = StorageTestDirectory()
+        let old = CacheCoreFixtures.makeEntry(url: "https://old.example/a.txt")
+        do {
+            // A version-3 file with one entry, as a version-3 Larder wrote it (no tag or stale columns).
+            let connection = try SQLiteConnection(path: directory.file(), readOnly: false)
+            try StorageSchema.migrate(connection, to: 3)
+            try connection.run(
+                """
+                INSERT INTO entry (id, seq, key, url, host, media_type, status, reason, headers, vary, request_time,
+                    response_time, date, age_received, freshness, stale_allowance, sweep_after, filter_name,
+                    image_format, original_size, stored_size, codec, crc32, chunk_size, hit_count, last_access,
+                    created, body_id, footprint, declared_content_type)
+                VALUES (?, 1, ?, ?, 'old.example', 'text/plain', 200, 'OK', 'Content-Type:text/plain', '', 0, 0,
+                    NULL, 0, 60, 0, 60, NULL, NULL, 0, 0, 0, 0, 65536, 0, 0, 0, 1, 300, NULL)
+                """, [.integer(SQLiteCacheStore.rowID(old.key)), .blob(old.key.bytes), .text(old.url)])
+        }
+        let store = try SQLiteCacheStore(path: directory.file())
+        #expect(try store.database.read { try $0.userVersion } == 4)
+        let migrated = try #require(try store.entry(for: old.key))
+        #expect(migrated.tags.isEmpty)
+        #expect(migrated.staleSince == nil)
+        #expect(try store.purge(.tags(["any"])) == 0)
+        #expect(try store.purge(.url(old.url), soft: true) == 1)
+        #expect(try store.entry(for: old.key)?.staleSince != nil)
+        var tagged = CacheCoreFixtures.makeEntry(url: "https://new.example/b")
+        tagged.tags = ["fresh-tag"]
+        let writer = try store.beginWrite(hints: CacheBodyHints())
+        try writer.append([1])
+        try writer.commit(tagged)
+        #expect(try store.purge(.tags(["fresh-tag"])) == 1)
+        #expect(try store.purge(.all) == 1)
     }
 }

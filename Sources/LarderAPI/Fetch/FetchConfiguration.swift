@@ -33,6 +33,9 @@ public struct FetchConfiguration: Sendable {
     /// What the bodies of fetches in flight may hold in memory, all together (`InFlightBudget`): past a
     /// fetch's share its origin is paused until its callers and the store writer catch up.
     public var inFlightBytes: Int
+    /// Whether the origin's tag fields (`Surrogate-Key`, `Cache-Tag`) reach callers (`--forward-tag-headers`);
+    /// by default they are read into the entry's tags and dropped, as Fastly and Cloudflare do.
+    public var forwardTagHeaders = false
 
     /// Creates a configuration.
     /// - Parameters:

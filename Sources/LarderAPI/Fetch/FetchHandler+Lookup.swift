@@ -12,14 +12,14 @@ extension FetchHandler {
     func lookUp(_ call: Call) {
         let primary = CacheKey.make(canonicalURL: call.keyURL)
         let varyNames = (try? service.store.varyNames(forPrimaryKey: primary)) ?? nil
-        let key = FetchKeys.key(canonicalURL: call.keyURL, varyNames: varyNames ?? [], requestHeaders: call.headers)
+        let key = CacheKey.variant(canonicalURL: call.keyURL, varyNames: varyNames ?? [], requestHeaders: call.headers)
         let onlyIfCached = RequestDirectives(headers: call.headers).cacheControl.onlyIfCached
         guard let entry = (try? service.store.entry(for: key)) ?? nil else {
             if onlyIfCached { return sendOnlyIfCachedMiss(call) }
             return fetchFromOrigin(call, key: key, stored: nil, forward: varyNames == nil ? .uriMiss : .varyMiss)
         }
         let now = service.clock()
-        let facts = FetchKeys.facts(of: entry)
+        let facts = entry.facts
         let decision = ServePolicy.decide(
             stored: facts, requestMethod: call.method, requestHeaders: call.headers,
             now: Int64(now.timeIntervalSince1970), overrides: call.decision.overrides)

@@ -107,7 +107,7 @@ extension FetchHandler {
         switch outcome {
         case .revalidated(let entry):
             service.executor.submit { [self] in
-                let facts = FetchKeys.facts(of: entry)
+                let facts = entry.facts
                 let now = Int64(service.clock().timeIntervalSince1970)
                 let age = facts.currentAge(now: now)
                 let ttl = facts.freshnessLifetime(overrides: call.decision.overrides).seconds - age
@@ -148,11 +148,13 @@ extension FetchHandler {
                 ).makeResponse())
             return false
         case .response(let head, _)
-        where collapsed && !Self.sameVariant(head, starter: fetch.requestHeaders, joiner: call.headers):
+        where collapsed
+            && !Vary.matches(
+                field: Vary.field(in: head.headers), originalRequest: fetch.requestHeaders, newRequest: call.headers):
             // The shared response varies on a header this caller sent differently (RFC 9111 §4.1): it
             // needs its own fetch, keyed by its own variant.
             let names = Self.varyNames(head)
-            let variant = FetchKeys.key(canonicalURL: call.keyURL, varyNames: names, requestHeaders: call.headers)
+            let variant = CacheKey.variant(canonicalURL: call.keyURL, varyNames: names, requestHeaders: call.headers)
             fetchFromOrigin(call, key: variant, stored: nil, forward: .varyMiss, coalesce: !names.isEmpty)
             return false
         case .response(let head, let admission):
@@ -179,7 +181,7 @@ extension FetchHandler {
     private func serveStaleIfAllowed(
         _ call: Call, key: CacheKey, entry: StoredEntry, failure: StaleIfError.OriginFailure, detail: String
     ) -> Bool {
-        let facts = FetchKeys.facts(of: entry)
+        let facts = entry.facts
         let decision = StaleIfError.decide(
             stored: facts, requestMethod: call.method, requestHeaders: call.headers, failure: failure,
             now: Int64(service.clock().timeIntervalSince1970), overrides: call.decision.overrides)
@@ -199,7 +201,7 @@ extension FetchHandler {
     private func serveStaleIfDisconnected(
         _ call: Call, key: CacheKey, entry: StoredEntry, forward: CacheStatus.Forward, detail: String
     ) -> Bool {
-        let facts = FetchKeys.facts(of: entry)
+        let facts = entry.facts
         let overrides = call.decision.overrides
         let decision = StaleIfDisconnected.decide(
             stored: facts, requestMethod: call.method, requestHeaders: call.headers,
@@ -226,6 +228,7 @@ extension FetchHandler {
         cacheStatus: CacheStatus
     ) -> HTTPResponse {
         var headers = OriginHeaderForwarding.endToEnd(head.headers)
+        service.hideTagFields(&headers)
         let length = headers["Content-Length"].flatMap { Int($0) }
         headers.remove(names: ["Content-Length", "X-Cache", "X-Cache-Key", "Cache-Status"])
         headers.add(name: "X-Cache", value: xCache.rawValue)
@@ -239,17 +242,6 @@ extension FetchHandler {
         return HTTPResponse(
             status: status, headers: headers,
             body: .stream(InFlightBodySource(body: body, reader: reader), length: length))
-    }
-
-    /// Whether a joiner's request selects the same `Vary` variant as the request that started the fetch.
-    static func sameVariant(_ head: OriginResponseHead, starter: HTTPHeaders, joiner: HTTPHeaders) -> Bool {
-        switch Vary.field(in: head.headers) {
-        case .any: return false
-        case .names(let names):
-            return names.isEmpty
-                || Vary.keyPairs(names: names, requestHeaders: starter)
-                    == Vary.keyPairs(names: names, requestHeaders: joiner)
-        }
     }
 
     /// The names a response's `Vary` lists (none for `*`, which never matches anyway).

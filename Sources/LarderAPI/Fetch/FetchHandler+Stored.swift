@@ -70,7 +70,7 @@ extension FetchHandler {
                         : EncodingVariant(requestHeaders: call.headers)
                     service.hot.insert(
                         HotEntry(
-                            stored: entry, facts: FetchKeys.facts(of: entry), body: body, headers: replayed,
+                            stored: entry, facts: entry.facts, body: body, headers: replayed,
                             variant: variant))
                 }
                 return HTTPResponse(status: status, headers: headers, body: .bytes(body))

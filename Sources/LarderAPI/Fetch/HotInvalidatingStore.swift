@@ -53,19 +53,26 @@ public final class HotInvalidatingStore: CacheStore {
         return try wrapped.delete(key)
     }
 
+    /// Purges in the store and drops the selected entries from memory, before and after (a hit may
+    /// have put one back meanwhile). A soft purge drops them too: memory serves only fresh entries, and
+    /// the store's copy now says stale.
     @discardableResult
-    public func purge(_ scope: CachePurgeScope) throws -> Int {
+    public func purge(_ scope: CachePurgeScope, soft: Bool) throws -> Int {
         forget(scope)
         defer { forget(scope) }
-        return try wrapped.purge(scope)
+        return try wrapped.purge(scope, soft: soft)
     }
 
-    /// Drops the hot entries a purge selects.
+    public func previewPurge(_ scope: CachePurgeScope, soft: Bool, limit: Int) throws -> CachePurgePreview {
+        try wrapped.previewPurge(scope, soft: soft, limit: limit)
+    }
+
+    /// Drops the hot entries a purge selects (one URL's at once, the others by a walk).
     private func forget(_ scope: CachePurgeScope) {
-        switch scope {
-        case .all: hot.remove { _ in true }
-        case .host(let host): hot.remove { $0.host == host.lowercased() }
-        case .urlPrefix(let prefix): hot.remove { $0.url.hasPrefix(prefix) }
+        if let url = scope.url, scope.host == nil, scope.urlPrefix == nil, scope.tags.isEmpty {
+            hot.remove(url: url)
+        } else {
+            hot.remove { scope.matches($0) }
         }
     }
 

@@ -214,11 +214,15 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             revalidate(stored, notModified: head, responseTime: responseTime)
             return
         }
-        var admission = admit(head)
+        var admission =
+            mayStore
+            ? StoreAdmission.evaluate(
+                status: head.status, responseHeaders: head.headers, requestHeaders: requestHeaders,
+                decision: decision, revalidating: stored != nil)
+            : .bypass
         let backlog = service.storeBacklog.load(ordering: .relaxed)
         if admission.stored, backlog >= service.configuration.storeBacklogBytes {
-            admission = InFlightAdmission(
-                stored: false, refusal: "store backlog: \(backlog) bytes waiting to be written")
+            admission = StoreAdmission(stored: false, refusal: "store backlog: \(backlog) bytes waiting to be written")
         }
         let hold = admission.stored && decision.validateImage
         if admission.stored { body.storeOpening() }
@@ -299,7 +303,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             service.storeBacklog.add(bytes.count, ordering: .relaxed)
             var refusal: String?
             if let limit = decision.maxBytes, body.received > limit {
-                refusal = "larger than the filter's maxBytes \(limit)"
+                refusal = StoreAdmission.byteLimitRefusal(limit)
             } else if body.outgrewHold {
                 refusal = "an image larger than \(service.inFlightBudget.perFetch) bytes is not validated in memory"
             }

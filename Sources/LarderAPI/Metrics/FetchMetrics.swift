@@ -72,6 +72,7 @@ public final class FetchMetrics: MetricsSource {
     private let coalesced = Counter()
     private let staleDisconnected = Counter()
     private let storeFailures = Counter()
+    private let tagsDropped = Counter()
     /// Whether the last store write that ended succeeded (true until one fails).
     private let lastStoreWrite = Atomic<Bool>(true)
     // One slot per format and stage, then one per stage for bytes that matched no format.
@@ -121,6 +122,16 @@ public final class FetchMetrics: MetricsSource {
 
     /// Store writes that failed.
     public var storeWriteFailureCount: Int { storeFailures.value }
+
+    /// Counts tags of a stored response that were dropped (beyond 64, longer than 256 bytes, or not
+    /// printable: `EntryTags`).
+    /// - Parameter count: how many.
+    public func tagsDropped(_ count: Int) {
+        tagsDropped.increment(by: count)
+    }
+
+    /// Tags dropped so far.
+    public var tagsDroppedCount: Int { tagsDropped.value }
 
     /// Whether the last store write that ended failed (`/readyz` is 503 until one succeeds again).
     public var lastStoreWriteFailed: Bool { !lastStoreWrite.load(ordering: .relaxed) }
@@ -188,6 +199,12 @@ public final class FetchMetrics: MetricsSource {
             "larder_store_write_failures_total", type: .counter,
             help: "Responses served uncached because writing them to the store failed (disk full, read-only file).")
         text.sample("larder_store_write_failures_total", value: storeFailures.value)
+        text.family(
+            "larder_tags_dropped_total", type: .counter,
+            help:
+                "Tags (Surrogate-Key, Cache-Tag) of stored responses dropped: beyond 64, over 256 bytes, or unprintable."
+        )
+        text.sample("larder_tags_dropped_total", value: tagsDropped.value)
         text.family(
             "larder_image_validation_failures_total", type: .counter,
             help: "Images that failed validation, by format (unknown: matched none) and stage (admission, read).")

@@ -54,6 +54,12 @@ public struct FetchSettings: SettingGroup {
         help: "What happens to requests no filter owns: http (RFC 9111 shared-cache rules) or bypass (never stored).")
     public var defaultPolicy: FilterDefaultPolicy
     @Setting(
+        "forward-tag-headers", default: "false", .boolean,
+        help:
+            "Pass the origin's Surrogate-Key and Cache-Tag fields on to callers; by default they only tag the "
+            + "stored entry (DELETE /cache?tag=) and are dropped.")
+    public var forwardTagHeaders: Bool
+    @Setting(
         "origin-ca-file", default: "", .optionalText("path"),
         help: "PEM file of CA certificates trusted for https origins in addition to the system store (private CAs).")
     public var originCAFile: String?

@@ -40,11 +40,14 @@ final class SQLiteBodyWriter: ReadableBodyWriter {
     private let hints: CacheBodyHints
     private let chunkSize: Int
     private let state = Mutex(State())
+    /// The purge generation when the write began: purges after it may make the entry stale at commit.
+    private let purgeGeneration: UInt64
 
     init(store: SQLiteCacheStore, hints: CacheBodyHints) {
         self.store = store
         self.hints = hints
         self.chunkSize = store.configuration.chunkSize
+        self.purgeGeneration = store.purgeLog.generation
     }
 
     deinit { abandon() }
@@ -105,7 +108,7 @@ final class SQLiteBodyWriter: ReadableBodyWriter {
                         originalSize: state.originalSize, storedSize: state.storedSize,
                         codec: state.codec ?? .identity, crc32: state.crc.value, chunkSize: chunkSize),
                     lastChunk: last.map { ($0, state.nextSequence - 1) }, pendingBody: state.bodyID,
-                    now: store.configuration.clock(), completion: completion)
+                    purgeGeneration: purgeGeneration, now: store.configuration.clock(), completion: completion)
                 // From here the job owns the pending body: it commits it, or deletes it when it fails.
                 state.buffer = []
                 state.bodyID = nil

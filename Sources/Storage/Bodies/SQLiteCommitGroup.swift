@@ -12,6 +12,8 @@ struct SQLiteCommitJob: Sendable {
     let lastChunk: (bytes: [UInt8], sequence: Int64)?
     /// The pending body the earlier chunks went to; `nil` when the body fits in its final chunk.
     let pendingBody: Int64?
+    /// The purge generation when the write began (`SQLitePurgeLog`).
+    let purgeGeneration: UInt64
     let now: Date
     let completion: @Sendable (Result<StoredEntry, CacheStoreError>) -> Void
 }
@@ -110,7 +112,7 @@ final class SQLiteCommitGroup: Sendable {
                 try connection.inTransaction {
                     for job in jobs {
                         do {
-                            committed.append(try Self.apply(job, connection: connection))
+                            committed.append(try Self.apply(job, connection: connection, purges: store.purgeLog))
                         } catch {
                             aJobFailed = true
                             throw error
@@ -130,7 +132,9 @@ final class SQLiteCommitGroup: Sendable {
     }
 
     /// Writes one job in the group's transaction; a failure leaves the transaction to be rolled back.
-    private static func apply(_ job: SQLiteCommitJob, connection: SQLiteConnection) throws -> StoredEntry {
+    private static func apply(
+        _ job: SQLiteCommitJob, connection: SQLiteConnection, purges: SQLitePurgeLog
+    ) throws -> StoredEntry {
         let bodyID = try job.pendingBody ?? SQLiteBodyWriter.nextBodyID(connection)
         if let last = job.lastChunk {
             try SQLiteBodyWriter.insertChunk(last.bytes, body: bodyID, sequence: last.sequence, connection: connection)
@@ -140,6 +144,10 @@ final class SQLiteCommitGroup: Sendable {
         }
         var stored = job.entry
         stored.setStoredBody(job.facts, bodyID: bodyID, now: job.now)
+        // A purge that ran while the body was written, and selects it, leaves it stale (`SQLitePurgeLog`).
+        if let since = purges.staleSince(stored, after: job.purgeGeneration) {
+            stored.staleSince = min(stored.staleSince ?? since, since)
+        }
         // By rowid alone: this also replaces an entry whose key shares the first 64 bits.
         try connection.run("DELETE FROM entry WHERE id = ?", [.integer(SQLiteCacheStore.rowID(stored.key))])
         try SQLiteCacheStore.insert(stored, into: connection)
