@@ -427,6 +427,13 @@ def check_tags(check, page, keys, dialogs, answer):
     check.expect(status == 200 and json.loads(body).get("staleSince"), "the soft-purged entry is kept, marked stale")
     page.click("#meta-close")
 
+    # Both tags listed: the soft-purged entry is marked in its row.
+    listed("check-ui-tag second-tag")
+    marked = page.evaluate(f"getComputedStyle(document.querySelector(\"#en-rows tr[data-key='{socks}'] td.url\"),"
+                           " '::after').content")
+    check.expect("marked stale" in marked, f"the listing marks the soft-purged entry ({marked})")
+    page.screenshot(path=f"{check.args.out}/entries-tags.png", full_page=True)
+
     # A tag purge from the listing: declined first (nothing changes), then accepted.
     listed("check-ui-tag")
     answer["accept"] = False
@@ -434,7 +441,8 @@ def check_tags(check, page, keys, dialogs, answer):
     page.click("#en-purge")
     deadline = time.time() + 10
     while len(dialogs) == before and time.time() < deadline:
-        time.sleep(0.1)
+        # Playwright's sync API delivers events (the dialog) only inside its own calls: not time.sleep.
+        page.wait_for_timeout(100)
     check.expect(dialogs[before:] == ["Purge 1 entry tagged check-ui-tag?"],
                  f"a tag purge asks with the dry run's count ({dialogs[before:]})")
     check.expect(check.api("GET", f"/cache/{shirt}/meta")[0] == 200, "a declined purge changes nothing")
@@ -447,7 +455,6 @@ def check_tags(check, page, keys, dialogs, answer):
     check.expect(status == {"shirt": 404, "socks": 200, "note": 200},
                  f"the tag purge from the page removes the tagged entry only ({status})")
     check.expect(page.locator("#en-rows tr").count() == 0, "the listing is reloaded without the purged entry")
-    page.screenshot(path=f"{check.args.out}/entries-tags.png", full_page=True)
 
 
 def main():
