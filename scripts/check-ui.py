@@ -2,8 +2,8 @@
 """The operator page in headless Chromium against a real Larder and a real origin (run by check-ui.sh).
 
 The origin is an HTTP server in this process on 127.0.0.1: PNG images, a slow body of known length, a
-stored SVG whose script would report to the origin if it ever ran, and a text entry whose URL and headers
-carry markup and quotes. Larder runs with an admin token, so the page is reached through its login form.
+stored SVG whose script would report to the origin if it ever ran, a text entry whose URL and headers
+carry markup and quotes, and two entries tagged by the origin (Surrogate-Key, Cache-Tag). Larder runs with an admin token, so the page is reached through its login form.
 """
 
 import argparse
@@ -28,6 +28,9 @@ SLOW_LENGTH = 320 * 1024
 SLOW_CHUNK = 8 * 1024
 SLOW_EVERY = 0.2  # seconds: 40 chunks, about 8 s
 HOSTILE = "<script>window.__pwned=1</script>\"'"
+# Tagged entries, as origins tag them: Surrogate-Key (space-separated) and Cache-Tag (comma-separated).
+TAGGED = {"/tagged/shirt.txt": ("Surrogate-Key", "check-ui-tag product-7"),
+          "/tagged/socks.txt": ("Cache-Tag", "second-tag")}
 
 
 def png(width, height, seed):
@@ -91,6 +94,8 @@ class Origin(BaseHTTPRequestHandler):
                 "fetch('/cache',{method:'DELETE'});</script><rect width='40' height='40'/></svg>"
             )
             return self.answer(200, svg.encode(), "image/svg+xml")
+        if path in TAGGED:
+            return self.answer(200, b"tagged\n", "text/plain; charset=utf-8", [TAGGED[path]])
         if path == "/note.txt":
             return self.answer(200, b"a note\n", "text/plain; charset=utf-8", [("X-Note", HOSTILE)])
         if path == "/svg-ran":
@@ -186,7 +191,7 @@ def run(check, browser):
     check.expect(status == 201, f"a filter is added before images ({status} {body[:120]!r})")
 
     keys = {}
-    for path in list(Origin.images) + ["/evil.svg", "/note.txt"]:
+    for path in list(Origin.images) + ["/evil.svg", "/note.txt"] + list(TAGGED):
         status, key, _ = check.fetch(path)
         check.expect(status == 200 and key, f"{path} is fetched through Larder")
         keys[path] = key
@@ -194,7 +199,8 @@ def run(check, browser):
     stop_traffic = threading.Event()
 
     def traffic():
-        paths = list(Origin.images)
+        # Not meadow.png: the page purges it below, and a hit request right after would store it again.
+        paths = ["/img/sunrise.png", "/img/harbour.png"]
         count = 0
         while not stop_traffic.is_set():
             try:
@@ -221,10 +227,14 @@ def run(check, browser):
     failed_loads = []
     page.on("response", lambda r: failed_loads.append(f"{r.status} {r.url}") if r.status >= 400 else None)
     dialogs = []
+    answer = {"accept": True}
 
     def on_dialog(dialog):
         dialogs.append(dialog.message)
-        dialog.accept()
+        if answer["accept"]:
+            dialog.accept()
+        else:
+            dialog.dismiss()
 
     page.on("dialog", on_dialog)
     out = check.args.out
@@ -309,7 +319,7 @@ def run(check, browser):
               for i in range(cells.count())}
     check.expect(values.get("X-Note") == HOSTILE, f"a stored header with markup renders as text ({values.get('X-Note')!r})")
     check.expect(page.evaluate("window.__pwned") is None, "no stored markup ran")
-    check.expect(page.locator("script").count() == 1, "the document holds only the page's own script")
+    check.expect(page.locator("script").count() == 2, "the document holds only the page's own scripts")
     page.screenshot(path=f"{out}/meta.png")
     page.click("#meta-close")
 
@@ -322,6 +332,8 @@ def run(check, browser):
     check.expect(len(dialogs) == 1 and "meadow.png" in dialogs[0], "purge asks for confirmation first")
     status, _, _ = check.api("GET", f"/cache/{purge_key}/meta")
     check.expect(status == 404, f"the purged entry is gone from the store ({status})")
+
+    check_tags(check, page, keys, dialogs, answer)
 
     # Filters: the chain in order, and explain naming the owner for each user agent.
     page.click("a[href='#filters']")
@@ -365,6 +377,86 @@ def run(check, browser):
         print(f"copied the entries view to {check.args.docs}")
 
 
+def check_tags(check, page, keys, dialogs, answer):
+    """The tag filter lists by tags (several: a union), the meta view shows tags and staleSince, a soft
+    purge marks an entry stale, and a tag purge, counted by a dry run before its confirmation, removes the
+    tagged entry only."""
+    shirt, socks, note = keys["/tagged/shirt.txt"], keys["/tagged/socks.txt"], keys["/note.txt"]
+
+    def listed(tags=None, click="#en-form button[type=submit]"):
+        # Empties the rows, fills the tags field, clicks what lists, and waits for the new listing.
+        page.evaluate("document.getElementById('en-rows').replaceChildren()")
+        if tags is not None:
+            page.fill("#en-form input[name=tags]", tags)
+        page.click(click)
+        wait_until(page, "document.getElementById('en-rows').children.length > 0"
+                   " || !document.getElementById('en-empty').hidden", 10)
+        return set(page.evaluate("[...document.querySelectorAll('#en-rows tr')].map((tr) => tr.dataset.key)"))
+
+    keys_listed = listed("check-ui-tag")
+    check.expect(keys_listed == {shirt}, f"the tag filter lists the tagged entry only ({len(keys_listed)} rows)")
+    check.expect(note not in keys_listed, "the tag filter hides an untagged entry")
+    check.expect(listed("check-ui-tag, second-tag") == {shirt, socks}, "several tags list the union")
+    check.expect(listed("no-such-tag") == set() and page.is_visible("#en-empty"), "an unknown tag lists nothing")
+    listed("check-ui-tag second-tag")
+    cell = page.text_content(f"#en-rows tr[data-key='{shirt}'] td.tags")
+    check.expect(cell == "check-ui-tag product-7", f"the listing shows an entry's tags ({cell!r})")
+
+    # The meta view: tags as buttons, no staleSince yet; a tag button lists that tag's entries.
+    page.click(f"#en-rows tr[data-key='{shirt}']")
+    page.wait_for_selector("#meta[open]")
+    tags = page.locator("#meta-tags button").all_text_contents()
+    check.expect(tags == ["check-ui-tag", "product-7"], f"the meta view shows the tags ({tags})")
+    stale = page.evaluate("[...document.querySelectorAll('#meta-fields dt')].find((d) => d.textContent ==="
+                          " 'stale since').nextElementSibling.textContent")
+    check.expect(stale == "–", f"a fresh entry has no staleSince ({stale!r})")
+    check.expect(listed(click="#meta-tags button:text-is('product-7')") == {shirt} and page.input_value("#en-form input[name=tags]") == "product-7",
+                 "a tag in the meta view lists the entries carrying it")
+
+    # A soft purge of one entry's URL from its meta view: counted, confirmed, then staleSince is set.
+    listed("second-tag")
+    page.click(f"#en-rows tr[data-key='{socks}']")
+    page.wait_for_selector("#meta[open]")
+    before = len(dialogs)
+    page.click("#meta-stale")
+    wait_until(page, "[...document.querySelectorAll('#meta-fields dt')].find((d) => d.textContent ==="
+               " 'stale since').nextElementSibling.textContent.includes('soft purge')", 10)
+    check.expect(dialogs[before:] and dialogs[before].startswith("Mark 1 entry of ") and "socks.txt" in dialogs[before],
+                 f"a soft purge asks with the dry run's count first ({dialogs[before:]})")
+    status, _, body = check.api("GET", f"/cache/{socks}/meta")
+    check.expect(status == 200 and json.loads(body).get("staleSince"), "the soft-purged entry is kept, marked stale")
+    page.click("#meta-close")
+
+    # Both tags listed: the soft-purged entry is marked in its row.
+    listed("check-ui-tag second-tag")
+    marked = page.evaluate(f"getComputedStyle(document.querySelector(\"#en-rows tr[data-key='{socks}'] td.url\"),"
+                           " '::after').content")
+    check.expect("marked stale" in marked, f"the listing marks the soft-purged entry ({marked})")
+    page.screenshot(path=f"{check.args.out}/entries-tags.png", full_page=True)
+
+    # A tag purge from the listing: declined first (nothing changes), then accepted.
+    listed("check-ui-tag")
+    answer["accept"] = False
+    before = len(dialogs)
+    page.click("#en-purge")
+    deadline = time.time() + 10
+    while len(dialogs) == before and time.time() < deadline:
+        # Playwright's sync API delivers events (the dialog) only inside its own calls: not time.sleep.
+        page.wait_for_timeout(100)
+    check.expect(dialogs[before:] == ["Purge 1 entry tagged check-ui-tag?"],
+                 f"a tag purge asks with the dry run's count ({dialogs[before:]})")
+    check.expect(check.api("GET", f"/cache/{shirt}/meta")[0] == 200, "a declined purge changes nothing")
+    answer["accept"] = True
+    page.click("#en-purge")
+    # The page lists again once the purge is answered: the tag's listing is then empty.
+    wait_until(page, "!document.getElementById('en-empty').hidden", 10)
+    status = {name: check.api("GET", f"/cache/{key}/meta")[0] for name, key in
+              [("shirt", shirt), ("socks", socks), ("note", note)]}
+    check.expect(status == {"shirt": 404, "socks": 200, "note": 200},
+                 f"the tag purge from the page removes the tagged entry only ({status})")
+    check.expect(page.locator("#en-rows tr").count() == 0, "the listing is reloaded without the purged entry")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--larder", required=True)
@@ -384,7 +476,7 @@ def main():
                 browser.close()
     finally:
         check.close()
-    print(f"screenshots in {args.out}/ (overview, inflight, entries, meta, filters); {time.time() - started:.0f} s")
+    print(f"screenshots in {args.out}/ (overview, inflight, entries, meta, entries-tags, filters); {time.time() - started:.0f} s")
     if check.failures:
         print(f"check-ui: {len(check.failures)} check(s) failed", file=sys.stderr)
         sys.exit(1)

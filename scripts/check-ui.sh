@@ -2,9 +2,10 @@
 # The operator page in a real browser (issue 19): headless Chromium (Debian's `chromium` package,
 # driven by Playwright for Python; no browser is downloaded) loads /ui/ from a real `larder serve` on
 # loopback that fetches from a real origin on loopback (scripts/check-ui.py), and checks the thumbnail,
-# the progress bar, explain, purge, text-only rendering, an SVG that must not run, and that the page
-# logs no console error and violates no CSP rule. Screenshots of each view go to .build/check-ui/
-# (git-ignored). About 40 s once Chromium is installed (the install itself: about a minute).
+# the progress bar, explain, purge, text-only rendering, an SVG that must not run, the tag filter and
+# the tag and soft purges, and that the page logs no console error and violates no CSP rule. Screenshots
+# of each view go to .build/check-ui/ (git-ignored). About 25 s once Chromium is installed (the install
+# itself: about a minute).
 #
 #   scripts/check-ui.sh            # build the debug binary if needed, run the check
 #   LARDER_BIN=path scripts/check-ui.sh

@@ -16,6 +16,9 @@
 #   KIND=text SIZES=1k ...                           # English-like text the origin gzips, with Vary:
 #                                                    # Accept-Encoding (Benchmarks/fetch/make-bodies.py);
 #                                                    # KIND=bin (default) is random bytes without Vary
+#   REFRESH=2 HITS=20000 SIZES=1k ...                # while the hits run, what an open operator page asks
+#                                                    # every 2 s (/metrics, /fetches); then REFRESHES (20)
+#                                                    # of them alone: instructions per refresh
 #
 # Misses: N requests for URLs nobody asked for before (a counter in the origin URL's query), again over one
 # connection; the dump waits until the store has committed all N (the store writes behind the answers), so
@@ -117,6 +120,27 @@ report() {
         "$(awk -v h="$3" -v i="$idle_ir" -v n="$2" 'BEGIN { print (h - i) / n }')"
 }
 
+# The requests one refresh of an open operator page makes (its in-flight view: /metrics and /fetches).
+page_refresh() {
+    curl -s -o /dev/null "http://127.0.0.1:$LARDER_PORT/metrics"
+    curl -s -o /dev/null "http://127.0.0.1:$LARDER_PORT/fetches"
+}
+# A refresh every REFRESH seconds in the background until refresh_stop; one line per refresh in $WORK/refreshes.
+refresh_loop() {
+    rm -f "$WORK/refresh-stop"
+    : >"$WORK/refreshes"
+    (while [ ! -e "$WORK/refresh-stop" ]; do
+        page_refresh
+        echo >>"$WORK/refreshes"
+        sleep "$REFRESH"
+    done) &
+    REFRESH_PID=$!
+}
+refresh_stop() {
+    touch "$WORK/refresh-stop"
+    wait "$REFRESH_PID"
+}
+
 header=()
 [ -n "${GZIP:-}" ] && header=(-H "Accept-Encoding: gzip")
 [ "$HITS" -gt 0 ] && printf "%-6s %8s %16s %16s %14s\n" size hits "Ir hits" "Ir idle" "Ir per hit"
@@ -134,12 +158,27 @@ for size in $([ "$HITS" -gt 0 ] && echo "$SIZES"); do
     for _ in $(seq "$HITS"); do printf 'url = "%s"\noutput = "/dev/null"\n' "$url" >>"$WORK/urls"; done
     zero
     start=$(date +%s.%N)
+    if [ -n "${REFRESH:-}" ]; then refresh_loop; fi
     curl -s "${header[@]}" -w '%{http_code} %header{x-cache}\n' -K "$WORK/urls" >"$WORK/codes"
+    if [ -n "${REFRESH:-}" ]; then refresh_stop; fi
     elapsed=$(since "$start")
     hits_ir=$(dump)
     expect_all "$size" "$HITS" HIT
     report "$size" "$HITS" "$hits_ir" "$elapsed"
+    if [ -n "${REFRESH:-}" ]; then
+        echo "($(wc -l <"$WORK/refreshes") page refreshes of /metrics and /fetches during the hits)"
+    fi
 done
+
+if [ -n "${REFRESH:-}" ]; then
+    # What one refresh costs alone: REFRESHES of them back to back.
+    REFRESHES=${REFRESHES:-20}
+    zero
+    start=$(date +%s.%N)
+    for _ in $(seq "$REFRESHES"); do page_refresh; done
+    elapsed=$(since "$start")
+    report refresh "$REFRESHES" "$(dump)" "$elapsed"
+fi
 
 # Entries the store has committed (the database is read while larder runs; WAL lets it).
 entries() { sqlite3 "$WORK/larder.db" "SELECT count(*) FROM entry" 2>/dev/null || echo 0; }

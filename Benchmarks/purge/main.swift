@@ -14,6 +14,8 @@ struct Options {
     var tagged = 10_000
     var window = 3.0
     var reuse = false
+    /// Load the store and stop (Benchmarks/million uses the loaded file).
+    var loadOnly = false
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -24,6 +26,7 @@ struct Options {
             case "--tagged": tagged = Int(iterator.next()!)!
             case "--window": window = Double(iterator.next()!)!
             case "--reuse": reuse = true
+            case "--load-only": loadOnly = true
             default: fatalError("unknown argument \(argument)")
             }
         }
@@ -69,6 +72,8 @@ if try store.stats().entryCount < options.entries {
         })
     try store.checkpoint()
 }
+
+if options.loadOnly { exit(0) }
 
 /// Counts work done by a background loop, until told to stop.
 final class Load: Sendable {

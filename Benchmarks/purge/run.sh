@@ -4,7 +4,7 @@
 # thread serves hits (lookup and body read) from the store and another stores misses, and prints the
 # rates before, during and after. Exit status 0 when the purge took ≤ 2 s, hits kept ≥ 0.8× their rate
 # and misses were stored during it. Extra arguments go to the benchmark (--entries N, --tagged N,
-# --window SECONDS, --reuse to keep the loaded file between runs, --db PATH).
+# --window SECONDS, --reuse to keep the loaded file between runs, --db PATH, --load-only to load and stop).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 swift build -c release --product PurgeBenchmark >/dev/null

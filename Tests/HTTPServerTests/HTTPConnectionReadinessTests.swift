@@ -9,9 +9,10 @@ import Testing
 @Suite(.serialized) struct HTTPConnectionReadinessTests {
     /// More pipelined bytes than one read takes (the loop's buffer is 64 KiB) behind a pipeline limit, with
     /// answers that come later from another thread: reading pauses with bytes still in the socket, and
-    /// must resume when the pipeline frees up. Not a strict test of the remembered edge (`readReady`):
-    /// on loopback the rest of the bytes usually arrive after the pause, bringing an edge of their own,
-    /// so this test passed with the resumed read disabled. It guards the pipeline as a whole.
+    /// must resume when the pipeline frees up. Not a strict test of the remembered edge (that is
+    /// `HTTPConnectionStateMachineTests.anEdgeSeenWhilePausedIsReadWhenReadingResumes`): on loopback the rest
+    /// of the bytes usually arrive after the pause, bringing an edge of their own, so this test passed with
+    /// the resumed read disabled. It guards the pipeline as a whole.
     @Test(arguments: [2, 16])
     func pipelineLargerThanOneReadIsAnsweredWhole(maxPipelined: Int) async throws {
         let served = Counter()

@@ -29,7 +29,7 @@ import Testing
                     })
             }
             #expect(released != nil, "the waiter is held while it waits")
-            #expect(fetch.state.withLock { $0.waitTimer != nil })
+            #expect(fetch.waiters.timerArmed)
             let handle = harness.client.fetch(
                 OriginRequest(url: harness.origin.url("/unused")), delegate: IgnoringFetchDelegate())
             defer { handle.cancel() }
@@ -37,7 +37,7 @@ import Testing
             fetch.fetch(handle, didReceive: [1, 2, 3, 4])
             #expect(told.status == 200)
             #expect(released == nil, "the answered waiter is still held, 60 s before its deadline")
-            #expect(fetch.state.withLock { $0.waitTimer == nil }, "the deadline timer outlived the answer")
+            #expect(!fetch.waiters.timerArmed, "the deadline timer outlived the answer")
         }
     }
 
@@ -70,7 +70,7 @@ import Testing
             id: 1,
             key: CacheKey.variant(canonicalURL: "http://127.0.0.1/d", varyNames: [], requestHeaders: HTTPHeaders()),
             url: "http://127.0.0.1/d", keyURL: "http://127.0.0.1/d", decision: .defaultHTTP, stored: nil,
-            requestHeaders: HTTPHeaders(), mayStore: false, service: harness.service)
+            requestHeaders: HTTPHeaders(), mayStore: false, dependencies: harness.service.inFlight)
     }
 }
 

@@ -46,7 +46,7 @@ import Testing
         let routes = [
             "/fetch", "/fetches", "/cache", "/cache/{key}", "/cache/{key}/meta", "/filters", "/filters/explain",
             "/filters/{name}", "/livez", "/healthz", "/readyz", "/metrics", "/openapi.yaml", "/ui", "/ui/",
-            "/ui/operator.js", "/ui/operator.css", "/ui/icon.svg", "/ui/login", "/ui/logout",
+            "/ui/operator.js", "/ui/entries.js", "/ui/operator.css", "/ui/icon.svg", "/ui/login", "/ui/logout",
         ]
         for route in routes { #expect(document.contains("\n  \(route):\n"), "\(route) is not a path") }
     }

@@ -145,7 +145,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["/ui/", "/ui/operator.js", "/ui/operator.css", "/ui/icon.svg"])
+    @Test(arguments: ["/ui/", "/ui/operator.js", "/ui/entries.js", "/ui/operator.css", "/ui/icon.svg"])
     func pageResponsesCarryAStrictPolicy(path: String) async throws {
         try await withHarness { harness in
             let response = try harness.request("GET", path)
@@ -167,16 +167,19 @@ import Testing
             #expect(page.contains("<noscript>"))
             // Every <script> has a src: the policy would block an inline one, so none may be written.
             let scripts = page.components(separatedBy: "<script").dropFirst()
-            #expect(scripts.count == 1)
+            #expect(scripts.count == 2)
             #expect(scripts.allSatisfy { $0.hasPrefix(" src=") })
             // No event-handler attribute (onclick=, onload=…): the policy would block those too.
             #expect(page.range(of: #"\son[a-z]+\s*="#, options: .regularExpression) == nil)
             #expect(!page.contains("style="))
-            let script = try harness.request("GET", "/ui/operator.js").text
-            #expect(
-                !script.contains("innerHTML") && !script.contains("outerHTML") && !script.contains("insertAdjacentHTML")
-            )
-            #expect(!script.contains("eval(") && !script.contains("document.write"))
+            for path in ["/ui/operator.js", "/ui/entries.js"] {
+                let script = try harness.request("GET", path).text
+                #expect(script.contains("textContent"), "\(path) is not the page's script")
+                #expect(
+                    !script.contains("innerHTML") && !script.contains("outerHTML")
+                        && !script.contains("insertAdjacentHTML"), "\(path) parses HTML")
+                #expect(!script.contains("eval(") && !script.contains("document.write"), "\(path) evaluates text")
+            }
         }
     }
 

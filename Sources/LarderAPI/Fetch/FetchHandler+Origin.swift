@@ -30,9 +30,7 @@ extension FetchHandler {
     ) {
         let shared = coalesce && !call.headers.contains("Authorization")
         let (fetch, isNew) = service.registry.fetch(for: key, coalesce: shared) { id in
-            InFlightFetch(
-                id: id, key: key, url: call.fetchURL, keyURL: call.keyURL, decision: call.decision, stored: stored,
-                requestHeaders: call.originHeaders, mayStore: true, service: service)
+            makeFetch(id, call, key: key, revalidating: stored, mayStore: true)
         }
         wait(on: fetch, call: call, key: key, stored: stored, forward: forward, collapsed: !isNew)
         if isNew {
@@ -45,10 +43,7 @@ extension FetchHandler {
     /// Starts a refresh nobody waits for (RFC 5861 §3), unless one is already under way for the key.
     func refreshInBackground(_ call: Call, key: CacheKey, entry: StoredEntry, conditionalHeaders: HTTPHeaders) {
         let (fetch, isNew) = service.registry.fetch(for: key, coalesce: true) { id in
-            InFlightFetch(
-                id: id, key: key, url: call.fetchURL, keyURL: call.keyURL, decision: call.decision,
-                stored: conditionalHeaders.isEmpty ? nil : entry, requestHeaders: call.originHeaders, mayStore: true,
-                service: service)
+            makeFetch(id, call, key: key, revalidating: conditionalHeaders.isEmpty ? nil : entry, mayStore: true)
         }
         if isNew { fetch.start(conditionalHeaders: conditionalHeaders) }
     }
@@ -57,12 +52,23 @@ extension FetchHandler {
     func bypass(_ call: Call) {
         let key = CacheKey.make(canonicalURL: call.keyURL)
         let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
-            InFlightFetch(
-                id: id, key: key, url: call.fetchURL, keyURL: call.keyURL, decision: call.decision, stored: nil,
-                requestHeaders: call.originHeaders, mayStore: false, service: service)
+            makeFetch(id, call, key: key, revalidating: nil, mayStore: false)
         }
         wait(on: fetch, call: call, key: key, stored: nil, forward: .bypass, collapsed: false)
         fetch.start(conditionalHeaders: HTTPHeaders(), method: call.method == .head ? .head : .get)
+    }
+
+    /// The one way a fetch is made, for a shared miss, a background refresh or a bypass.
+    /// - Parameters:
+    ///   - id: its number in the registry.
+    ///   - revalidating: the stored entry its request is conditional on, if any.
+    ///   - mayStore: `false` for a bypass.
+    private func makeFetch(
+        _ id: Int, _ call: Call, key: CacheKey, revalidating stored: StoredEntry?, mayStore: Bool
+    ) -> InFlightFetch {
+        InFlightFetch(
+            id: id, key: key, url: call.fetchURL, keyURL: call.keyURL, decision: call.decision, stored: stored,
+            requestHeaders: call.originHeaders, mayStore: mayStore, dependencies: service.inFlight)
     }
 
     /// Registers the caller on a fetch with a deadline for the outcome, and as a reader of its body from
@@ -228,7 +234,7 @@ extension FetchHandler {
         cacheStatus: CacheStatus
     ) -> HTTPResponse {
         var headers = OriginHeaderForwarding.endToEnd(head.headers)
-        service.hideTagFields(&headers)
+        service.configuration.hideTagFields(&headers)
         let length = headers["Content-Length"].flatMap { Int($0) }
         headers.remove(names: ["Content-Length", "X-Cache", "X-Cache-Key", "Cache-Status"])
         headers.add(name: "X-Cache", value: xCache.rawValue)

@@ -30,9 +30,8 @@ public final class FetchService: Sendable {
     /// class, below the connections' and the lookups': on a busy CPU a response goes out before the
     /// store work of the fetch that produced it.
     let storeWriters = StorageExecutor(width: 2, label: "larder.fetch.store", qos: .utility)
-    /// Bytes of fetched bodies received for the store and not yet handed to its writer, plus
-    /// `InFlightFetch.backlogOverhead` per fetch not yet committed or abandoned.
-    let storeBacklog = Atomic<Int>(0)
+    /// Bytes of fetched bodies waiting for the store (`StoreBacklog`).
+    let storeBacklog: StoreBacklog
     /// The memory bodies in flight share (`FetchConfiguration.inFlightBytes`).
     let inFlightBudget: InFlightBudget
     /// The origin client (its address policy is the SSRF guard).
@@ -51,6 +50,8 @@ public final class FetchService: Sendable {
     let registry: InFlightRegistry
     let hot: HotEntryCache
     let canonicalURLs = CanonicalURLMemo()
+    /// What each fetch in flight is given (not the service itself).
+    let inFlight: InFlightDependencies
 
     /// Creates the service.
     /// - Parameters:
@@ -78,9 +79,14 @@ public final class FetchService: Sendable {
         self.clock = clock
         self.configuration = configuration
         inFlightBudget = InFlightBudget(limit: configuration.inFlightBytes)
+        storeBacklog = StoreBacklog(limit: configuration.storeBacklogBytes)
         let registry = InFlightRegistry()
         self.registry = registry
         metrics = FetchMetrics(inFlight: { registry.all.count })
+        inFlight = InFlightDependencies(
+            client: client, store: self.store, hot: hot, executor: executor, storeWriters: storeWriters,
+            backlog: storeBacklog, budget: inFlightBudget, registry: registry, metrics: metrics, clock: clock,
+            configuration: configuration, onStoreFailure: onStoreFailure)
     }
 
     /// Adds `GET|HEAD /fetch` and the admin route `GET /fetches` to a router.
@@ -120,7 +126,7 @@ public final class FetchService: Sendable {
 
     /// Bytes of fetched bodies waiting for the store writers, plus the overhead of each fetch not yet
     /// committed (the backlog that `FetchConfiguration.storeBacklogBytes` bounds), for `/metrics`.
-    public var storeBacklogBytes: Int { storeBacklog.load(ordering: .relaxed) }
+    public var storeBacklogBytes: Int { storeBacklog.bytes }
 
     /// Bytes the bodies of fetches in flight hold in memory (what `--in-flight-bytes` bounds), for
     /// `/metrics`.
@@ -135,10 +141,4 @@ public final class FetchService: Sendable {
 
     /// How many origin fetches are under way (for metrics and tests).
     public var inFlightCount: Int { registry.all.count }
-
-    /// Counts and reports a failed store write; the caller serves the response uncached.
-    func recordStoreFailure(url: String, error: any Error) {
-        metrics.storeWriteFailed()
-        onStoreFailure(url, error)
-    }
 }

@@ -27,7 +27,7 @@ extension InFlightFetch {
         var imageFormat: String?
         var declaredContentType: String?
         if decision.validateImage {
-            let validator = ImageValidator(limits: service.configuration.imageLimits, allowSVG: decision.allowSVG)
+            let validator = ImageValidator(limits: dependencies.configuration.imageLimits, allowSVG: decision.allowSVG)
             // Held whole until now (`InFlightBody.holdWhole`); a body that outgrew the hold is not stored.
             switch validator.validate(body.whole ?? []) {
             case .valid(let info):
@@ -41,7 +41,7 @@ extension InFlightFetch {
                 // Callers are held until now (validation), so every one of them gets the sniffed type too.
                 if declaredContentType != nil { state.withLock { $0.head = head } }
             case .invalid(let rejection):
-                service.metrics.imageValidationFailed(format: rejection.format, stage: .admission)
+                dependencies.metrics.imageValidationFailed(format: rejection.format, stage: .admission)
                 refuse(writer, "not a valid image: \(rejection)", invalidImage: true)
                 done()
                 return
@@ -49,22 +49,22 @@ extension InFlightFetch {
         }
         var entry = makeEntry(head: head, responseTime: responseTime, imageFormat: imageFormat)
         entry.declaredContentType = declaredContentType
-        service.tag(&entry, responseHeaders: head.headers, filterTags: decision.tags)
+        dependencies.tag(&entry, responseHeaders: head.headers, filterTags: decision.tags)
         // Whatever memory holds for this URL is about to be replaced.
         let url = keyURL
-        service.hot.remove(url: url)
+        dependencies.hot.remove(url: url)
         writer.commit(entry) { [self] result in
             switch result {
             case .success:
                 // Again after the commit: a hit may have put the old entry back in memory meanwhile.
-                service.hot.remove(url: url)
-                service.metrics.storeWriteSucceeded()
+                dependencies.hot.remove(url: url)
+                dependencies.metrics.storeWriteSucceeded()
             case .failure(let error):
                 state.withLock {
                     $0.storing = false; $0.refusal = "store: \(error)"
                 }
                 body.storeStopped()
-                service.recordStoreFailure(url: url, error: error)
+                dependencies.recordStoreFailure(url: url, error: error)
             }
             releaseHeld()
             done()
@@ -103,27 +103,22 @@ extension InFlightFetch {
     /// What decides how long this fetch's entry is fresh and kept.
     var lifetimes: StoredEntry.Lifetimes {
         StoredEntry.Lifetimes(
-            overrides: decision.overrides, staleIfDisconnected: service.configuration.staleIfDisconnected,
-            revalidationAllowance: service.configuration.revalidationAllowance)
+            overrides: decision.overrides, staleIfDisconnected: dependencies.configuration.staleIfDisconnected,
+            revalidationAllowance: dependencies.configuration.revalidationAllowance)
     }
 
     /// Tells callers held until the body was complete (image validation) what they get.
     func releaseHeld() {
         body.releaseWhole()
-        var waiters: [Waiter] = []
-        var outcome: InFlightOutcome?
-        state.withLock { state in
-            guard state.outcome == nil, let head = state.head else { return }
-            let made = InFlightOutcome.response(
-                head,
-                admission: StoreAdmission(
-                    stored: state.storing, refusal: state.refusal, invalidImage: state.invalidImage))
-            state.outcome = made
-            outcome = made
-            waiters = Self.takeWaiters(&state)
+        guard waiters.outcome == nil else { return }
+        let (head, admission) = state.withLock { state in
+            (
+                state.head,
+                StoreAdmission(stored: state.storing, refusal: state.refusal, invalidImage: state.invalidImage)
+            )
         }
-        guard let outcome else { return }
-        for waiter in waiters { waiter(outcome) }
+        guard let head else { return }
+        waiters.settle(.response(head, admission: admission), tellingNow: true)
     }
 
     /// Freshens the stored entry after a 304 (RFC 9111 §4.3.4) and tells every caller.
@@ -133,18 +128,14 @@ extension InFlightFetch {
             if let entry = stored.freshened(
                 by: head.headers, requestTime: requestTime, responseTime: responseTime, lifetimes: lifetimes)
             {
-                _ = try? service.store.updateMetadata(entry)
+                _ = try? dependencies.store.updateMetadata(entry)
                 outcome = .revalidated(entry)
             } else {
                 outcome = .failure(.protocolError(detail: "304 names another representation than the stored one"))
             }
-            let waiters = state.withLock { state -> [Waiter] in
-                state.outcome = outcome
-                state.finished = true
-                return Self.takeWaiters(&state)
-            }
-            for waiter in waiters { waiter(outcome) }
-            service.registry.remove(self)
+            state.withLock { $0.finished = true }
+            waiters.settle(outcome, tellingNow: true)
+            dependencies.registry.remove(self)
         }
     }
 }

@@ -19,22 +19,7 @@ import Upstream
 /// per fetch would let Dispatch start a thread per fetch blocked on SQLite's one writer; a burst of 32
 /// concurrent misses ran 100 threads).
 final class InFlightFetch: OriginFetchDelegate, Sendable {
-    /// A caller waiting for the outcome.
-    typealias Waiter = @Sendable (InFlightOutcome) -> Void
-
-    /// A caller waiting for the outcome, and when it stops waiting (uptime nanoseconds).
-    struct Waiting {
-        let deadline: UInt64
-        let waiter: Waiter
-    }
-
     struct State {
-        var outcome: InFlightOutcome?
-        var waiters: [Waiting] = []
-        /// Fires at the earliest waiter's deadline while the outcome is unknown; cancelled once it is known,
-        /// so that a waiter is released with its answer and not kept until its deadline.
-        var waitTimer: (any DispatchSourceTimer)?
-        var joined = 0
         /// The origin finished (or a revalidation was answered): no more bytes come.
         var finished = false
         var head: OriginResponseHead?
@@ -42,9 +27,6 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         var refusal: String?
         var invalidImage = false
         var holdUntilComplete = false
-        /// The head's outcome is known but its waiters are told with the first body bytes, or at the end of
-        /// the read that brought the head.
-        var announcePending = false
         /// Bytes this fetch added to the service's store backlog.
         var backlogBytes = 0
         var originFetch: OriginFetch?
@@ -72,8 +54,11 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     /// The same on the monotonic clock, for the latency metric (the injected clock may stand still).
     let startedUptime = DispatchTime.now().uptimeNanoseconds
     let requestTime: Date
-    let service: FetchService
+    /// What the fetch works with (`FetchService.inFlight`).
+    let dependencies: InFlightDependencies
     let state = Mutex(State())
+    /// The callers waiting for the outcome.
+    let waiters: InFlightWaiters
     /// The response body, as it arrives, for the callers and the store writer.
     let body: InFlightBody
     let storeQueue: DispatchQueue
@@ -84,7 +69,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
 
     init(
         id: Int, key: CacheKey, url: String, keyURL: String, decision: FilterDecision, stored: StoredEntry?,
-        requestHeaders: HTTPHeaders, mayStore: Bool, service: FetchService
+        requestHeaders: HTTPHeaders, mayStore: Bool, dependencies: InFlightDependencies
     ) {
         self.id = id
         self.key = key
@@ -94,14 +79,16 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         self.stored = stored
         self.requestHeaders = requestHeaders
         self.mayStore = mayStore
-        self.service = service
-        startedAt = service.clock()
+        self.dependencies = dependencies
+        startedAt = dependencies.clock()
         requestTime = startedAt
-        storeQueue = service.storeWriters.queueInTurn()
+        storeQueue = dependencies.storeWriters.queueInTurn()
         writerBox = InFlightWriterBox(queue: storeQueue)
-        purgesBefore = service.store.purgeCount
-        let registry = service.registry
-        body = InFlightBody(budget: service.inFlightBudget, executor: service.executor) {
+        purgesBefore = dependencies.store.purgeCount
+        waiters = InFlightWaiters(
+            limit: dependencies.configuration.maxWaiters, timeout: dependencies.configuration.waiterTimeout)
+        let registry = dependencies.registry
+        body = InFlightBody(budget: dependencies.budget, executor: dependencies.executor) {
             registry.seal(key: key, id: id)
         }
     }
@@ -123,87 +110,24 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             for field in conditionalHeaders { headers.add(name: field.name, value: field.value) }
         }
         let request = OriginRequest(method: mayStore ? .get : method, url: url, headers: headers)
-        let fetch = service.client.fetch(request, delegate: self)
+        let fetch = dependencies.client.fetch(request, delegate: self)
         body.attach(fetch)
         state.withLock { $0.originFetch = fetch }
     }
-
-    /// Bytes counted against the store backlog for each fetch being stored, on top of its body: 7 245
-    /// waiting 1 KiB fetches held about 70 MiB.
-    static let backlogOverhead = 10 << 10
 
     static let callerOnlyFields = [
         "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range",
     ]
 
-    /// Adds a caller; it is told the outcome once (at once if known), or `.waitExpired` when no outcome
-    /// came within the service's `waiterTimeout` from now.
-    /// - Parameter waiter: receives the outcome.
+    /// Adds a caller (`InFlightWaiters.join`).
     /// - Returns: `false` when the fetch already has `maxWaiters` callers.
-    func join(_ waiter: @escaping Waiter) -> Bool {
-        let deadline = DispatchTime.now().uptimeNanoseconds &+ Self.nanoseconds(service.configuration.waiterTimeout)
-        let known: InFlightOutcome?? = state.withLock { state in
-            guard state.joined < service.configuration.maxWaiters else { return .none }
-            state.joined += 1
-            if let outcome = state.outcome { return .some(outcome) }
-            state.waiters.append(Waiting(deadline: deadline, waiter: waiter))
-            if state.waitTimer == nil {
-                // One timer per fetch, not one per caller: a per-caller timer held the caller (and its
-                // connection) for the whole timeout, long after the answer; under a flood of misses that
-                // was hundreds of thousands of closures.
-                let timer = DispatchSource.makeTimerSource(queue: .global())
-                timer.setEventHandler { [weak self] in self?.expireWaiters() }
-                timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline))
-                timer.activate()
-                state.waitTimer = timer
-            }
-            return .some(nil)
-        }
-        switch known {
-        case .none: return false
-        case .some(.some(let outcome)): waiter(outcome)
-        case .some(.none): break
-        }
-        return true
-    }
-
-    /// Tells the callers whose deadline passed that the wait expired, and re-arms the timer for the others.
-    private func expireWaiters() {
-        let now = DispatchTime.now().uptimeNanoseconds
-        let expired = state.withLock { state -> [Waiter] in
-            guard state.outcome == nil else { return [] }
-            let expired = state.waiters.filter { $0.deadline <= now }.map(\.waiter)
-            state.waiters.removeAll { $0.deadline <= now }
-            if let next = state.waiters.map(\.deadline).min() {
-                state.waitTimer?.schedule(deadline: DispatchTime(uptimeNanoseconds: next))
-            } else {
-                state.waitTimer?.cancel()
-                state.waitTimer = nil
-            }
-            return expired
-        }
-        for waiter in expired { waiter(.waitExpired) }
-    }
-
-    /// Every waiter, taken to be told the outcome; the deadline timer goes with them.
-    static func takeWaiters(_ state: inout State) -> [Waiter] {
-        state.waitTimer?.cancel()
-        state.waitTimer = nil
-        defer { state.waiters = [] }
-        return state.waiters.map(\.waiter)
-    }
-
-    /// A non-negative duration in nanoseconds, for deadlines on Dispatch's uptime clock.
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        return UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds / 1_000_000_000))
-    }
+    func join(_ waiter: @escaping InFlightWaiters.Waiter) -> Bool { waiters.join(waiter) }
 
     /// A snapshot for `/fetches`.
     var snapshot: (bytesReceived: Int, bytesExpected: Int?, waiters: Int, status: Int?) {
-        let (joined, fetch, head) = state.withLock { ($0.joined, $0.originFetch, $0.head) }
+        let (fetch, head) = state.withLock { ($0.originFetch, $0.head) }
         let progress = fetch?.progress
-        return (progress?.bytesReceived ?? body.received, progress?.bytesExpected, joined, head?.status)
+        return (progress?.bytesReceived ?? body.received, progress?.bytesExpected, waiters.joined, head?.status)
     }
 
     /// Whether the origin's response head (other than a 304 to a revalidation) arrived: a failure after it
@@ -213,7 +137,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     // MARK: Origin callbacks (driver thread)
 
     func fetch(_ fetch: OriginFetch, didReceiveHead head: OriginResponseHead) {
-        let responseTime = service.clock()
+        let responseTime = dependencies.clock()
         if head.status == 304, let stored {
             revalidate(stored, notModified: head, responseTime: responseTime)
             return
@@ -224,8 +148,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                 status: head.status, responseHeaders: head.headers, requestHeaders: requestHeaders,
                 decision: decision, revalidating: stored != nil)
             : .bypass
-        let backlog = service.storeBacklog.load(ordering: .relaxed)
-        if admission.stored, backlog >= service.configuration.storeBacklogBytes {
+        let backlog = dependencies.backlog.bytes
+        if admission.stored, backlog >= dependencies.backlog.limit {
             admission = StoreAdmission(stored: false, refusal: "store backlog: \(backlog) bytes waiting to be written")
         }
         let hold = admission.stored && decision.validateImage
@@ -239,19 +163,18 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             state.holdUntilComplete = hold
             if admission.stored {
                 // What a fetch waiting to be written holds besides its body (its state, its writer's).
-                state.backlogBytes += Self.backlogOverhead
-                service.storeBacklog.add(Self.backlogOverhead, ordering: .relaxed)
+                state.backlogBytes += StoreBacklog.overheadPerFetch
+                dependencies.backlog.add(StoreBacklog.overheadPerFetch)
             }
-            if !hold {
-                // Joiners from now on learn it at once; those waiting already once the bytes that came
-                // with the head are in the buffer (the first `didReceive`), or at the end of this read
-                // when none came (`fetchDidEndRead`): each caller's head and first bytes then leave in
-                // one write. Not later: one read of a large body runs to 1.6 MiB (libcurl 7.88 reads up
-                // to 100 buffers per transfer and round), and the head waiting for all of it put a
-                // 4 MiB miss's first byte at 3.3–5.1 ms instead of 1.6–2.0 ms.
-                state.outcome = .response(head, admission: admission)
-                state.announcePending = true
-            }
+        }
+        if !hold {
+            // Joiners from now on learn it at once; those waiting already once the bytes that came with the
+            // head are in the body (the first `didReceive`), or at the end of this read when none came
+            // (`fetchDidEndRead`): each caller's head and first bytes then leave in one write. Not later:
+            // one read of a large body runs to 1.6 MiB (libcurl 7.88 reads up to 100 buffers per transfer
+            // and round), and the head waiting for all of it put a 4 MiB miss's first byte at 3.3–5.1 ms
+            // instead of 1.6–2.0 ms.
+            waiters.settle(.response(head, admission: admission), tellingNow: false)
         }
         if admission.stored {
             var hints = CacheBodyHints(headers: head.headers)
@@ -265,7 +188,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             }
             storeQueue.async { [self, hints] in
                 do {
-                    let writer = try service.store.beginWrite(hints: hints)
+                    let writer = try dependencies.store.beginWrite(hints: hints)
                     writerBox.writer = writer
                     body.storeOpened(writer)
                 } catch {
@@ -273,53 +196,33 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                         $0.refusal = "store: \(error)"; $0.storing = false
                     }
                     body.storeStopped()
-                    service.recordStoreFailure(url: url, error: error)
+                    dependencies.recordStoreFailure(url: url, error: error)
                 }
             }
         }
     }
 
-    func fetchDidEndRead(_ fetch: OriginFetch) { announceResponse() }
-
-    /// Tells the callers who waited for the head (once: with the first body bytes, or after the read that
-    /// brought the head).
-    private func announceResponse() {
-        let (waiters, outcome) = state.withLock { Self.takeAnnouncement(&$0) }
-        if let outcome {
-            for waiter in waiters { waiter(outcome) }
-        }
-    }
-
-    /// The waiters to tell and what, when the head's announcement is still due (and clears it).
-    private static func takeAnnouncement(_ state: inout State) -> ([Waiter], InFlightOutcome?) {
-        guard state.announcePending, let outcome = state.outcome else { return ([], nil) }
-        state.announcePending = false
-        return (takeWaiters(&state), outcome)
-    }
+    func fetchDidEndRead(_ fetch: OriginFetch) { waiters.announce() }
 
     func fetch(_ fetch: OriginFetch, didReceive bytes: [UInt8]) {
         guard state.withLock({ !$0.finished && $0.head != nil }) else { return }
         let drain = body.append(bytes, from: fetch)
-        var announcement: ([Waiter], InFlightOutcome?) = ([], nil)
+        waiters.announce()
         let stop = state.withLock { state -> String? in
-            announcement = Self.takeAnnouncement(&state)
             guard state.storing else { return nil }
             state.backlogBytes += bytes.count
-            service.storeBacklog.add(bytes.count, ordering: .relaxed)
+            dependencies.backlog.add(bytes.count)
             var refusal: String?
             if let limit = decision.maxBytes, body.received > limit {
                 refusal = StoreAdmission.byteLimitRefusal(limit)
             } else if body.outgrewHold {
-                refusal = "an image larger than \(service.inFlightBudget.perFetch) bytes is not validated in memory"
+                refusal = "an image larger than \(dependencies.budget.perFetch) bytes is not validated in memory"
             }
             if let refusal {
                 state.storing = false
                 state.refusal = refusal
             }
             return refusal
-        }
-        if let outcome = announcement.1 {
-            for waiter in announcement.0 { waiter(outcome) }
         }
         if drain {
             storeQueue.async { [self] in drainStore() }
@@ -351,11 +254,11 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                     $0.storing = false; $0.refusal = "store: \(error)"
                 }
                 body.storeStopped()
-                service.recordStoreFailure(url: url, error: error)
+                dependencies.recordStoreFailure(url: url, error: error)
                 return
             }
             state.withLock { $0.backlogBytes -= bytes.count }
-            service.storeBacklog.subtract(bytes.count, ordering: .relaxed)
+            dependencies.backlog.subtract(bytes.count)
             body.stored(readable: (writer as? any ReadableBodyWriter)?.readableBytes ?? 0)
         }
     }
@@ -366,27 +269,22 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
 
     func fetch(_ fetch: OriginFetch, didFinish result: Result<OriginFetchMetrics, OriginError>) {
         // A fetch that ends with the read that brought its head gets no `fetchDidEndRead`.
-        announceResponse()
+        waiters.announce()
         var failure: OriginError?
         if case .failure(let error) = result { failure = error }
-        service.metrics.originFetchFinished(
+        dependencies.metrics.originFetchFinished(
             error: failure, nanoseconds: DispatchTime.now().uptimeNanoseconds &- startedUptime)
-        var waiters: [Waiter] = []
-        let (storing, held, first) = state.withLock { state -> (Bool, Bool, Bool) in
-            guard !state.finished else { return (false, false, false) }
+        let (storing, first) = state.withLock { state -> (Bool, Bool) in
+            guard !state.finished else { return (false, false) }
             state.finished = true
-            if state.outcome == nil, let failure {
-                // No head yet, or a held response that will never be complete: every caller gets the failure.
-                state.outcome = .failure(failure)
-                waiters = Self.takeWaiters(&state)
-            }
-            return (state.storing && failure == nil, state.outcome == nil, true)
+            return (state.storing && failure == nil, true)
         }
         guard first else { return }
         body.finish(failure.map { .failure($0) } ?? .success(()))
-        if let failure {
-            for waiter in waiters { waiter(.failure(failure)) }
-        }
+        // No head yet, or a held response that will never be complete: every caller gets the failure.
+        if let failure { waiters.settle(.failure(failure), tellingNow: true) }
+        // A held response (image validation) still untold: told once the store has its verdict.
+        let held = waiters.outcome == nil
         storeQueue.async { [self] in
             if storing {
                 drainStore()
@@ -406,7 +304,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     /// The store is done with this fetch (committed, refused or abandoned): its bytes leave the backlog
     /// and new callers no longer join it.
     private func finishStoring() {
-        service.storeBacklog.subtract(state.withLock { $0.backlogBytes }, ordering: .relaxed)
-        service.registry.remove(self)
+        dependencies.backlog.subtract(state.withLock { $0.backlogBytes })
+        dependencies.registry.remove(self)
     }
 }

@@ -87,7 +87,7 @@ public final class ReadinessHandler: HTTPResponder {
         }
         return Report(
             draining: draining, lastWriteFailed: service.metrics.lastStoreWriteFailed, probeError: probeError,
-            backlogBytes: max(0, service.storeBacklog.load(ordering: .relaxed)),
+            backlogBytes: service.storeBacklog.bytes,
             backlogLimitBytes: service.configuration.storeBacklogBytes)
     }
 

@@ -10,7 +10,7 @@ import OperatorPageAssets
 /// | --- | --- |
 /// | `GET /ui` | 308 to `/ui/` |
 /// | `GET /ui/` | the page to an admin client; the login form to a browser without a session while a token is configured |
-/// | `GET /ui/operator.js`, `/ui/operator.css`, `/ui/icon.svg` | the page's script, style sheet and icon |
+/// | `GET /ui/operator.js`, `/ui/entries.js`, `/ui/operator.css`, `/ui/icon.svg` | the page's scripts, style sheet and icon |
 /// | `POST /ui/login` | the form's token: 303 to `/ui/` with the session cookie, or 401 with the form again |
 /// | `POST /ui/logout` | ends the session and clears the cookie (204) |
 ///
@@ -38,6 +38,7 @@ public struct OperatorPage: Sendable {
         router.add(.get, "/ui", OperatorRedirect())
         router.add(.get, "/ui/", OperatorPageHandler(access: access))
         router.add(.get, "/ui/operator.js", OperatorAssetHandler(access: access, response: Self.script))
+        router.add(.get, "/ui/entries.js", OperatorAssetHandler(access: access, response: Self.entriesScript))
         router.add(.get, "/ui/operator.css", OperatorAssetHandler(access: access, response: Self.styleSheet))
         router.add(.get, "/ui/icon.svg", OperatorAssetHandler(access: access, response: Self.icon))
         router.add(.post, "/ui/login", OperatorLoginHandler(access: access))
@@ -71,6 +72,9 @@ public struct OperatorPage: Sendable {
     static let script = HTTPResponse(
         status: .ok, headers: headers(contentType: "text/javascript; charset=utf-8", cacheControl: "no-cache"),
         body: .bytes(OperatorPageAssets.script))
+    static let entriesScript = HTTPResponse(
+        status: .ok, headers: headers(contentType: "text/javascript; charset=utf-8", cacheControl: "no-cache"),
+        body: .bytes(OperatorPageAssets.entriesScript))
     static let styleSheet = HTTPResponse(
         status: .ok, headers: headers(contentType: "text/css; charset=utf-8", cacheControl: "no-cache"),
         body: .bytes(OperatorPageAssets.styleSheet))

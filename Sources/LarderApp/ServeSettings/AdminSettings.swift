@@ -3,7 +3,8 @@ public struct AdminSettings: SettingGroup {
     /// Every admin route, as help and the start-up line name them (a test holds this to `openapi.yaml`).
     public static let routes = [
         "/cache", "/cache/<key>", "/cache/<key>/meta", "/filters", "/filters/<name>", "/filters/explain",
-        "/filters/defaults", "/fetches", "/ui/", "/ui/operator.js", "/ui/operator.css", "/ui/icon.svg",
+        "/filters/defaults", "/fetches", "/ui/", "/ui/operator.js", "/ui/entries.js", "/ui/operator.css",
+        "/ui/icon.svg",
     ]
 
     /// How help and the README title this group.
@@ -38,7 +39,7 @@ public struct AdminSettings: SettingGroup {
     @Setting(
         "admin-token", default: "", .optionalText("token"),
         help:
-            "Bearer token the admin API requires (/cache, /cache/<key>, /cache/<key>/meta, /filters, /filters/<name>, /filters/explain, /filters/defaults, /fetches, and the operator page /ui/, /ui/operator.js, /ui/operator.css, /ui/icon.svg, which also takes it through its login form); without one it answers loopback clients only. Full access, named admin."
+            "Bearer token the admin API requires (/cache, /cache/<key>, /cache/<key>/meta, /filters, /filters/<name>, /filters/explain, /filters/defaults, /fetches, and the operator page /ui/, /ui/operator.js, /ui/entries.js, /ui/operator.css, /ui/icon.svg, which also takes it through its login form); without one it answers loopback clients only. Full access, named admin."
     )
     public var token: String?
     @Setting(

@@ -1,4 +1,5 @@
-// Larder's operator page: four views over the admin API, refreshed every 2 s.
+// Larder's operator page: four views over the admin API, refreshed every 2 s. This file holds the
+// requests, formatting, overview, in-flight and filters views; entries.js (loaded after it) the entries view.
 //
 // Safe by construction: every value that comes from the cache (URLs, headers, types, filter names) is
 // written with textContent or as an attribute the browser treats as data; nothing is ever parsed as HTML.
@@ -9,9 +10,6 @@
 const REFRESH_MS = 2000;
 const CHART_SAMPLES = 300; // 10 minutes at one sample per 2 s.
 const RESULTS = ["hit", "miss", "stale", "revalidated", "bypass"];
-// Stored bodies shown as thumbnails: raster formats a browser draws itself. Never SVG or HTML, and the
-// body is requested as an image (/cache/<key> also answers with a sandbox CSP and nosniff).
-const RASTER = new Set(["png", "jpeg", "gif", "bmp", "ico", "cur", "webp", "avif"]);
 
 const $ = (id) => document.getElementById(id);
 
@@ -295,109 +293,6 @@ async function refreshInFlight() {
   $("if-empty").hidden = listing.fetches.length > 0;
 }
 
-// ---- entries: /cache, /cache/<key>/meta, DELETE /cache/<key> ------------------------------------------
-
-const entries = { loaded: false, cursor: null, query: "" };
-
-function entryQuery() {
-  const form = $("en-form");
-  const parameters = new URLSearchParams();
-  for (const name of ["host", "prefix", "type"]) {
-    const value = form.elements[name].value.trim();
-    if (value) parameters.set(name, value);
-  }
-  return parameters;
-}
-
-async function loadEntries(more) {
-  const parameters = more ? new URLSearchParams(entries.query) : entryQuery();
-  if (!more) entries.query = parameters.toString();
-  parameters.set("limit", "50");
-  if (more && entries.cursor) parameters.set("cursor", entries.cursor);
-  const page = await json(`/cache?${parameters}`);
-  const tbody = $("en-rows");
-  if (!more) tbody.replaceChildren();
-  for (const entry of page.entries) tbody.append(entryRow(entry));
-  entries.loaded = true;
-  entries.cursor = page.nextCursor;
-  $("en-more").hidden = !page.nextCursor;
-  $("en-empty").hidden = tbody.children.length > 0;
-}
-
-function thumbnail(entry, className) {
-  if (!RASTER.has(entry.imageFormat)) return element("div", entry.imageFormat ? entry.imageFormat.toUpperCase() : "—", "thumb-none");
-  const image = document.createElement("img");
-  image.className = className;
-  image.alt = "";
-  image.loading = "lazy";
-  image.decoding = "async";
-  image.width = 48;
-  image.height = 48;
-  image.src = `/cache/${encodeURIComponent(entry.key)}`;
-  return image;
-}
-
-function entryRow(entry) {
-  const tr = row([
-    thumbnail(entry, "thumb"), element("td", entry.url, "url"), element("td", entry.contentType || "–"),
-    element("td", formatBytes(entry.storedBytes), "num"), element("td", entry.hits, "num"),
-    element("td", entry.created ? entry.created.replace("T", " ").replace("Z", " UTC") : "–"),
-  ]);
-  tr.dataset.key = entry.key;
-  tr.addEventListener("click", () => openMeta(entry.key).catch(reportError));
-  return tr;
-}
-
-let metaKey = null;
-
-async function openMeta(key) {
-  const meta = await json(`/cache/${encodeURIComponent(key)}/meta`);
-  metaKey = key;
-  $("meta-url").textContent = meta.url;
-  const image = $("meta-image");
-  if (RASTER.has(meta.imageFormat)) {
-    image.src = `/cache/${encodeURIComponent(key)}`;
-    image.hidden = false;
-  } else {
-    image.removeAttribute("src");
-    image.hidden = true;
-  }
-  const declared = meta.declaredContentType && meta.declaredContentType !== meta.contentType
-    ? `${meta.contentType} (sniffed; the origin declared ${meta.declaredContentType})`
-    : meta.contentType || "–";
-  const fields = [
-    ["status", meta.status], ["type", declared], ["image format", meta.imageFormat || "not an image"],
-    ["stored", `${formatBytes(meta.storedBytes)} (${meta.codec})`], ["original", formatBytes(meta.originalBytes)],
-    ["CRC-32", meta.crc32], ["fresh", meta.fresh ? `yes, ${formatSeconds(meta.freshnessLeft)} left` : `no, stale for ${formatSeconds(-meta.freshnessLeft)}`],
-    ["age", formatSeconds(meta.currentAge)], ["hits", meta.hits], ["admitted by", meta.filter || "the default policy"],
-    ["created", meta.created], ["last access", meta.lastAccess], ["expires", meta.expires || "–"],
-    ["ETag", meta.etag || "–"], ["Vary", meta.varyNames.length ? meta.varyNames.join(", ") : "–"], ["key", meta.key],
-  ];
-  const list = $("meta-fields");
-  list.replaceChildren();
-  for (const [name, value] of fields) list.append(element("dt", name), element("dd", value));
-  const headers = $("meta-headers");
-  headers.replaceChildren();
-  for (const header of meta.headers) headers.append(row([element("th", header.name), element("td", header.value, "url")]));
-  $("meta-body").href = `/cache/${encodeURIComponent(key)}`;
-  const dialog = $("meta");
-  if (!dialog.open) dialog.showModal();
-}
-
-async function purgeOpenEntry() {
-  const key = metaKey;
-  if (!key || !window.confirm(`Purge ${$("meta-url").textContent}?`)) return;
-  const response = await api(`/cache/${encodeURIComponent(key)}`, { method: "DELETE" });
-  if (response.status !== 204 && response.status !== 404) {
-    throw new Error(`purge: ${response.status} ${await problemDetail(response)}`);
-  }
-  $("meta").close();
-  const tr = document.querySelector(`#en-rows tr[data-key="${CSS.escape(key)}"]`);
-  if (tr) tr.remove();
-  $("en-empty").hidden = $("en-rows").children.length > 0;
-  showStatus("entry purged");
-}
-
 // ---- filters: /filters, /filters/explain ---------------------------------------------------------------
 
 async function loadFilters() {
@@ -457,13 +352,6 @@ async function logout() {
 
 document.addEventListener("DOMContentLoaded", () => {
   window.addEventListener("hashchange", showView);
-  $("en-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    loadEntries(false).catch(reportError);
-  });
-  $("en-more").addEventListener("click", () => loadEntries(true).catch(reportError));
-  $("meta-close").addEventListener("click", () => $("meta").close());
-  $("meta-purge").addEventListener("click", () => purgeOpenEntry().catch(reportError));
   $("ex-form").addEventListener("submit", (event) => explain(event).catch(reportError));
   $("logout").addEventListener("click", () => logout().catch(reportError));
   // The session cookie is HttpOnly: the script cannot see it, so logging out is offered whenever the

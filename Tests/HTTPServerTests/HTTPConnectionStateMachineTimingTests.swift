@@ -1,0 +1,281 @@
+import HTTPCore
+import Testing
+
+@testable import HTTPServer
+
+/// The connection's rules that run on the clock or end the connection, without sockets: the idle, header,
+/// write and linger timeouts (on a manual clock), the drain on shutdown, failures and streamed bodies.
+@Suite struct HTTPConnectionStateMachineTimingTests {
+    // MARK: Idle, header and write timeouts
+
+    @Test func anIdleConnectionClosesSilentlyAtItsDeadline() {
+        let connection = ConnectionUnderTest(idle: 5)
+        let start = connection.clock.nanoseconds
+        connection.machine.start()
+        _ = connection.steps()
+        connection.machine.readWouldBlock()
+        #expect(connection.steps() == [.armTimer(start + 5 * ConnectionUnderTest.second)])
+        connection.clock.advance(seconds: 4.9)
+        connection.machine.timerFired()
+        #expect(connection.steps() == [.armTimer(start + 5 * ConnectionUnderTest.second)])
+        connection.clock.advance(seconds: 0.1)
+        connection.machine.timerFired()
+        #expect(connection.steps() == [.close])
+    }
+
+    /// Moving a deadline later only records it; the timer re-arms itself when it fires early.
+    @Test func aLaterDeadlineReArmsTheTimerOnlyWhenItFires() {
+        let connection = ConnectionUnderTest(idle: 5)
+        connection.startIdle()
+        let firstDeadline = connection.machine.deadline.expiry
+        connection.clock.advance(seconds: 1)
+        connection.machine.readable(peerClosing: false)
+        _ = connection.steps()
+        connection.receive(get("/a"))
+        _ = connection.steps()
+        connection.answerInFull()
+        let idleAgain = connection.clock.nanoseconds + 5 * ConnectionUnderTest.second
+        #expect(connection.machine.deadline == .idle(at: idleAgain))
+        #expect(connection.steps() == [])
+        connection.clock.nanoseconds = firstDeadline
+        connection.machine.timerFired()
+        #expect(connection.steps() == [.armTimer(idleAgain)])
+    }
+
+    /// From the first byte of a request the header timeout runs and later bytes do not move it (slowloris).
+    @Test func theHeaderTimeoutIsNotMovedByLaterBytes() {
+        let connection = ConnectionUnderTest(header: 1)
+        connection.startIdle()
+        connection.machine.readable(peerClosing: false)
+        _ = connection.steps()
+        let first = connection.clock.nanoseconds
+        connection.receive("GET / HTTP/1.1\r\n")
+        #expect(connection.machine.deadline == .header(at: first + ConnectionUnderTest.second))
+        #expect(connection.steps() == [.armTimer(first + ConnectionUnderTest.second)])
+        for _ in 0..<9 {
+            connection.clock.advance(seconds: 0.1)
+            connection.machine.readable(peerClosing: false)
+            _ = connection.steps()
+            connection.receive("X")
+        }
+        #expect(connection.machine.deadline == .header(at: first + ConnectionUnderTest.second))
+        connection.clock.advance(seconds: 0.1)
+        connection.machine.timerFired()
+        #expect(connection.steps() == [.answer(408)])
+        #expect(connection.machine.intake == .failed)
+        connection.answerInFull()
+        #expect(connection.steps() == [.halfClose, connection.lingerTimer])
+    }
+
+    /// Once the head is complete, each piece of the body restarts the clock: the limit is on pauses.
+    @Test func aBodyMustProgressOncePerHeaderTimeout() {
+        let connection = ConnectionUnderTest(header: 1)
+        connection.startIdle()
+        connection.machine.readable(peerClosing: false)
+        _ = connection.steps()
+        connection.receive("POST /up HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\n")
+        for byte in ["a", "b"] {
+            connection.clock.advance(seconds: 0.9)
+            connection.receive(byte)
+            #expect(
+                connection.machine.deadline == .header(at: connection.clock.nanoseconds + ConnectionUnderTest.second))
+        }
+        connection.receive("c")
+        #expect(connection.steps() == [.dispatch("/up")])
+        #expect(connection.machine.deadline == .none)
+    }
+
+    @Test func aStalledWriteClosesAtTheWriteTimeoutAndEachWaitRestartsIt() {
+        let connection = ConnectionUnderTest(write: 3)
+        connection.startIdle()
+        connection.machine.readable(peerClosing: false)
+        _ = connection.steps()
+        connection.receive(get("/big"))
+        _ = connection.steps()
+        _ = connection.responseReady(closing: false, streams: false)
+        #expect(connection.steps() == [.write])
+        connection.machine.writeBlocked()
+        #expect(connection.machine.output == .blocked)
+        #expect(connection.steps() == [.armTimer(connection.clock.nanoseconds + 3 * ConnectionUnderTest.second)])
+        connection.clock.advance(seconds: 2)
+        connection.machine.writable()
+        #expect(connection.steps() == [.write])
+        connection.machine.writeBlocked()
+        #expect(
+            connection.machine.deadline == .write(at: connection.clock.nanoseconds + 3 * ConnectionUnderTest.second))
+        _ = connection.steps()
+        connection.clock.advance(seconds: 3)
+        connection.machine.timerFired()
+        #expect(connection.steps() == [.close])
+    }
+
+    @Test func aWriteThatCompletesClearsTheWriteDeadline() {
+        let connection = ConnectionUnderTest()
+        connection.startIdle()
+        connection.machine.readable(peerClosing: false)
+        _ = connection.steps()
+        connection.receive(get("/a"))
+        _ = connection.steps()
+        _ = connection.responseReady(closing: false, streams: false)
+        _ = connection.steps()
+        connection.machine.writeBlocked()
+        connection.machine.writable()
+        #expect(connection.steps() == [.write])
+        #expect(connection.written())
+        #expect(
+            connection.machine.deadline == .idle(at: connection.clock.nanoseconds + 60 * ConnectionUnderTest.second))
+    }
+
+    // MARK: Drain on shutdown
+
+    @Test func drainingAnIdleConnectionReadsWhatIsThereThenCloses() {
+        let connection = ConnectionUnderTest()
+        connection.startIdle()
+        connection.machine.drain()
+        #expect(connection.steps() == [.read])
+        connection.machine.readWouldBlock()
+        #expect(connection.steps() == [.close])
+    }
+
+    /// A request the client sent before the shutdown reached it is served, and its answer says close.
+    @Test func drainingServesARequestAlreadyInTheSocket() {
+        let connection = ConnectionUnderTest()
+        connection.startIdle()
+        connection.machine.drain()
+        #expect(connection.steps() == [.read])
+        connection.receive(get("/late"))
+        #expect(connection.steps() == [.dispatch("/late")])
+        #expect(connection.answerInFull() == false)
+        #expect(connection.steps() == [.halfClose, connection.lingerTimer])
+    }
+
+    @Test func drainingLetsTheResponseUnderWayFinishAndSayClose() {
+        let connection = ConnectionUnderTest()
+        connection.startIdle()
+        connection.machine.readable(peerClosing: false)
+        _ = connection.steps()
+        connection.receive(get("/slow"))
+        _ = connection.steps()
+        connection.machine.drain()
+        #expect(connection.steps() == [])
+        #expect(connection.answerInFull() == false)
+        #expect(connection.steps() == [.halfClose, connection.lingerTimer])
+    }
+
+    /// A request whose head has begun may still finish while draining; one not begun is not waited for.
+    @Test func drainingWaitsForARequestThatHasBegun() {
+        let connection = ConnectionUnderTest()
+        connection.startIdle()
+        connection.machine.readable(peerClosing: false)
+        _ = connection.steps()
+        connection.receive("GET /half HTTP/1.1\r\n")
+        _ = connection.steps()
+        connection.machine.drain()
+        #expect(connection.steps() == [])
+        connection.machine.readable(peerClosing: false)
+        #expect(connection.steps() == [.read])
+        connection.receive("Host: t\r\n\r\n")
+        #expect(connection.steps() == [.dispatch("/half")])
+    }
+
+    // MARK: Failures
+
+    @Test func aParseFailureIsAnsweredAndNothingAfterItRuns() {
+        let connection = ConnectionUnderTest()
+        connection.startIdle()
+        connection.machine.readable(peerClosing: false)
+        _ = connection.steps()
+        connection.receive(get("/1") + "GET /2 HTTP/1.1\r\nBad Header\r\n\r\n" + get("/3"))
+        #expect(connection.steps() == [.dispatch("/1")])
+        #expect(connection.machine.intake == .failed)
+        #expect(!connection.machine.mayRead)
+        connection.answerInFull()
+        #expect(connection.steps() == [.answer(400)])
+        #expect(connection.answerInFull() == false)
+        #expect(connection.steps() == [.halfClose, connection.lingerTimer])
+    }
+
+    @Test func aConnectionOverCapacityAnswersWithoutReadingAndCloses() {
+        let connection = ConnectionUnderTest()
+        connection.machine.start(rejecting: HTTPResponse(status: .serviceUnavailable))
+        #expect(connection.steps() == [.answer(503)])
+        connection.machine.readable(peerClosing: false)
+        #expect(connection.steps() == [])
+        #expect(connection.answerInFull() == false)
+        #expect(connection.steps() == [.halfClose, .read])
+    }
+
+    @Test func anAbortClosesAtOnceEvenMidResponse() {
+        let connection = ConnectionUnderTest()
+        connection.startIdle()
+        connection.machine.readable(peerClosing: false)
+        _ = connection.steps()
+        connection.receive(get("/a"))
+        _ = connection.steps()
+        _ = connection.responseReady(closing: false, streams: true)
+        connection.machine.abort()
+        #expect(connection.steps() == [.close])
+        #expect(connection.machine.lifecycle == .closed)
+        #expect(connection.steps() == [])
+    }
+
+    // MARK: Streamed bodies
+
+    /// A stream is pulled one piece at a time, only once the previous piece is written: a slow reader
+    /// bounds what the server holds.
+    @Test func aStreamIsPulledOnlyAfterEachWrite() {
+        let connection = ConnectionUnderTest()
+        connection.startIdle()
+        connection.machine.readable(peerClosing: false)
+        _ = connection.steps()
+        connection.receive(get("/stream"))
+        _ = connection.steps()
+        #expect(connection.responseReady(closing: false, streams: true) == true)
+        // The head goes; the first piece was asked for with it.
+        #expect(connection.steps() == [.write])
+        #expect(!connection.written())
+        #expect(connection.steps() == [])
+        connection.machine.pieceQueued(last: false)
+        #expect(connection.steps() == [.write])
+        connection.machine.writeBlocked()
+        #expect(connection.steps() == [.armTimer(connection.clock.nanoseconds + 30 * ConnectionUnderTest.second)])
+        connection.machine.writable()
+        #expect(connection.steps() == [.write])
+        #expect(!connection.written())
+        #expect(connection.steps() == [.pullPiece])
+        connection.machine.pieceWasEmpty()
+        #expect(connection.steps() == [.pullPiece])
+        connection.machine.pieceQueued(last: true)
+        #expect(connection.steps() == [.write])
+        #expect(connection.written())
+        #expect(connection.machine.exchange == .none)
+    }
+
+    @Test func aStreamThatEndsWithNothingToWriteFinishesTheResponseAtOnce() {
+        let connection = ConnectionUnderTest()
+        connection.startIdle()
+        connection.machine.readable(peerClosing: false)
+        _ = connection.steps()
+        connection.receive(get("/empty-stream") + get("/next"))
+        _ = connection.steps()
+        _ = connection.responseReady(closing: false, streams: true)
+        #expect(connection.steps() == [.write])
+        #expect(!connection.written())
+        #expect(connection.streamEnded())
+        #expect(connection.steps() == [.dispatch("/next")])
+    }
+
+    /// The stream ends while its head is still going out: the response ends when the head is written.
+    @Test func aStreamThatEndsBeforeItsHeadIsWrittenFinishesWithTheWrite() {
+        let connection = ConnectionUnderTest()
+        connection.startIdle()
+        connection.machine.readable(peerClosing: false)
+        _ = connection.steps()
+        connection.receive(get("/empty-stream"))
+        _ = connection.steps()
+        _ = connection.responseReady(closing: false, streams: true)
+        #expect(!connection.streamEnded())
+        #expect(connection.steps() == [.write])
+        #expect(connection.written())
+    }
+}
