@@ -17,4 +17,6 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let patch = HTTPMethod(rawValue: "PATCH")
     public static let connect = HTTPMethod(rawValue: "CONNECT")
     public static let trace = HTTPMethod(rawValue: "TRACE")
+    /// The safe method with a body of the IETF's `QUERY` specification (registered in IANA's method registry).
+    public static let query = HTTPMethod(rawValue: "QUERY")
 }

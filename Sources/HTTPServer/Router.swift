@@ -19,9 +19,12 @@ public struct Router: HTTPResponder {
     /// that path: the common request is routed by one hash lookup instead of matching each pattern.
     private var literalRoutes: [String: Int] = [:]
     /// The methods this server recognizes: RFC 9110's (§9.3; CONNECT never gets here, the parser answers
-    /// it) and PATCH (RFC 5789), and any other some route takes. A recognized method a path does not take
-    /// is 405 there, as clients and contract checkers expect of a standard method.
-    private var knownMethods: Set<HTTPMethod> = [.get, .head, .post, .put, .delete, .options, .trace, .patch]
+    /// it), PATCH (RFC 5789) and QUERY (the IETF's safe method with a body), and any other some route
+    /// takes. A recognized method a path does not take is 405 there, as clients and contract checkers
+    /// (schemathesis sends QUERY to every path) expect of a standard method.
+    private var knownMethods: Set<HTTPMethod> = [
+        .get, .head, .post, .put, .delete, .options, .trace, .patch, .query,
+    ]
 
     /// Creates a router without routes.
     public init() {}

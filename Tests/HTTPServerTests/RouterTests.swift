@@ -113,6 +113,7 @@ import Testing
 
     @Test(arguments: [
         ("POST /cache/abc", 405), ("PATCH /cache/abc", 405), ("OPTIONS /healthz", 405), ("TRACE /healthz", 405),
+        ("QUERY /cache/abc", 405),
         ("PATCH /nope", 404),
     ])
     func aStandardMethodIs405OnAKnownPathAnd404Elsewhere(requestLine: String, status: Int) async throws {
