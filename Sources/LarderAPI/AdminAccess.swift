@@ -111,11 +111,6 @@ public struct AdminAccess: Sendable {
         }
     }
 
-    /// Whether the request's `Cookie` fields name a live operator-page session.
-    /// - Parameter headers: the request's fields.
-    /// - Returns: `false` without a token (there are no sessions then).
-    public func hasLiveSession(_ headers: HTTPHeaders) -> Bool { liveSession(headers) != nil }
-
     private func liveSession(_ headers: HTTPHeaders) -> AdminIdentity? {
         guard let sessions, let value = AdminSessions.cookieValue(in: headers.values(for: "Cookie")) else {
             return nil
@@ -123,33 +118,31 @@ public struct AdminAccess: Sendable {
         return sessions.identity(of: value)
     }
 
-    /// Whether a presented token is a configured one (any scope).
-    /// - Parameter presented: the token as given.
-    /// - Returns: `false` when no token is configured.
-    public func acceptsToken(_ presented: some Collection<UInt8>) -> Bool { token(matching: presented) != nil }
-
     /// The configured token whose secret is `presented` (the operator page's login form). Every token is
     /// compared in full, in constant time.
     /// - Parameter presented: the token as given.
     /// - Returns: the token, or `nil`.
     public func token(matching presented: some Collection<UInt8>) -> AdminToken? {
-        var found: AdminToken?
-        for token in tokens where Self.constantTimeEquals(presented, token.secret) {
-            found = found ?? token
-        }
-        return found
+        Self.firstMatch(presented, in: tokens) { $0.secret }
     }
 
-    /// Decides from the `Authorization` field lines and the client address alone, for a read.
+    /// The first of `candidates` whose secret is `presented`. Every candidate is compared in full
+    /// (`constantTimeEquals`) and the loop never stops early, so the time says neither which one matched
+    /// nor whether one did.
     /// - Parameters:
-    ///   - authorization: every `Authorization` field value of the request, in order.
-    ///   - remote: the client's address.
-    /// - Returns: `.allow` or the error to answer with.
-    public func decide(authorization: [String], remote: HTTPAddress) -> Decision {
-        switch authenticate(authorization: authorization, remote: remote) {
-        case .success: .allow
-        case .failure(let error): .deny(error)
+    ///   - presented: what the client sent.
+    ///   - candidates: the configured secrets' owners.
+    ///   - secret: a candidate's secret.
+    /// - Returns: the first match, or `nil`.
+    static func firstMatch<Candidate>(
+        _ presented: some Collection<UInt8>, in candidates: some Sequence<Candidate>,
+        secret: (Candidate) -> [UInt8]
+    ) -> Candidate? {
+        var found: Candidate?
+        for candidate in candidates where constantTimeEquals(presented, secret(candidate)) {
+            found = found ?? candidate
         }
+        return found
     }
 
     /// Recognises the client from the `Authorization` field lines and its address.
@@ -230,7 +223,7 @@ public struct AdminAccess: Sendable {
     }
 
     /// `b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`, checked per byte.
-    public static func isB64TokenByte(_ byte: UInt8) -> Bool {
+    static func isB64TokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"):

@@ -46,7 +46,7 @@ public final class AdminSessions: Sendable {
     ///   - scope: the token's scope, which the session keeps.
     /// - Returns: its identifier: 32 random bytes from the system's CSPRNG (`getrandom(2)` through
     ///   `SystemRandomNumberGenerator`), as 64 hex digits.
-    public func open(name: String = "admin", scope: AdminScope = .full) -> String {
+    public func open(name: String, scope: AdminScope) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let id = bytes.map { byte in
@@ -65,23 +65,14 @@ public final class AdminSessions: Sendable {
         return id
     }
 
-    /// Whether `id` names a live session. Every live session is compared in full, in time that does not
+    /// Who a live session belongs to. Every live session is compared in full, in time that does not
     /// depend on where a guess differs (`AdminAccess.constantTimeEquals`).
-    /// - Parameter id: the cookie's value.
-    /// - Returns: `true` when it is live.
-    public func isValid(_ id: some Collection<UInt8>) -> Bool { identity(of: id) != nil }
-
-    /// Who a live session belongs to, compared as `isValid(_:)` does.
     /// - Parameter id: the cookie's value.
     /// - Returns: the identity of the token that opened it, or `nil`.
     public func identity(of id: some Collection<UInt8>) -> AdminIdentity? {
         let now = clock()
         return sessions.withLock { sessions in
-            var found: AdminIdentity?
-            for session in sessions where session.expires > now {
-                if AdminAccess.constantTimeEquals(id, session.id) { found = found ?? session.identity }
-            }
-            return found
+            AdminAccess.firstMatch(id, in: sessions.lazy.filter { $0.expires > now }) { $0.id }?.identity
         }
     }
 

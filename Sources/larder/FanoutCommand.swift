@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import HTTPCore
 import LarderApp
 import Synchronization
 import Upstream
@@ -41,12 +42,13 @@ struct FanoutCommand: ParsableCommand {
     }
 
     private var peerList: [String] {
-        peers.split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
+        peers.split(separator: ",").map { String($0.trimmingHTTPWhitespace()) }.filter { !$0.isEmpty }
     }
 
     func run() throws {
         var headers: [(name: String, value: String)] = []
-        let token = try token ?? AdminSettings.resolving(in: ProcessInfo.processInfo.environment).token
+        // The flag, else LARDER_ADMIN_TOKEN, else the first line of LARDER_ADMIN_TOKEN_FILE: what serve reads.
+        let token = try token ?? AdminSettings.resolving(in: ProcessInfo.processInfo.environment).singleToken()
         if let token, !token.isEmpty {
             headers.append(("Authorization", "Bearer \(token)"))
         }
@@ -116,11 +118,4 @@ private final class OutcomeSlots: Sendable {
     func set(_ outcome: FanoutCommand.Outcome, at index: Int) { slots.withLock { $0[index] = outcome } }
 
     var all: [FanoutCommand.Outcome] { slots.withLock { $0.compactMap { $0 } } }
-}
-
-extension StringProtocol {
-    /// The text without leading and trailing spaces and tabs.
-    fileprivate var trimmingSpaces: String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-    }
 }

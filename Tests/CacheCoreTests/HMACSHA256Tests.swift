@@ -58,5 +58,11 @@ import Testing
         #expect(
             HMACSHA256(key: HMACSHA256.sha256(block + [0x61])).authenticationCode(Array("m".utf8))
                 == HMACSHA256(key: block + [0x61]).authenticationCode(Array("m".utf8)))
+        // Used as it is, a one-block key ending in a zero byte is its shorter prefix zero-padded: the same
+        // MAC. Hashed (`>=` in place of `>`), the two would differ.
+        let zeroEnded = [UInt8](repeating: 0x62, count: 63) + [0x00]
+        #expect(
+            HMACSHA256(key: zeroEnded).authenticationCode(Array("m".utf8))
+                == HMACSHA256(key: Array(zeroEnded.prefix(63))).authenticationCode(Array("m".utf8)))
     }
 }

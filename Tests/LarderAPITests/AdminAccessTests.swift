@@ -88,8 +88,8 @@ struct AdminAccessTests {
 
     @Test func withoutATokenLoopbackIsServedAndOthersAreForbidden() {
         let access = AdminAccess(token: nil)
-        #expect(access.decide(authorization: [], remote: Self.loopback) == .allow)
-        guard case .deny(let error) = access.decide(authorization: ["Bearer anything"], remote: Self.remote) else {
+        #expect(decision(access, authorization: [], remote: Self.loopback) == .allow)
+        guard case .deny(let error) = decision(access, authorization: ["Bearer anything"], remote: Self.remote) else {
             Issue.record("a remote client was let in without a token configured")
             return
         }
@@ -100,7 +100,7 @@ struct AdminAccessTests {
     @Test func anEmptyTokenMeansLoopbackOnly() {
         let access = AdminAccess(token: "")
         #expect(!access.requiresToken)
-        #expect(access.decide(authorization: [], remote: Self.remote) != .allow)
+        #expect(decision(access, authorization: [], remote: Self.remote) != .allow)
     }
 
     struct Case: Sendable, CustomTestStringConvertible {
@@ -128,7 +128,7 @@ struct AdminAccessTests {
     func withATokenOnlyTheRightBearerCredentialsPass(_ row: Case) {
         let access = AdminAccess(token: "right-token")
         for remote in [Self.loopback, Self.remote] {
-            let decision = access.decide(authorization: row.authorization, remote: remote)
+            let decision = decision(access, authorization: row.authorization, remote: remote)
             guard let status = row.status else {
                 #expect(decision == .allow)
                 continue
@@ -167,5 +167,13 @@ struct AdminAccessTests {
                 #expect(response.header("Content-Type") == "application/problem+json")
             }
         }
+    }
+}
+
+/// `.allow` or the refusal, from the `Authorization` lines and the address alone (what a read asks).
+private func decision(_ access: AdminAccess, authorization: [String], remote: HTTPAddress) -> AdminAccess.Decision {
+    switch access.authenticate(authorization: authorization, remote: remote) {
+    case .success: .allow
+    case .failure(let error): .deny(error)
     }
 }

@@ -22,8 +22,8 @@ final class CacheAPIHarness: @unchecked Sendable {
     let bodyFailures = FailureLog()
     let access: AdminAccess
 
-    /// Starts the server. `token` configures admin access; `loopbackSeen` pretends the client is elsewhere.
-    init(token: String? = nil) throws {
+    /// Starts the server. `token` (one full token) or `tokens` (named, scoped) configure admin access.
+    init(token: String? = nil, tokens: [AdminToken] = []) throws {
         store = try SQLiteCacheStore(
             configuration: .init(
                 path: directory.file(), chunkSize: Self.chunkSize, clock: { CacheCoreFixtures.epoch }))
@@ -32,7 +32,7 @@ final class CacheAPIHarness: @unchecked Sendable {
             store: store, executor: StorageExecutor(width: 2), clock: { CacheAPIHarness.now },
             onBodyFailure: { key, error in failures.record(key, error) })
         var router = Router()
-        access = AdminAccess(token: token)
+        access = tokens.isEmpty ? AdminAccess(token: token) : AdminAccess(tokens: tokens)
         api.mount(on: &router, access: access)
         OperatorPage(access: access).mount(on: &router)
         server = HTTPServer(
@@ -96,8 +96,10 @@ final class CacheAPIHarness: @unchecked Sendable {
 }
 
 /// Runs a test body against a fresh harness and always stops the server.
-func withHarness(token: String? = nil, _ body: (CacheAPIHarness) async throws -> Void) async throws {
-    let harness = try CacheAPIHarness(token: token)
+func withHarness(
+    token: String? = nil, tokens: [AdminToken] = [], _ body: (CacheAPIHarness) async throws -> Void
+) async throws {
+    let harness = try CacheAPIHarness(token: token, tokens: tokens)
     do {
         try await body(harness)
     } catch {

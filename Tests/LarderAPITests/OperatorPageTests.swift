@@ -113,6 +113,24 @@ import Testing
         }
     }
 
+    @Test func aSessionOpenedWithAReadTokenCannotChangeState() async throws {
+        let tokens = [
+            AdminToken(name: "viewer", secret: "read-only-operator-token", scope: .read),
+            AdminToken(name: "ops", secret: Self.token, scope: .full),
+        ]
+        try await withHarness(tokens: tokens) { harness in
+            let entry = try harness.put("https://a.example/keep.txt", Array("keep".utf8))
+            let pair = try Self.cookie(try Self.login(harness, token: "read-only-operator-token")).pair
+            let listed = try harness.request("GET", "/cache", headers: [("Cookie", pair)])
+            #expect(listed.status == 200)
+            let refused = try harness.request(
+                "DELETE", "/cache/\(entry.key.hex)", headers: [("Cookie", pair), ("X-Larder-CSRF", "1")])
+            #expect(refused.status == 403)
+            #expect(refused.text.contains("https://larder.dev/problems/insufficient-scope"))
+            #expect(try harness.store.entry(for: entry.key) != nil)
+        }
+    }
+
     @Test func aBrowserRequestOnLoopbackNeedsTheCSRFHeaderButCurlDoesNot() async throws {
         try await withHarness { harness in
             let entry = try harness.put("https://a.example/x.txt", Array("x".utf8))

@@ -69,6 +69,14 @@ import Testing
             ["fanout", "--peers", peers, "GET", "/cache?limit=1"], environment: ["LARDER_ADMIN_TOKEN": Self.token])
         #expect(allowed.status == 0, "\(allowed.output)")
         #expect(allowed.output.components(separatedBy: "  200  {\"entries\":").count == 3)
+        // The token file serve reads (LARDER_ADMIN_TOKEN_FILE) serves fanout too.
+        let directory = StorageTestDirectory()
+        let tokenFile = directory.file("admin-token")
+        try Data((Self.token + "\n").utf8).write(to: URL(fileURLWithPath: tokenFile))
+        let fromFile = try await LarderProcess.run(
+            ["fanout", "--peers", peers, "GET", "/cache?limit=1"], environment: ["LARDER_ADMIN_TOKEN_FILE": tokenFile])
+        #expect(fromFile.status == 0, "\(fromFile.output)")
+        #expect(fromFile.output.components(separatedBy: "  200  {\"entries\":").count == 3)
     }
 
     @Test func unreachablePeerFailsTheCommandButTheOthersAreStillCalled() async throws {

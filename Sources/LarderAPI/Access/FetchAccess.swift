@@ -12,7 +12,7 @@ import HTTPServer
 ///
 /// The token travels in a header of its own rather than `Authorization`: a caller's `Authorization`
 /// belongs to the origin (Larder forwards it), and RFC 9111 §3.5 makes a request that carries one
-/// uncacheable unless the response says otherwise; a Larder token must change neither. `FetchGuard`
+/// uncacheable unless the response says otherwise; a Larder token must change neither. `FetchHandler`
 /// removes the field before the filter chain, the cache rules and the origin see the request.
 public struct FetchAccess: Sendable {
     /// The request field that carries a caller token.
@@ -147,11 +147,7 @@ public struct FetchAccess: Sendable {
 
     /// The name of the token whose secret is `presented`; every token is compared in full.
     private func tokenName(for presented: [UInt8]) -> String? {
-        var found: String?
-        for token in tokens where AdminAccess.constantTimeEquals(presented, token.secret) {
-            found = found ?? token.name
-        }
-        return found
+        AdminAccess.firstMatch(presented, in: tokens) { $0.secret }?.name
     }
 
     /// The raw `sig` and `exp` parameters of a query.

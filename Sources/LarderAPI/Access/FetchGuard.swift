@@ -1,9 +1,8 @@
 public import HTTPCore
 public import HTTPServer
 
-/// A responder in front of `/fetch` that lets a request through only when `FetchAccess` admits it,
-/// without the `Larder-Token` field (`FetchHandler` removes it too, for when no guard is mounted), and
-/// answers a refusal itself: 403 problem+json naming what was wrong, never a key or a secret.
+/// A responder in front of `/fetch` that lets a request through only when `FetchAccess` admits it
+/// (`FetchHandler` removes the `Larder-Token` field, guard or not), and answers a refusal itself: 403 problem+json naming what was wrong, never a key or a secret.
 ///
 /// Mounted only when signing or tokens are configured, so that an open `/fetch` pays nothing for it.
 public struct FetchGuard: HTTPResponder {
@@ -23,9 +22,7 @@ public struct FetchGuard: HTTPResponder {
     public func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
         switch access.decide(method: request.method, query: request.query, headers: request.headers) {
         case .token, .signature:
-            var admitted = request
-            admitted.headers.remove(name: FetchAccess.tokenField)
-            wrapped.respond(to: admitted, context: context, writer: writer)
+            wrapped.respond(to: request, context: context, writer: writer)
         case .refused(let refusal):
             writer.send(
                 APIError(

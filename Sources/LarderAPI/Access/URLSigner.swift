@@ -17,9 +17,6 @@ import CacheCore
 /// Several keys may be configured: the first signs, every one verifies (rotation: add the new key in
 /// front, re-sign, then drop the old one). Checks compare the whole signature in constant time.
 public struct URLSigner: Sendable {
-    /// The shortest key accepted, in bytes: a signed URL in hand lets anyone test key guesses offline.
-    public static let minimumKeyBytes = 16
-
     private let keys: [HMACSHA256]
 
     /// Prepares the keys.

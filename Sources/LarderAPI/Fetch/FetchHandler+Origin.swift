@@ -32,7 +32,15 @@ extension FetchHandler {
         let (fetch, isNew) = service.registry.fetch(for: key, coalesce: shared) { id in
             makeFetch(id, call, key: key, revalidating: stored, mayStore: true)
         }
-        wait(on: fetch, call: call, key: key, stored: stored, forward: forward, collapsed: !isNew)
+        guard wait(on: fetch, call: call, key: key, stored: stored, forward: forward, collapsed: !isNew) else {
+            // The fetch let go of its first bytes and cannot give them back (not stored): it takes no new
+            // callers (a new fetch is always joinable), and this one starts a fetch of its own.
+            service.registry.seal(key: fetch.key, id: fetch.id)
+            fetchFromOrigin(
+                call, key: key, stored: stored, conditionalHeaders: conditionalHeaders, forward: forward,
+                coalesce: coalesce)
+            return
+        }
         if isNew {
             fetch.start(conditionalHeaders: conditionalHeaders)
         } else {
@@ -54,7 +62,8 @@ extension FetchHandler {
         let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
             makeFetch(id, call, key: key, revalidating: nil, mayStore: false)
         }
-        wait(on: fetch, call: call, key: key, stored: nil, forward: .bypass, collapsed: false)
+        // A new fetch always takes its first caller.
+        _ = wait(on: fetch, call: call, key: key, stored: nil, forward: .bypass, collapsed: false)
         fetch.start(conditionalHeaders: HTTPHeaders(), method: call.method == .head ? .head : .get)
     }
 
@@ -73,17 +82,12 @@ extension FetchHandler {
 
     /// Registers the caller on a fetch with a deadline for the outcome, and as a reader of its body from
     /// the first byte.
+    /// - Returns: `false` when the fetch no longer takes callers (nothing was done for this one).
     private func wait(
         on fetch: InFlightFetch, call: Call, key: CacheKey, stored: StoredEntry?, forward: CacheStatus.Forward,
         collapsed: Bool
-    ) {
-        guard let reader = fetch.body.addReader() else {
-            // The fetch let go of its first bytes and cannot give them back (not stored): it takes no new
-            // callers, and this one starts a fetch of its own.
-            service.registry.seal(key: fetch.key, id: fetch.id)
-            fetchFromOrigin(call, key: key, stored: stored, forward: forward)
-            return
-        }
+    ) -> Bool {
+        guard let reader = fetch.body.addReader() else { return false }
         let handler = self
         let joined = fetch.join { outcome in
             let relaying = handler.answer(
@@ -98,8 +102,9 @@ extension FetchHandler {
                     status: .serviceUnavailable, type: FetchProblemType.tooManyWaiters,
                     detail: "\(service.configuration.maxWaiters) callers already wait on this URL's fetch."
                 ).makeResponse())
-            return
+            return true
         }
+        return true
     }
 
     /// Answers one caller with a fetch's outcome (on the origin thread or the fetch's store queue;

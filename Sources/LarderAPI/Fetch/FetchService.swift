@@ -25,15 +25,6 @@ public final class FetchService: Sendable {
     public let store: HotInvalidatingStore
     /// Where lookups and body reads run.
     public let executor: StorageExecutor
-    /// Where fetched bodies are written, each fetch's writes in order on one of its queues. Two queues:
-    /// SQLite takes one writer at a time, and the second compresses the next chunk meanwhile. Utility
-    /// class, below the connections' and the lookups': on a busy CPU a response goes out before the
-    /// store work of the fetch that produced it.
-    let storeWriters = StorageExecutor(width: 2, label: "larder.fetch.store", qos: .utility)
-    /// Bytes of fetched bodies waiting for the store (`StoreBacklog`).
-    let storeBacklog: StoreBacklog
-    /// The memory bodies in flight share (`FetchConfiguration.inFlightBytes`).
-    let inFlightBudget: InFlightBudget
     /// The origin client (its address policy is the SSRF guard).
     public let client: OriginClient
     /// The filter chain's seam: who owns a request and how its response is kept.
@@ -50,7 +41,8 @@ public final class FetchService: Sendable {
     let registry: InFlightRegistry
     let hot: HotEntryCache
     let canonicalURLs = CanonicalURLMemo()
-    /// What each fetch in flight is given (not the service itself).
+    /// What each fetch in flight is given (not the service itself): the store writers, the backlog and
+    /// the in-flight budget live here alone.
     let inFlight: InFlightDependencies
 
     /// Creates the service.
@@ -78,15 +70,19 @@ public final class FetchService: Sendable {
         self.decider = decider
         self.clock = clock
         self.configuration = configuration
-        inFlightBudget = InFlightBudget(limit: configuration.inFlightBytes)
-        storeBacklog = StoreBacklog(limit: configuration.storeBacklogBytes)
         let registry = InFlightRegistry()
         self.registry = registry
         metrics = FetchMetrics(inFlight: { registry.all.count })
+        // Where fetched bodies are written, each fetch's writes in order on one of its queues. Two queues:
+        // SQLite takes one writer at a time, and the second compresses the next chunk meanwhile. Utility
+        // class, below the connections' and the lookups': on a busy CPU a response goes out before the
+        // store work of the fetch that produced it.
+        let storeWriters = StorageExecutor(width: 2, label: "larder.fetch.store", qos: .utility)
         inFlight = InFlightDependencies(
             client: client, store: self.store, hot: hot, executor: executor, storeWriters: storeWriters,
-            backlog: storeBacklog, budget: inFlightBudget, registry: registry, metrics: metrics, clock: clock,
-            configuration: configuration, onStoreFailure: onStoreFailure)
+            backlog: StoreBacklog(limit: configuration.storeBacklogBytes),
+            budget: InFlightBudget(limit: configuration.inFlightBytes), registry: registry, metrics: metrics,
+            clock: clock, configuration: configuration, onStoreFailure: onStoreFailure)
     }
 
     /// Adds `GET|HEAD /fetch` and the admin route `GET /fetches` to a router.
@@ -126,14 +122,14 @@ public final class FetchService: Sendable {
 
     /// Bytes of fetched bodies waiting for the store writers, plus the overhead of each fetch not yet
     /// committed (the backlog that `FetchConfiguration.storeBacklogBytes` bounds), for `/metrics`.
-    public var storeBacklogBytes: Int { storeBacklog.bytes }
+    public var storeBacklogBytes: Int { inFlight.backlog.bytes }
 
     /// Bytes the bodies of fetches in flight hold in memory (what `--in-flight-bytes` bounds), for
     /// `/metrics`.
-    public var inFlightBytes: Int { inFlightBudget.bytes }
+    public var inFlightBytes: Int { inFlight.budget.bytes }
 
     /// The most bytes bodies in flight held at once since start (for tests and benchmarks).
-    public var inFlightPeakBytes: Int { inFlightBudget.peakBytes }
+    public var inFlightPeakBytes: Int { inFlight.budget.peakBytes }
 
     /// Bytes the memory tier holds (bodies, fields and prepared heads; what `--hot-bytes` bounds), for
     /// `/metrics`.

@@ -26,7 +26,6 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         var storing = false
         var refusal: String?
         var invalidImage = false
-        var holdUntilComplete = false
         /// Bytes this fetch added to the service's store backlog.
         var backlogBytes = 0
         var originFetch: OriginFetch?
@@ -160,7 +159,6 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             state.responseTime = responseTime
             state.storing = admission.stored
             state.refusal = admission.refusal
-            state.holdUntilComplete = hold
             if admission.stored {
                 // What a fetch waiting to be written holds besides its body (its state, its writer's).
                 state.backlogBytes += StoreBacklog.overheadPerFetch

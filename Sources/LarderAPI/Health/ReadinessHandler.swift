@@ -87,7 +87,7 @@ public final class ReadinessHandler: HTTPResponder {
         }
         return Report(
             draining: draining, lastWriteFailed: service.metrics.lastStoreWriteFailed, probeError: probeError,
-            backlogBytes: service.storeBacklog.bytes,
+            backlogBytes: service.storeBacklogBytes,
             backlogLimitBytes: service.configuration.storeBacklogBytes)
     }
 
