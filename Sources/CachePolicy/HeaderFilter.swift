@@ -28,21 +28,13 @@ public enum HeaderFilter {
         name.isAmong(hopByHopFields) || name.isAmong(connectionOptions)
     }
 
-    /// The members of a message's `Connection` field, as sent (compare them folding ASCII case).
-    ///
-    /// - Parameter headers: The message's header section.
-    /// - Returns: The named options; empty, without allocating, when there is no `Connection` field.
-    public static func connectionOptions(in headers: HTTPHeaders) -> [String] {
-        headers.contains("Connection") ? headers.listValues(for: "Connection") : []
-    }
-
     /// The response header section as it is stored: without hop-by-hop fields, fields named in
     /// `Connection`, proxy fields and Larder's own (RFC 9111 §3.1). Order and repetition are kept.
     ///
     /// - Parameter headers: The response header section from the origin.
     /// - Returns: The fields to store.
     public static func storable(_ headers: HTTPHeaders) -> HTTPHeaders {
-        let options = connectionOptions(in: headers)
+        let options = headers.connectionOptions
         var kept: [(String, String)] = []
         kept.reserveCapacity(headers.count)
         for field in headers where isStorable(field.name, connectionOptions: options) {

@@ -81,7 +81,7 @@ public enum Revalidation {
     ///   - notModified: The 304's header section.
     /// - Returns: The header section to store.
     public static func mergeNotModified(stored: HTTPHeaders, notModified: HTTPHeaders) -> HTTPHeaders {
-        let options = HeaderFilter.connectionOptions(in: notModified)
+        let options = notModified.connectionOptions
         var updates: [String: [String]] = [:]
         var updateOrder: [String] = []
         for field in notModified {

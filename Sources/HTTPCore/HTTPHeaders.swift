@@ -106,9 +106,13 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     }
 }
 
-/// A field name's length and its first 8 bytes folded to ASCII lower case, packed in a word: names
-/// that differ in either differ, and names of up to 8 bytes are equal when their signatures are.
 extension HTTPHeaders {
+    /// The members of the `Connection` field (RFC 9110 §7.6.1), as sent (compare them folding ASCII
+    /// case); empty, without allocating, when there is no such field.
+    public var connectionOptions: [String] {
+        contains("Connection") ? listValues(for: "Connection") : []
+    }
+
     /// The first `X-Request-Id` value. Asked on every request, so its name's signature is computed once.
     var requestIDValue: String? {
         fields.first { $0.hasName(HTTPRequestID.fieldName, requestIDSignature) }?.value
@@ -117,6 +121,8 @@ extension HTTPHeaders {
 
 private let requestIDSignature = NameSignature(HTTPRequestID.fieldName)
 
+/// A field name's length and its first 8 bytes folded to ASCII lower case, packed in a word: names
+/// that differ in either differ, and names of up to 8 bytes are equal when their signatures are.
 private struct NameSignature: Sendable, Equatable {
     let length: Int
     let prefix: UInt64

@@ -70,7 +70,7 @@ public struct HTTPRequest: Sendable, Equatable {
     /// Whether the connection stays open after this request unless the response says otherwise
     /// (RFC 9112 §9.3: HTTP/1.1 by default, HTTP/1.0 only with `Connection: keep-alive`).
     public var wantsKeepAlive: Bool {
-        let options = headers.listValues(for: "Connection")
+        let options = headers.connectionOptions
         if options.contains(where: { $0.equalsIgnoringASCIICase("close") }) { return false }
         if version == .http1_1 { return true }
         return options.contains { $0.equalsIgnoringASCIICase("keep-alive") }

@@ -140,9 +140,11 @@ public struct HTTPRequestParser: Sendable {
 
     /// Whether no byte of an unfinished request is buffered: the connection is between requests, so an
     /// idle keep-alive timeout applies rather than a header-read timeout. Drain `next()` first; complete
-    /// requests still buffered count as bytes.
+    /// requests still buffered count as bytes. Skipped empty lines (RFC 9112 §2.2) do not begin a request:
+    /// a client's stray CRLF after a body must not turn its idle connection into a 408 (their number is
+    /// still bounded by the request-line rules).
     public var isIdle: Bool {
-        failed == nil && state == .requestLine && readIndex == buffer.count && message.emptyLinesSkipped == 0
+        failed == nil && state == .requestLine && readIndex == buffer.count
     }
 
     /// Whether the head of the current request is complete and its body is being read.

@@ -52,8 +52,7 @@ extension HTTPResponse {
 
     /// Whether the handler asked for the connection to close after this response (`Connection: close`).
     public var asksToCloseConnection: Bool {
-        guard headers.contains("Connection") else { return false }
-        return headers.listValues(for: "Connection").contains { $0.equalsIgnoringASCIICase("close") }
+        headers.connectionOptions.contains { $0.equalsIgnoringASCIICase("close") }
     }
 
     /// The handler's own `Content-Length`, which a HEAD answer with no content announces.

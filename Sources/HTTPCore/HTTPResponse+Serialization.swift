@@ -25,6 +25,7 @@ extension HTTPResponse {
     ///   - out: the buffer to append to; appended, never cleared.
     ///   - framing: how the content that follows is delimited.
     ///   - connection: the `Connection` field value to send (`close`, `keep-alive`), or `nil` for none.
+    ///   - requestID: the request's identifier, sent as `X-Request-Id` (`nil`: none).
     public func serializeHead(
         into out: inout [UInt8], framing: Framing, connection: StaticString?, requestID: HTTPRequestID? = nil
     ) {
@@ -37,8 +38,9 @@ extension HTTPResponse {
         Self.finishHead(into: &out, connection: connection)
     }
 
-    /// Writes the status line and every field but `Connection`: what ``serializeHead(into:framing:connection:)``
-    /// writes before the `Connection` field and the empty line. A cache keeps these bytes as a prepared
+    /// Writes the status line and every field but `Connection`: what
+    /// ``serializeHead(into:framing:connection:requestID:)`` writes before the `Connection` field and the
+    /// empty line. A cache keeps these bytes as a prepared
     /// head (``init(preparedHead:status:body:headers:)``); they hold this second's `Date`.
     /// - Parameters:
     ///   - out: the buffer to append to; appended, never cleared.

@@ -43,10 +43,13 @@ public struct ProblemDetails: Sendable, Equatable {
     /// - Returns: the object with the member, or `json` unchanged when it is not an object.
     public static func addingInstance(_ instance: String, to json: [UInt8]) -> [UInt8] {
         guard json.last == UInt8(ascii: "}"), json.count >= 2 else { return json }
-        var out = json
-        out.removeLast()
+        var out: [UInt8] = []
+        out.reserveCapacity(json.count + instance.utf8.count + 14)
+        out.append(contentsOf: json.dropLast())
         if json.count > 2 { out.append(UInt8(ascii: ",")) }
-        out += Array("\"instance\":\"".utf8) + Array(instance.utf8) + Array("\"}".utf8)
+        out.append(contentsOf: "\"instance\":\"".utf8)
+        out.append(contentsOf: instance.utf8)
+        out.append(contentsOf: "\"}".utf8)
         return out
     }
 

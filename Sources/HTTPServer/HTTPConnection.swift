@@ -24,7 +24,6 @@ final class HTTPConnection: @unchecked Sendable {
     let queue: DispatchQueue
     let remoteAddress: HTTPAddress
     let localAddress: HTTPAddress
-    let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
     let accessLog: (@Sendable (HTTPAccessRecord) -> Void)?
     let drainSignal: DrainSignal
@@ -76,7 +75,6 @@ final class HTTPConnection: @unchecked Sendable {
         self.queue = DispatchQueue(label: "larder.http.connection", target: loop.queue)
         self.remoteAddress = remoteAddress
         self.localAddress = localAddress
-        self.configuration = configuration
         self.responder = responder
         self.accessLog = accessLog
         self.drainSignal = drainSignal

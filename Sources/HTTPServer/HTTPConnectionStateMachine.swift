@@ -396,7 +396,7 @@ extension HTTPConnectionStateMachine {
         parseAhead()
         switch next {
         case .request(let request):
-            exchange = .awaitingResponse(keepAlive: request.keepsConnectionOpen)
+            exchange = .awaitingResponse(keepAlive: request.wantsKeepAlive)
             return .dispatch(request)
         case .answer(let response):
             exchange = .awaitingResponse(keepAlive: false)
@@ -465,13 +465,5 @@ extension HTTPConnectionStateMachine {
         } else {
             deadline = .header(at: clock.nanoseconds &+ limits.headerReadTimeout)
         }
-    }
-}
-
-extension HTTPRequest {
-    /// Whether the connection stays open after this request unless the response says otherwise: the
-    /// `Connection` field decides when present, otherwise the version (RFC 9112 §9.3).
-    var keepsConnectionOpen: Bool {
-        headers.contains("Connection") ? wantsKeepAlive : version == .http1_1
     }
 }

@@ -3,7 +3,7 @@ public import HTTPCore
 /// Routes requests by method and path pattern; itself a responder.
 ///
 /// Patterns are literal segments and `:name` parameters (`/cache/:key/meta`). A method that is neither
-/// one of RFC 9110's (and PATCH) nor taken by some route (`get`, `PROPFIND`) gets 501 whatever the path
+/// one of RFC 9110's (and PATCH, QUERY) nor taken by some route (`get`, `PROPFIND`) gets 501 whatever the path
 /// ([RFC 9110 §9.1](https://www.rfc-editor.org/rfc/rfc9110#section-9.1): unrecognized or not implemented);
 /// otherwise a path that matches no pattern gets 404, and a path that
 /// matches with another method 405 with `Allow`. HEAD is served by the GET route when no HEAD route is
@@ -71,9 +71,6 @@ public struct Router: HTTPResponder {
                 return handler.respond(to: request, context: routed, writer: writer)
             }
         }
-        guard knownMethods.contains(request.method) else {
-            return writer.send(Self.notImplemented(request.method))
-        }
         var allowed: [HTTPMethod]?
         for route in routes {
             guard let parameters = route.pattern.match(request.path) else { continue }
@@ -90,7 +87,11 @@ public struct Router: HTTPResponder {
             allowed = Array(route.handlers.keys)
             break
         }
-        if let allowed {
+        // No handler took it. A method no route knows is not implemented here at all (RFC 9110 §9.1),
+        // whatever the path; a known one is 405 where the path exists, 404 where it does not.
+        if !knownMethods.contains(request.method) {
+            writer.send(Self.notImplemented(request.method))
+        } else if let allowed {
             writer.send(Self.methodNotAllowed(request.method, allowed: allowed))
         } else {
             let problem = ProblemDetails.make(

@@ -77,6 +77,21 @@ final class ConnectionUnderTest {
         #expect(steps() == [.armTimer(clock.nanoseconds + machine.limits.idleTimeout)])
     }
 
+    /// A fresh connection whose socket became readable (the peer still sending): it asks to read.
+    func startReadable() {
+        startIdle()
+        machine.readable(peerClosing: false)
+        #expect(steps() == [.read])
+    }
+
+    /// A fresh connection that read one GET of `path` (with `extra` fields): it is dispatched, and the
+    /// connection waits for its response.
+    func startServing(_ path: String, extra: String = "") {
+        startReadable()
+        receive(get(path, extra: extra))
+        #expect(steps() == [.dispatch(path)])
+    }
+
     /// The timer armed for a lingering close that starts now.
     var lingerTimer: Step { .armTimer(clock.nanoseconds + machine.limits.lingerTimeout) }
 

@@ -20,9 +20,7 @@ import Testing
 
     @Test func aShortReadWaitsForTheNextEdge() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        #expect(connection.steps() == [.read])
+        connection.startReadable()
         connection.receive("GET /a HTTP/1.1\r\n")
         // The socket gave less than the buffer holds: it is empty, and new bytes bring a new edge.
         #expect(connection.steps() == [.armTimer(connection.clock.nanoseconds + 10 * ConnectionUnderTest.second)])
@@ -32,9 +30,7 @@ import Testing
 
     @Test func aFullReadReadsAgainWithoutAnEdge() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        #expect(connection.steps() == [.read])
+        connection.startReadable()
         connection.receive("GET /a HTTP/1.1\r\n", filledBuffer: true)
         #expect(connection.steps() == [.read])
     }
@@ -43,9 +39,7 @@ import Testing
     /// paused reader remembers it and reads when the pipeline frees up.
     @Test func anEdgeSeenWhilePausedIsReadWhenReadingResumes() {
         let connection = ConnectionUnderTest(maxPipelined: 1)
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        #expect(connection.steps() == [.read])
+        connection.startReadable()
         connection.receive(get("/a") + get("/b"))
         #expect(connection.steps() == [.dispatch("/a")])
         #expect(!connection.machine.mayRead)
@@ -58,9 +52,7 @@ import Testing
     /// Without an edge while paused, resuming does not read: the socket was empty.
     @Test func resumingWithoutAnEdgeDoesNotRead() {
         let connection = ConnectionUnderTest(maxPipelined: 1)
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
+        connection.startReadable()
         connection.receive(get("/a") + get("/b"))
         #expect(connection.steps() == [.dispatch("/a")])
         connection.answerInFull()
@@ -108,9 +100,7 @@ import Testing
     /// sends, discarding it, so that the close does not become a reset that destroys the response.
     @Test func aClosingResponseHalfClosesAndDiscardsUntilThePeerCloses() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
+        connection.startReadable()
         let start = connection.clock.nanoseconds
         connection.receive(get("/bye", extra: "Connection: close\r\n"))
         #expect(connection.steps() == [.dispatch("/bye")])
@@ -130,9 +120,7 @@ import Testing
 
     @Test func aLingeringConnectionClosesAtItsDeadline() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
+        connection.startReadable()
         connection.receive(get("/bye", extra: "Connection: close\r\n"))
         _ = connection.steps()
         connection.answerInFull()
@@ -142,20 +130,24 @@ import Testing
         #expect(connection.steps() == [.close])
     }
 
+    @Test func aResponseThatAsksToCloseEndsAKeepAliveConnection() {
+        let connection = ConnectionUnderTest()
+        connection.startServing("/a")
+        // The request would keep the connection; the response's `Connection: close` ends it.
+        #expect(connection.answerInFull(closing: true) == false)
+        #expect(connection.steps() == [.halfClose, connection.lingerTimer])
+    }
+
     @Test func http10ClosesUnlessAskedToKeepAlive() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
+        connection.startReadable()
         connection.receive("GET /old HTTP/1.0\r\n\r\n")
         _ = connection.steps()
         #expect(connection.answerInFull() == false)
         #expect(connection.steps() == [.halfClose, connection.lingerTimer])
 
         let kept = ConnectionUnderTest()
-        kept.startIdle()
-        kept.machine.readable(peerClosing: false)
-        _ = kept.steps()
+        kept.startReadable()
         kept.receive("GET /kept HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
         #expect(kept.steps() == [.dispatch("/kept")])
         #expect(kept.answerInFull() == true)
@@ -166,9 +158,7 @@ import Testing
 
     @Test func pipelinedRequestsAreDispatchedOneAtATimeInOrder() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
+        connection.startReadable()
         connection.receive(get("/1") + get("/2") + get("/3"))
         #expect(connection.steps() == [.dispatch("/1")])
         #expect(connection.machine.pendingCount == 2)
@@ -183,9 +173,7 @@ import Testing
 
     @Test func theParserStopsAtThePipelineLimitAndReadingPauses() {
         let connection = ConnectionUnderTest(maxPipelined: 2)
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
+        connection.startReadable()
         connection.receive((1...5).map { get("/\($0)") }.joined(), filledBuffer: true)
         // One dispatched, two parsed ahead, the rest left in the parser; the full read is not followed up.
         #expect(connection.steps() == [.dispatch("/1")])
@@ -200,11 +188,7 @@ import Testing
     /// A response arriving while the connection waits for another does not start a second exchange.
     @Test func aSecondAnswerForTheSameExchangeIsDropped() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
-        connection.receive(get("/a"))
-        _ = connection.steps()
+        connection.startServing("/a")
         connection.answerInFull()
         #expect(connection.responseReady(closing: false, streams: false) == nil)
     }
@@ -213,9 +197,7 @@ import Testing
 
     @Test func continueIsSentOnceTheHeadOfABodyWaitingForItArrives() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
+        connection.startReadable()
         connection.receive("POST /up HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
         #expect(connection.steps() == [.writeContinue, .write])
         #expect(!connection.written())
@@ -227,9 +209,7 @@ import Testing
     /// must not come before the earlier response.
     @Test func continueForAPipelinedRequestWaitsForTheResponseBeforeIt() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
+        connection.startReadable()
         connection.receive(
             get("/a") + "POST /up HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")
         #expect(connection.steps() == [.dispatch("/a")])
@@ -240,9 +220,7 @@ import Testing
 
     @Test func aBodySentWithoutWaitingIsNotToldToContinue() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
+        connection.startReadable()
         connection.receive("POST /up HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\nok")
         #expect(connection.steps() == [.dispatch("/up")])
         #expect(connection.machine.intake == .accepting)

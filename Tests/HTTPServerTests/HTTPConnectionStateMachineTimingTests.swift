@@ -23,6 +23,19 @@ import Testing
         #expect(connection.steps() == [.close])
     }
 
+    /// A stray empty line after an answered request (RFC 9112 §2.2) leaves the connection idle: the idle
+    /// deadline stays, and the header timeout (whose expiry sends 408) is not started.
+    @Test func aStrayEmptyLineBetweenRequestsKeepsTheIdleDeadline() {
+        let connection = ConnectionUnderTest(idle: 60, header: 10)
+        connection.startServing("/a")
+        connection.answerInFull()
+        let idle = connection.machine.deadline
+        #expect(idle == .idle(at: connection.clock.nanoseconds + 60 * ConnectionUnderTest.second))
+        connection.receive("\n")
+        _ = connection.steps()
+        #expect(connection.machine.deadline == idle)
+    }
+
     /// Moving a deadline later only records it; the timer re-arms itself when it fires early.
     @Test func aLaterDeadlineReArmsTheTimerOnlyWhenItFires() {
         let connection = ConnectionUnderTest(idle: 5)
@@ -45,9 +58,7 @@ import Testing
     /// From the first byte of a request the header timeout runs and later bytes do not move it (slowloris).
     @Test func theHeaderTimeoutIsNotMovedByLaterBytes() {
         let connection = ConnectionUnderTest(header: 1)
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
+        connection.startReadable()
         let first = connection.clock.nanoseconds
         connection.receive("GET / HTTP/1.1\r\n")
         #expect(connection.machine.deadline == .header(at: first + ConnectionUnderTest.second))
@@ -70,9 +81,7 @@ import Testing
     /// Once the head is complete, each piece of the body restarts the clock: the limit is on pauses.
     @Test func aBodyMustProgressOncePerHeaderTimeout() {
         let connection = ConnectionUnderTest(header: 1)
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
+        connection.startReadable()
         connection.receive("POST /up HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\n")
         for byte in ["a", "b"] {
             connection.clock.advance(seconds: 0.9)
@@ -87,11 +96,7 @@ import Testing
 
     @Test func aStalledWriteClosesAtTheWriteTimeoutAndEachWaitRestartsIt() {
         let connection = ConnectionUnderTest(write: 3)
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
-        connection.receive(get("/big"))
-        _ = connection.steps()
+        connection.startServing("/big")
         _ = connection.responseReady(closing: false, streams: false)
         #expect(connection.steps() == [.write])
         connection.machine.writeBlocked()
@@ -111,11 +116,7 @@ import Testing
 
     @Test func aWriteThatCompletesClearsTheWriteDeadline() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
-        connection.receive(get("/a"))
-        _ = connection.steps()
+        connection.startServing("/a")
         _ = connection.responseReady(closing: false, streams: false)
         _ = connection.steps()
         connection.machine.writeBlocked()
@@ -151,11 +152,7 @@ import Testing
 
     @Test func drainingLetsTheResponseUnderWayFinishAndSayClose() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
-        connection.receive(get("/slow"))
-        _ = connection.steps()
+        connection.startServing("/slow")
         connection.machine.drain()
         #expect(connection.steps() == [])
         #expect(connection.answerInFull() == false)
@@ -165,9 +162,7 @@ import Testing
     /// A request whose head has begun may still finish while draining; one not begun is not waited for.
     @Test func drainingWaitsForARequestThatHasBegun() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
+        connection.startReadable()
         connection.receive("GET /half HTTP/1.1\r\n")
         _ = connection.steps()
         connection.machine.drain()
@@ -182,9 +177,7 @@ import Testing
 
     @Test func aParseFailureIsAnsweredAndNothingAfterItRuns() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
+        connection.startReadable()
         connection.receive(get("/1") + "GET /2 HTTP/1.1\r\nBad Header\r\n\r\n" + get("/3"))
         #expect(connection.steps() == [.dispatch("/1")])
         #expect(connection.machine.intake == .failed)
@@ -207,15 +200,14 @@ import Testing
 
     @Test func anAbortClosesAtOnceEvenMidResponse() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
-        connection.receive(get("/a"))
-        _ = connection.steps()
-        _ = connection.responseReady(closing: false, streams: true)
+        connection.startServing("/a")
+        #expect(connection.responseReady(closing: false, streams: true) == true)
+        #expect(connection.machine.exchange == .responding(keepAlive: true, body: .awaitingPiece))
         connection.machine.abort()
         #expect(connection.steps() == [.close])
         #expect(connection.machine.lifecycle == .closed)
+        // A piece that was on its way when the connection closed changes nothing.
+        connection.machine.pieceQueued(last: true)
         #expect(connection.steps() == [])
     }
 
@@ -225,11 +217,7 @@ import Testing
     /// bounds what the server holds.
     @Test func aStreamIsPulledOnlyAfterEachWrite() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
-        connection.receive(get("/stream"))
-        _ = connection.steps()
+        connection.startServing("/stream")
         #expect(connection.responseReady(closing: false, streams: true) == true)
         // The head goes; the first piece was asked for with it.
         #expect(connection.steps() == [.write])
@@ -253,9 +241,7 @@ import Testing
 
     @Test func aStreamThatEndsWithNothingToWriteFinishesTheResponseAtOnce() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
+        connection.startReadable()
         connection.receive(get("/empty-stream") + get("/next"))
         _ = connection.steps()
         _ = connection.responseReady(closing: false, streams: true)
@@ -268,11 +254,7 @@ import Testing
     /// The stream ends while its head is still going out: the response ends when the head is written.
     @Test func aStreamThatEndsBeforeItsHeadIsWrittenFinishesWithTheWrite() {
         let connection = ConnectionUnderTest()
-        connection.startIdle()
-        connection.machine.readable(peerClosing: false)
-        _ = connection.steps()
-        connection.receive(get("/empty-stream"))
-        _ = connection.steps()
+        connection.startServing("/empty-stream")
         _ = connection.responseReady(closing: false, streams: true)
         #expect(!connection.streamEnded())
         #expect(connection.steps() == [.write])

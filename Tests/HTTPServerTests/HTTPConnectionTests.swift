@@ -45,6 +45,21 @@ import Testing
         }
     }
 
+    @Test func aResponseAskingToCloseClosesAKeepAliveConnection() async throws {
+        let closing = HTTPClosureResponder { _, _, writer in
+            writer.send(
+                HTTPResponse(status: .ok, headers: HTTPHeaders([("Connection", "close")]), body: .bytes([1])))
+        }
+        try await withServer(responder: closing) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send(get("/one"))
+            let response = try client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.header("Connection") == "close")
+            #expect(client.isClosedByServer())
+        }
+    }
+
     @Test func badRequestInPipelineIsAnsweredAndLaterRequestsAreNotExecuted() async throws {
         let echo = EchoResponder()
         try await withServer(responder: echo) { server in

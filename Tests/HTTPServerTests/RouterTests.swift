@@ -195,4 +195,21 @@ import Testing
             if let body { #expect(response.body == body) }
         }
     }
+
+    /// A route may take a method RFC 9110 does not define: the router then knows it, on a parameterised
+    /// pattern too (501 is only for a method no route takes).
+    @Test(arguments: [
+        ("PURGE /cache/abc", 200), ("PURGE /fetch", 405), ("PURGE /fetch/", 404), ("BREW /cache/abc", 501),
+    ])
+    func aNonStandardMethodARouteTakesIsRoutedNotRefused(request: String, status: Int) async throws {
+        var router = Self.makeRouter()
+        router.add(HTTPMethod(rawValue: "PURGE"), "/cache/:key") { _, _, writer in
+            writer.send(HTTPResponse(status: .ok, body: .bytes([9])))
+        }
+        try await withServer(responder: router) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send("\(request) HTTP/1.1\r\nHost: test\r\n\r\n")
+            #expect(try client.readResponse().status == status)
+        }
+    }
 }
