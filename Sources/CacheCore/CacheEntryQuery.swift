@@ -38,12 +38,13 @@ public struct CacheEntryQuery: Sendable, Equatable {
     /// - Parameter entry: the candidate.
     /// - Returns: `true` when every given filter holds.
     public func matches(_ entry: StoredEntry) -> Bool {
-        if let host, entry.host != host.lowercased() { return false }
-        if let urlPrefix, !entry.url.hasPrefix(urlPrefix) { return false }
         if let contentType, !Self.mediaType(entry.mediaType, matches: contentType) { return false }
-        if !tags.isEmpty, !entry.tags.contains(where: tags.contains) { return false }
-        return true
+        return scope.matches(entry)
     }
+
+    /// The listing's host, prefix and tag filters as the purge scope that selects the same entries: one
+    /// rule for what matches, listing or purging.
+    public var scope: CachePurgeScope { CachePurgeScope(host: host, urlPrefix: urlPrefix, tags: tags) }
 
     /// Whether a media type passes a `type` filter (the listing's `type`, a filter's `contentTypes`).
     /// - Parameters:

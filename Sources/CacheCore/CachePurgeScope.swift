@@ -51,36 +51,39 @@ public struct CachePurgeScope: Sendable, Equatable, CustomStringConvertible {
     /// Whether the scope has no condition (it selects everything).
     public var isAll: Bool { url == nil && host == nil && urlPrefix == nil && tags.isEmpty }
 
-    /// Whether the scope selects an entry with these facts.
-    /// - Parameters:
-    ///   - url: the entry's canonical URL.
-    ///   - host: its host, lower-cased (`CacheEntryQuery.host(of:)`).
-    ///   - tags: its tags.
+    /// The URL when the scope is one URL and nothing else: its entries (and its `Vary` names) are found
+    /// by the URL alone, without a walk.
+    public var onlyURL: String? { host == nil && urlPrefix == nil && tags.isEmpty ? url : nil }
+
+    /// Whether the scope selects an entry. The entry's host is worked out (it allocates) only when the
+    /// scope has a host condition: memory-tier purges run this under the tier's lock.
+    /// - Parameter entry: the candidate.
     /// - Returns: `true` when every condition holds.
-    public func matches(url: String, host: String, tags: [String]) -> Bool {
-        if let wanted = self.url, wanted != url { return false }
-        if let wanted = self.host, wanted != host { return false }
-        if let urlPrefix, !url.hasPrefix(urlPrefix) { return false }
-        if !self.tags.isEmpty, !tags.contains(where: self.tags.contains) { return false }
+    public func matches(_ entry: StoredEntry) -> Bool {
+        if let wanted = url, wanted != entry.url { return false }
+        if let urlPrefix, !entry.url.hasPrefix(urlPrefix) { return false }
+        if !tags.isEmpty, !entry.tags.contains(where: tags.contains) { return false }
+        if let wanted = host, wanted != entry.host { return false }
         return true
     }
 
-    /// Whether the scope selects an entry.
-    /// - Parameter entry: the candidate.
-    /// - Returns: the verdict.
-    public func matches(_ entry: StoredEntry) -> Bool {
-        matches(url: entry.url, host: entry.host, tags: entry.tags)
+    /// The kinds of purge, the `kind` label of the purge metrics.
+    public enum Kind: String, Sendable, CaseIterable {
+        case all, url, tag, host, prefix
+        /// Several kinds of condition combined.
+        case mixed
     }
 
-    /// The purge kind for metrics and logs: `all`, `url`, `tag`, `host`, `prefix`, or `mixed` when several
-    /// kinds of condition are combined.
-    public var kind: String {
-        let kinds = [(url != nil, "url"), (!tags.isEmpty, "tag"), (host != nil, "host"), (urlPrefix != nil, "prefix")]
-            .filter(\.0).map(\.1)
+    /// This purge's kind, for metrics and logs.
+    public var kind: Kind {
+        let conditions: [(Bool, Kind)] = [
+            (url != nil, .url), (!tags.isEmpty, .tag), (host != nil, .host), (urlPrefix != nil, .prefix),
+        ]
+        let kinds = conditions.filter(\.0).map(\.1)
         switch kinds.count {
-        case 0: return "all"
+        case 0: return .all
         case 1: return kinds[0]
-        default: return "mixed"
+        default: return .mixed
         }
     }
 

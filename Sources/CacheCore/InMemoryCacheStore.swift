@@ -204,15 +204,6 @@ public final class InMemoryCacheStore: CacheStore {
         }
     }
 
-    /// Whether a purge scope selects an entry; shared with the SQLite store's tests.
-    /// - Parameters:
-    ///   - scope: the purge.
-    ///   - entry: the candidate.
-    /// - Returns: the verdict.
-    public static func scope(_ scope: CachePurgeScope, covers entry: StoredEntry) -> Bool {
-        scope.matches(entry)
-    }
-
     @discardableResult
     private func remove(_ key: CacheKey, from state: inout State) -> Bool {
         guard let record = state.records.removeValue(forKey: key) else { return false }

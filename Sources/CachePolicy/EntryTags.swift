@@ -57,11 +57,4 @@ public struct EntryTags: Sendable, Equatable {
         return count > 0 && count <= maxBytes
             && tag.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ",") }
     }
-
-    /// Whether a response field is a tag field (`Surrogate-Key`, `Cache-Tag`).
-    /// - Parameter name: the field name, any case.
-    /// - Returns: the verdict.
-    public static func isTagField(_ name: String) -> Bool {
-        name.utf8.count >= 9 && fieldNames.contains { name.equalsIgnoringASCIICase($0) }
-    }
 }

@@ -71,6 +71,17 @@ public struct FilterDecision: Sendable, Equatable {
     /// The default policy `http`: no filter owns the request, RFC 9111 rules decide.
     public static let defaultHTTP = FilterDecision()
 
+    /// The URL a response is keyed by when this filter shapes keys (`ignoreQuery`, `dropParams`): `text`
+    /// canonicalized again with its options. `nil` when it has none (the plain canonical URL is the key),
+    /// so that `/fetch` and a purge by URL agree on keys from one rule.
+    /// - Parameter text: the URL as given.
+    public func keyedURL(for text: String) -> String? {
+        guard canonicalization != URLCanonicalizer.Options(),
+            case .success(let keyed) = URLCanonicalizer(options: canonicalization).canonicalize(text)
+        else { return nil }
+        return keyed.string
+    }
+
     /// The default policy `bypass`: no filter owns the request, nothing is stored.
     public static let defaultBypass = FilterDecision(action: .bypass)
 }

@@ -88,6 +88,18 @@ extension ResponseFacts {
         return lifetime
     }
 
+    /// The current age, and how far past its freshness lifetime that is (0 while fresh): what every
+    /// rule that serves stale (`stale-if-error`, serving while disconnected) weighs against its window.
+    ///
+    /// - Parameters:
+    ///   - now: The current time, in seconds since the epoch.
+    ///   - overrides: The owning filter's overrides of the lifetime.
+    /// - Returns: Both in seconds, never negative.
+    public func staleness(now: Int64, overrides: PolicyOverrides) -> (age: Int64, staleness: Int64) {
+        let age = currentAge(now: now)
+        return (age, max(0, age - freshnessLifetime(overrides: overrides).seconds))
+    }
+
     /// `current_age` of [RFC 9111 §4.2.3](https://www.rfc-editor.org/rfc/rfc9111#section-4.2.3):
     /// the larger of the apparent age (`response_time − date_value`) and the corrected `Age`
     /// (`age_value + response_delay`), plus the time resident in this cache.

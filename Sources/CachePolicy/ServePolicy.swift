@@ -81,6 +81,13 @@ public enum ServePolicy {
         response.mustRevalidate || response.proxyRevalidate || response.sMaxAge.isPresent
     }
 
+    /// Whether the response may never answer stale when the origin fails or is gone (`stale-if-error`,
+    /// serving while disconnected): ``forbidsStale(_:)``, or `no-cache`, which asks for validation on
+    /// every use.
+    public static func forbidsStaleOnFailure(_ response: CacheControl) -> Bool {
+        forbidsStale(response) || response.noCache
+    }
+
     /// The reason a stored response can never answer this request, or `nil` when it may (method and
     /// §3.5 `Authorization`).
     ///

@@ -48,7 +48,7 @@ public enum StaleIfDisconnected {
     ///   - window: The window that applies (``window(setting:overrides:)``).
     /// - Returns: Seconds past expiry.
     public static func allowance(for stored: ResponseFacts, window: Int64) -> Int64 {
-        forbids(stored.cacheControl) ? 0 : max(0, window)
+        ServePolicy.forbidsStaleOnFailure(stored.cacheControl) ? 0 : max(0, window)
     }
 
     /// Decides whether a stored response answers when the origin cannot be reached.
@@ -74,16 +74,10 @@ public enum StaleIfDisconnected {
         {
             return .doNotServe(.notReusable(refusal))
         }
-        if forbids(stored.cacheControl) { return .doNotServe(.revalidationRequired) }
+        if ServePolicy.forbidsStaleOnFailure(stored.cacheControl) { return .doNotServe(.revalidationRequired) }
         guard window > 0 else { return .doNotServe(.off) }
-        let age = stored.currentAge(now: now)
-        let staleness = max(0, age - stored.freshnessLifetime(overrides: overrides).seconds)
+        let (age, staleness) = stored.staleness(now: now, overrides: overrides)
         guard staleness <= window else { return .doNotServe(.tooStale(staleness: staleness, window: window)) }
         return .serveStale(age: age, staleness: staleness, window: window)
-    }
-
-    /// Whether the response's directives forbid serving it stale without validation.
-    private static func forbids(_ response: CacheControl) -> Bool {
-        ServePolicy.forbidsStale(response) || response.noCache
     }
 }

@@ -66,14 +66,13 @@ public enum StaleIfError {
             return .doNotServe(.notReusable(refusal))
         }
         let response = stored.cacheControl
-        if ServePolicy.forbidsStale(response) || response.noCache { return .doNotServe(.revalidationRequired) }
+        if ServePolicy.forbidsStaleOnFailure(response) { return .doNotServe(.revalidationRequired) }
         let request = CacheControl(headers: requestHeaders)
         let windows = [response.staleIfError.value, request.staleIfError.value, overrides.staleIfError].compactMap {
             $0
         }
         guard let window = windows.max() else { return .doNotServe(.noWindow) }
-        let age = stored.currentAge(now: now)
-        let staleness = max(0, age - stored.freshnessLifetime(overrides: overrides).seconds)
+        let (age, staleness) = stored.staleness(now: now, overrides: overrides)
         guard staleness <= window else { return .doNotServe(.tooStale(staleness: staleness, window: window)) }
         return .serveStale(age: age, window: window)
     }

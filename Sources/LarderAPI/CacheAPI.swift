@@ -14,12 +14,17 @@ public import HTTPServer
 /// | `DELETE /cache/<key>` | 204 (`CacheDeleteHandler`) |
 /// | `DELETE /cache` | purge all, or by `?url=`, `?tag=`, `?host=`, `?prefix=`; `soft`, `dryRun`: `{"purged": N}` (`CachePurgeHandler`) |
 ///
-/// Every route sits behind `AdminGuard`; all store work runs on the `StorageExecutor`.
+/// Every route sits behind `AdminGuard`; store work runs on the `StorageExecutor`, purges on a queue of
+/// their own.
 public struct CacheAPI: Sendable {
     /// The store the routes read and change.
     public let store: any CacheStore
     /// Where the store work runs.
     public let executor: StorageExecutor
+    /// Where purges run, one at a time: a purge of many entries lasts seconds on purpose (short batches
+    /// with room for stores between them), and on the shared executor it would hold one of its queues, and
+    /// the `/fetch` lookups handed to that queue, for all of it.
+    let purges = StorageExecutor(width: 1, label: "larder.purge", qos: .utility)
     /// The time source for ages and freshness.
     public let clock: @Sendable () -> Date
     /// Told when a body read fails mid-response (the entry is already gone when it was corrupt).
@@ -114,21 +119,22 @@ public struct CacheAPI: Sendable {
         return (values, lists)
     }
 
-    /// The `tag` parameters of a request's query, checked (`EntryTags.isValid`, at most 64).
+    /// The `tag` parameters of a request's query, checked (`EntryTags.isValid`, at most as many as an entry
+    /// can carry, `EntryTags.maxCount`).
     /// - Parameter tags: the values given.
     /// - Returns: them.
     /// - Throws: `APIError.badQuery` for a value that cannot be a tag, or too many.
     static func tags(_ tags: [String]) throws(APIError) -> [String] {
         for tag in tags where !EntryTags.isValid(tag) {
             throw .badQuery(
-                "tag '\(tag.prefix(50))' is not a tag (1 to 256 printable ASCII characters, no space or comma).")
+                "tag '\(tag.prefix(50))' is not a tag (1 to \(EntryTags.maxBytes) printable ASCII characters, no "
+                    + "space or comma).")
         }
-        guard tags.count <= maxTags else { throw .badQuery("more than \(maxTags) tag parameters.") }
+        guard tags.count <= EntryTags.maxCount else {
+            throw .badQuery("more than \(EntryTags.maxCount) tag parameters.")
+        }
         return tags
     }
-
-    /// The most `tag` parameters a listing or purge takes.
-    public static let maxTags = 64
 
     /// A JSON response with `Cache-Control: no-store` (admin answers describe a changing store).
     static func json(_ text: String, status: HTTPStatus = .ok) -> HTTPResponse {

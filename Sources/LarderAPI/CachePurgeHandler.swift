@@ -44,7 +44,7 @@ public struct CachePurgeHandler: HTTPResponder {
         }
         let store = api.store
         let metrics = api.purgeMetrics
-        api.executor.respond(writer) {
+        api.purges.respond(writer) {
             var object = JSONObjectWriter()
             if purge.dryRun {
                 let preview = try store.previewPurge(purge.scope, soft: purge.soft, limit: Self.dryRunKeys)
@@ -92,13 +92,7 @@ public struct CachePurgeHandler: HTTPResponder {
         case .success(let url): canonical = url
         case .failure(let rejection): throw .badQuery("url is not one Larder fetches: \(rejection).")
         }
-        let decision = decider.decide(url: canonical, headers: headers)
-        if decision.canonicalization != URLCanonicalizer.Options(),
-            case .success(let keyed) = URLCanonicalizer(options: decision.canonicalization).canonicalize(text)
-        {
-            return keyed.string
-        }
-        return canonical.string
+        return decider.decide(url: canonical, headers: headers).keyedURL(for: text) ?? canonical.string
     }
 
     private static func flag(_ name: String, _ value: String?) throws(APIError) -> Bool {

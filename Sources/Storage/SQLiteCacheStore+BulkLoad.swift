@@ -5,7 +5,8 @@ import Zlib
 extension SQLiteCacheStore {
     /// Stores many small entries in few transactions, each body one identity chunk: for benchmarks and
     /// tools that need a store of a million entries in seconds (`Benchmarks/purge`), not for serving (it
-    /// skips the compression decision, the commit group, the purge log and eviction).
+    /// skips the compression decision, the commit group and eviction). Each entry is written as a commit
+    /// writes it (`SQLiteCommitGroup.apply`: the row, its tags, its `Vary` names).
     /// - Parameters:
     ///   - entries: the entries with their bodies (each at most one chunk).
     ///   - transactionSize: entries per transaction.
@@ -22,16 +23,14 @@ extension SQLiteCacheStore {
                                 done = true
                                 break
                             }
-                            let bodyID = try SQLiteBodyWriter.nextBodyID(connection)
-                            try SQLiteBodyWriter.insertChunk(body, body: bodyID, sequence: 0, connection: connection)
-                            var stored = entry
-                            stored.setStoredBody(
-                                StoredBodyFacts(
+                            let job = SQLiteCommitJob(
+                                entry: entry,
+                                facts: StoredBodyFacts(
                                     originalSize: body.count, storedSize: body.count, codec: .identity,
                                     crc32: CRC32.checksum(body), chunkSize: configuration.chunkSize),
-                                bodyID: bodyID, now: configuration.clock())
-                            try connection.run("DELETE FROM entry WHERE id = ?", [.integer(Self.rowID(stored.key))])
-                            try Self.insert(stored, into: connection)
+                                lastChunk: body.isEmpty ? nil : (body, 0), pendingBody: nil,
+                                purgeGeneration: purgeLog.generation, now: configuration.clock(), completion: { _ in })
+                            _ = try SQLiteCommitGroup.apply(job, connection: connection, purges: purgeLog)
                         }
                         return .commit
                     }

@@ -5,17 +5,9 @@ extension SQLiteCacheStore {
     /// the next page starts below, so a page is one index range walk whatever the table's size.
     public func list(_ query: CacheEntryQuery) throws -> CacheEntryPage {
         let below = try query.cursor.map(CacheEntryQuery.position(of:)) ?? Int64.max
-        var conditions = ["seq < ?"]
-        var values: [SQLiteValue] = [.integer(below)]
-        if let host = query.host {
-            conditions.append("host = ?")
-            values.append(.text(host.lowercased()))
-        }
-        if let prefix = query.urlPrefix {
-            let condition = Self.urlPrefixCondition(prefix)
-            conditions.append(condition.sql)
-            values += condition.values
-        }
+        let selected = Self.purgeCondition(query.scope)
+        var conditions = ["seq < ?", selected.sql]
+        var values: [SQLiteValue] = [.integer(below)] + selected.values
         if let type = query.contentType?.lowercased() {
             if type.hasSuffix("/*") {
                 // "image/*": media types from "image/" up to, not including, "image0" ('0' follows '/').
@@ -26,10 +18,6 @@ extension SQLiteCacheStore {
                 conditions.append("media_type = ?")
                 values.append(.text(type))
             }
-        }
-        if !query.tags.isEmpty {
-            conditions.append(Self.tagCondition(count: query.tags.count))
-            values += query.tags.map { .text($0) }
         }
         values.append(.int(query.limit + 1))
         let sql = Self.selectEntry + " WHERE " + conditions.joined(separator: " AND ") + " ORDER BY seq DESC LIMIT ?"

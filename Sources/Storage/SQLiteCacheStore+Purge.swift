@@ -29,10 +29,14 @@ extension SQLiteCacheStore {
                 let sql: String
                 var values: [SQLiteValue]
                 if soft {
+                    // Marked rows stay, so each batch starts after the last row the previous one marked
+                    // (`id > ?`, in id order): without the cursor, batch k would step over the k batches of
+                    // rows already marked before finding new ones, quadratic in the rows purged.
                     sql = """
                         UPDATE entry SET stale_since = ?, sweep_after = min(sweep_after, ? + stale_allowance)
                         WHERE id IN (SELECT id FROM entry WHERE \(condition.sql) AND seq <= ? AND stale_since IS NULL
-                            LIMIT ?)
+                            AND id > ? ORDER BY id LIMIT ?)
+                        RETURNING id
                         """
                     values = [.real(now.timeIntervalSince1970), .real(now.timeIntervalSince1970)]
                 } else {
@@ -42,6 +46,7 @@ extension SQLiteCacheStore {
                 }
                 values += condition.values + [.integer(last)]
                 var total = 0
+                var cursor = Int64.min
                 // Rows per transaction: at most `purgeBatchSize`, and fewer when a batch holds the writer
                 // longer than `purgeBatchTarget`, so that stores waiting for it are not held up for long.
                 var batch = min(100, Self.purgeBatchSize)
@@ -51,8 +56,16 @@ extension SQLiteCacheStore {
                     let changed = try database.write { connection -> Int in
                         var changed = 0
                         try connection.inTransaction {
-                            changed = try connection.run(sql, values + [.int(batch)])
-                            if changed < batch, !soft { try Self.forgetVary(scope, connection: connection) }
+                            if soft {
+                                let marked = try connection.query(sql, values + [.integer(cursor), .int(batch)]) {
+                                    $0.int64(0)
+                                }
+                                changed = marked.count
+                                cursor = marked.max() ?? cursor
+                            } else {
+                                changed = try connection.run(sql, values + [.int(batch)])
+                                if changed < batch { try Self.forgetVary(scope, connection: connection) }
+                            }
                             return .commit
                         }
                         return changed
@@ -104,7 +117,7 @@ extension SQLiteCacheStore {
     private static func forgetVary(_ scope: CachePurgeScope, connection: SQLiteConnection) throws {
         if scope.isAll {
             try connection.run("DELETE FROM vary")
-        } else if let url = scope.url, scope.host == nil, scope.urlPrefix == nil, scope.tags.isEmpty {
+        } else if let url = scope.onlyURL {
             try connection.run(
                 "DELETE FROM vary WHERE primary_key = ?", [.blob(CacheKey.make(canonicalURL: url).bytes)])
         }

@@ -66,7 +66,7 @@ final class SQLitePurgeLog: Sendable {
             }
             let host = entry.host
             return state.records.first {
-                $0.generation > generation && $0.scope.matches(url: entry.url, host: host, tags: entry.tags)
+                $0.generation > generation && $0.scope.matches(entry)
             }?.at
         }
     }

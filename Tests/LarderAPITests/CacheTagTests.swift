@@ -94,7 +94,7 @@ import Testing
             #expect(purged.json["soft"] == nil)
             for path in ["/a", "/b", "/d"] { #expect(try harness.fetch(path).header("X-Cache") == "MISS") }
             #expect(try harness.fetch("/c").header("X-Cache") == "HIT")
-            #expect(harness.cache.purgeMetrics.count(kind: "tag", soft: false) == 1)
+            #expect(harness.cache.purgeMetrics.count(kind: .tag, soft: false) == 1)
             var text = PrometheusText()
             harness.cache.purgeMetrics.write(to: &text)
             let exposition = String(decoding: text.bytes, as: UTF8.self)

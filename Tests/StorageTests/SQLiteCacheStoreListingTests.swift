@@ -66,7 +66,7 @@ import Testing
         let harness = try StorageTestHarness()
         try fill(harness.store)
         let before = try listAll(harness.store, CacheEntryQuery(limit: 1000))
-        let doomed = before.filter { InMemoryCacheStore.scope(scope, covers: CacheCoreFixtures.makeEntry(url: $0)) }
+        let doomed = before.filter { scope.matches(CacheCoreFixtures.makeEntry(url: $0)) }
         #expect(try harness.store.purge(scope) == doomed.count)
         #expect(try listAll(harness.store, CacheEntryQuery(limit: 1000)) == before.filter { !doomed.contains($0) })
         #expect(try harness.store.stats().entryCount == before.count - doomed.count)

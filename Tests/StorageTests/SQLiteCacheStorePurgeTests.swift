@@ -101,8 +101,8 @@ import Testing
         #expect(try harness.store.entry(for: CacheKey.make(canonicalURL: "https://a.example/page?other")) != nil)
     }
 
-    @Test func aPurgeOfManyEntriesRunsInTransactionsOfAtMostTheBatchSize() throws {
-        let harness = try StorageTestHarness()
+    /// 2 500 tagged rows inserted directly (the commit path is not what these tests are about).
+    private static func bulkTagged(_ harness: StorageTestHarness) throws {
         for index in 0..<2_500 {
             try harness.sql(
                 """
@@ -119,6 +119,11 @@ import Testing
                 ])
             try harness.sql("INSERT INTO entry_tag (tag, entry) VALUES ('bulk', ?)", [.integer(Int64(index + 1))])
         }
+    }
+
+    @Test func aPurgeOfManyEntriesRunsInTransactionsOfAtMostTheBatchSize() throws {
+        let harness = try StorageTestHarness()
+        try Self.bulkTagged(harness)
         let before = harness.store.purgeTransactionCount
         #expect(try harness.store.purge(.tags(["bulk"])) == 2_500)
         #expect(harness.store.purgeTransactionCount - before >= 3)
@@ -126,6 +131,21 @@ import Testing
         #expect(harness.store.purgeLargestTransactionRows >= 100)
         #expect(try harness.count("SELECT count(*) FROM entry") == 0)
         #expect(try harness.count("SELECT count(*) FROM entry_tag") == 0)
+    }
+
+    /// A soft purge keeps the rows it marks: each batch goes on after the last one it marked, so every
+    /// row is marked once, in several transactions, whatever the number of batches.
+    @Test(arguments: [CachePurgeScope.tags(["bulk"]), .all, .host("bulk.example")])
+    func aSoftPurgeOfManyEntriesMarksEachOnceInBatches(scope: CachePurgeScope) throws {
+        let harness = try StorageTestHarness()
+        try Self.bulkTagged(harness)
+        let before = harness.store.purgeTransactionCount
+        #expect(try harness.store.purge(scope, soft: true) == 2_500)
+        #expect(harness.store.purgeTransactionCount - before >= 3)
+        #expect(harness.store.purgeLargestTransactionRows <= SQLiteCacheStore.purgeBatchSize)
+        #expect(try harness.count("SELECT count(*) FROM entry WHERE stale_since IS NOT NULL") == 2_500)
+        // Marked already: a second soft purge finds nothing new.
+        #expect(try harness.store.purge(scope, soft: true) == 0)
     }
 
     @Test func aTagPurgeReadsTheTagIndexNotTheTable() throws {

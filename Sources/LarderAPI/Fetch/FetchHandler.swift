@@ -80,12 +80,10 @@ struct FetchHandler: HTTPResponder {
         let decision = service.decider.decide(url: canonical.url, headers: request.headers)
         var fetchURL = canonical.string
         var keyURL = fetchURL
-        if decision.canonicalization != URLCanonicalizer.Options(),
-            case .success(let keyed) = URLCanonicalizer(options: decision.canonicalization).canonicalize(text)
-        {
-            keyURL = keyed.string
+        if let keyed = decision.keyedURL(for: text) {
+            keyURL = keyed
             // The caller's parameters reach the origin unless the filter says they must not.
-            if decision.fetchCanonicalURL { fetchURL = keyURL }
+            if decision.fetchCanonicalURL { fetchURL = keyed }
         }
         return .success(
             Call(

@@ -71,7 +71,7 @@ public final class HotInvalidatingStore: CacheStore {
 
     /// Drops the hot entries a purge selects (one URL's at once, the others by a walk).
     private func forget(_ scope: CachePurgeScope) {
-        if let url = scope.url, scope.host == nil, scope.urlPrefix == nil, scope.tags.isEmpty {
+        if let url = scope.onlyURL {
             hot.remove(url: url)
         } else {
             hot.remove { scope.matches($0) }

@@ -1,13 +1,13 @@
+public import CacheCore
 public import Metrics
 
 /// Purges for `/metrics`: how many ran of each kind (`all`, `url`, `tag`, `host`, `prefix`, `mixed`),
 /// and how many entries they deleted or marked stale. Dry runs are not counted.
 public final class PurgeMetrics: MetricsSource {
-    /// The `kind` label values, in slot order (`CachePurgeScope.kind`).
-    public static let kinds = ["all", "url", "tag", "host", "prefix", "mixed"]
+    private typealias Kind = CachePurgeScope.Kind
 
-    private let purges = AtomicCounters(count: kinds.count * 2)
-    private let entries = AtomicCounters(count: kinds.count * 2)
+    private let purges = AtomicCounters(count: Kind.allCases.count * 2)
+    private let entries = AtomicCounters(count: Kind.allCases.count * 2)
 
     /// Creates the counters at 0.
     public init() {}
@@ -17,8 +17,8 @@ public final class PurgeMetrics: MetricsSource {
     ///   - kind: `CachePurgeScope.kind`.
     ///   - entries: how many entries it deleted or marked.
     ///   - soft: whether it marked them stale.
-    public func purged(kind: String, entries count: Int, soft: Bool) {
-        let slot = (Self.kinds.firstIndex(of: kind) ?? Self.kinds.count - 1) * 2 + (soft ? 1 : 0)
+    public func purged(kind: CachePurgeScope.Kind, entries count: Int, soft: Bool) {
+        let slot = Self.slot(kind, soft: soft)
         purges.add(1, at: slot)
         entries.add(count, at: slot)
     }
@@ -28,8 +28,12 @@ public final class PurgeMetrics: MetricsSource {
     ///   - kind: the kind.
     ///   - soft: soft ones or hard ones.
     /// - Returns: the count.
-    public func count(kind: String, soft: Bool) -> Int {
-        purges.value(at: (Self.kinds.firstIndex(of: kind) ?? 0) * 2 + (soft ? 1 : 0))
+    public func count(kind: CachePurgeScope.Kind, soft: Bool) -> Int {
+        purges.value(at: Self.slot(kind, soft: soft))
+    }
+
+    private static func slot(_ kind: Kind, soft: Bool) -> Int {
+        Kind.allCases.firstIndex(of: kind)! * 2 + (soft ? 1 : 0)
     }
 
     /// Writes `larder_purges_total` and `larder_purged_entries_total`, by kind and mode.
@@ -40,11 +44,11 @@ public final class PurgeMetrics: MetricsSource {
             ("larder_purged_entries_total", entries, "Entries deleted or marked stale by purges, by kind and mode."),
         ] {
             text.family(name, type: .counter, help: help)
-            for (index, kind) in Self.kinds.enumerated() {
+            for kind in Kind.allCases {
                 for soft in [false, true] {
                     text.sample(
-                        name, labels: [("kind", kind), ("mode", soft ? "soft" : "delete")],
-                        value: counters.value(at: index * 2 + (soft ? 1 : 0)))
+                        name, labels: [("kind", kind.rawValue), ("mode", soft ? "soft" : "delete")],
+                        value: counters.value(at: Self.slot(kind, soft: soft)))
                 }
             }
         }

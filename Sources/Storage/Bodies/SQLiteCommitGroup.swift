@@ -131,8 +131,9 @@ final class SQLiteCommitGroup: Sendable {
         return (committed.map { .success($0) }, false)
     }
 
-    /// Writes one job in the group's transaction; a failure leaves the transaction to be rolled back.
-    private static func apply(
+    /// Writes one job in the group's transaction (or `bulkLoad`'s); a failure leaves the transaction to be
+    /// rolled back.
+    static func apply(
         _ job: SQLiteCommitJob, connection: SQLiteConnection, purges: SQLitePurgeLog
     ) throws -> StoredEntry {
         let bodyID = try job.pendingBody ?? SQLiteBodyWriter.nextBodyID(connection)

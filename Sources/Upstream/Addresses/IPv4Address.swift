@@ -1,9 +1,12 @@
+import HTTPCore
+
 /// An IPv4 address as a 32-bit value in network order of significance (first octet highest).
 ///
 /// Parsing accepts only the strict dotted-quad form of RFC 791 text: four decimal octets without
-/// leading zeros. The other spellings C's `inet_aton` accepts (`127.1`, `0x7f.1`, `0177.0.0.1`,
-/// `2130706433`) are refused here on purpose; where they matter (a URL's host), libcurl resolves
-/// them and the address policy judges the address actually connected to.
+/// leading zeros (`IPv4HostSpelling.dottedDecimal`). The other spellings C's `inet_aton` accepts
+/// (`127.1`, `0x7f.1`, `0177.0.0.1`, `2130706433`) are refused here on purpose; a URL's host in one of
+/// them is rewritten to dotted decimal (or refused) before any connection (`OriginURL`), and the
+/// address policy judges the address actually connected to.
 public struct IPv4Address: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The address, first octet in the highest byte.
     public let value: UInt32
@@ -19,17 +22,8 @@ public struct IPv4Address: Hashable, Sendable, Comparable, CustomStringConvertib
     /// Parses strict dotted-quad text, or returns `nil`.
     /// - Parameter text: for example `192.0.2.1`.
     public init?(_ text: some StringProtocol) {
-        var octets: [UInt32] = []
-        octets.reserveCapacity(4)
-        for part in text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
-            guard !part.isEmpty, part.count <= 3, part.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-            if part.count > 1 && part.first == UInt8(ascii: "0") { return nil }
-            let octet = part.reduce(UInt32(0)) { $0 * 10 + UInt32($1 - 0x30) }
-            guard octet <= 255 else { return nil }
-            octets.append(octet)
-        }
-        guard octets.count == 4 else { return nil }
-        value = octets[0] << 24 | octets[1] << 16 | octets[2] << 8 | octets[3]
+        guard let value = IPv4HostSpelling.dottedDecimal(Substring(text)) else { return nil }
+        self.value = value
     }
 
     /// The four octets, first to last.
@@ -41,7 +35,7 @@ public struct IPv4Address: Hashable, Sendable, Comparable, CustomStringConvertib
     }
 
     /// Dotted-quad text.
-    public var description: String { octets.map(String.init).joined(separator: ".") }
+    public var description: String { IPv4HostSpelling.dotted(value) }
 
     /// Orders by numeric value.
     public static func < (lhs: IPv4Address, rhs: IPv4Address) -> Bool { lhs.value < rhs.value }
