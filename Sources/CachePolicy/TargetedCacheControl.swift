@@ -51,7 +51,9 @@ public struct TargetedCacheControl: Sendable, Equatable {
     /// - Parameter headers: The response header section.
     /// - Returns: The field's name as listed and its directives, or `nil`.
     public func governingDirectives(in headers: HTTPHeaders) -> (fieldName: String, control: CacheControl)? {
-        for name in fieldNames {
+        // Built for every stored entry read: a response without the fields (nearly all) costs a scan, no
+        // allocation.
+        for name in fieldNames where headers.contains(name) {
             let lines = headers.values(for: name)
             guard !lines.isEmpty, let control = Self.directives(fieldValues: lines) else { continue }
             return (name, control)

@@ -120,6 +120,28 @@ extension String {
         }
         return String(validating: bytes, as: UTF8.self)
     }
+
+    /// The text with every byte outside RFC 3986's unreserved set (`A-Z a-z 0-9 - . _ ~`) and `keeping`
+    /// written as `%XX`.
+    /// - Parameter keeping: further ASCII characters left as they are (`":/@"` for a URL in a query).
+    public func percentEncoded(keeping: String = "") -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count)
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.append(byte)
+            case _ where keeping.utf8.contains(byte):
+                out.append(byte)
+            default:
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
 }
 
 private func hexValue(_ byte: UInt8) -> UInt8? {

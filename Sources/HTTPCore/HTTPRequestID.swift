@@ -72,7 +72,7 @@ public struct HTTPRequestID: Sendable, Equatable, CustomStringConvertible {
         let text = description
         if given == nil { return "urn:uuid:" + text }
         if Self.isUUID(text) { return "urn:uuid:" + text.lowercased() }
-        return "tag:larder.dev,2026:request-id:" + Self.percentEncoded(text)
+        return "tag:larder.dev,2026:request-id:" + text.percentEncoded()
     }
 
     /// Appends `X-Request-Id: <id>` and CRLF to a response head.
@@ -178,23 +178,5 @@ public struct HTTPRequestID: Sendable, Equatable, CustomStringConvertible {
             }
         }
         return true
-    }
-
-    /// `text` with every byte outside RFC 3986's unreserved set percent-encoded.
-    static func percentEncoded(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        for byte in text.utf8 {
-            let unreserved =
-                (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
-                || byte == UInt8(ascii: "~")
-            if unreserved {
-                out.append(byte)
-            } else {
-                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -122,6 +122,9 @@ public struct AdminAccess: Sendable {
     /// compared in full, in constant time.
     /// - Parameter presented: the token as given.
     /// - Returns: the token, or `nil`.
+    /// The configured tokens' names and scopes (never the secrets), for the start-up line.
+    public var tokenSummary: [(name: String, scope: AdminScope)] { tokens.map { ($0.name, $0.scope) } }
+
     public func token(matching presented: some Collection<UInt8>) -> AdminToken? {
         Self.firstMatch(presented, in: tokens) { $0.secret }
     }

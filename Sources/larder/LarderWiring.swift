@@ -18,6 +18,9 @@ enum LarderWiring {
         let responder: any HTTPResponder
         /// `/readyz`; attach the server to it once the server exists, so that a drain makes it 503.
         let readiness: ReadinessHandler
+        /// Who may use the admin API and `/fetch`, as in force (for the start-up lines).
+        let admin: AdminAccess
+        let fetchAccess: FetchAccess
         /// Writes what is still only in memory (hit counts of the hot tier and the store) to the
         /// database; call after the drain, before exiting.
         let finish: @Sendable () -> Void
@@ -84,7 +87,7 @@ enum LarderWiring {
         }
         let readiness = ReadinessHandler(service: fetch, storeProbe: { try store.probeWrite() })
         router.add(.get, "/readyz", readiness)
-        return Wired(responder: router, readiness: readiness) {
+        return Wired(responder: router, readiness: readiness, admin: access, fetchAccess: fetchAccess) {
             // Callers are answered before their responses are written: the store gets the same grace to
             // finish those writes, so that a response answered before SIGTERM is not lost by the exit.
             let unfinished = fetch.waitForStores(until: .now() + settings.listening.shutdownGrace)

@@ -107,12 +107,11 @@ struct ServeCommand: ParsableCommand {
         ProcessMemory.trimPeriodically(every: 30)
         let host = settings.listening.host
         logger.info("listening on \(host):\(server.port)", metadata: ["host": "\(host)", "port": "\(server.port)"])
-        // After "listening on", which scripts and tests wait for as the first info line.
-        let adminTokens = (try? settings.admin.tokens()) ?? []
-        logger.info("\(Self.adminAccessLine(tokens: adminTokens.map { ($0.name, $0.scope.rawValue) }))")
-        logger.info(
-            "\(Self.fetchAccessLine(signingKeys: (try? settings.fetchAccess.allSigningKeys())?.count ?? 0, tokens: (try? settings.fetchAccess.allTokens())?.map(\.name) ?? []))"
-        )
+        // After "listening on", which scripts and tests wait for as the first info line; from the policies in
+        // force (the secrets files are read once, at wiring).
+        logger.info("\(Self.adminAccessLine(tokens: wired.admin.tokenSummary.map { ($0.name, $0.scope.rawValue) }))")
+        let fetchAccess = wired.fetchAccess.summary
+        logger.info("\(Self.fetchAccessLine(signingKeys: fetchAccess.signingKeys, tokens: fetchAccess.tokenNames))")
         dispatchMain()
     }
 }

@@ -73,6 +73,9 @@ public struct FetchAccess: Sendable {
     /// Whether URL signing is configured.
     public var signsURLs: Bool { !signer.isEmpty }
 
+    /// How many signing keys verify, and the caller tokens' names (never a secret), for the start-up line.
+    public var summary: (signingKeys: Int, tokenNames: [String]) { (signer.keyCount, tokens.map(\.name)) }
+
     /// Decides one request and counts a refusal.
     /// - Parameters:
     ///   - method: the request's method.

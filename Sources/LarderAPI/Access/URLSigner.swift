@@ -1,4 +1,5 @@
 import CacheCore
+import HTTPCore
 
 /// Signs and checks `/fetch` URLs (`--url-signing-key`).
 ///
@@ -28,6 +29,9 @@ public struct URLSigner: Sendable {
     /// Whether there is a key to verify with.
     public var isEmpty: Bool { keys.isEmpty }
 
+    /// How many keys verify.
+    public var keyCount: Int { keys.count }
+
     /// The signature of a URL with the first key.
     /// - Parameters:
     ///   - url: the URL exactly as the `url` parameter will carry it once decoded.
@@ -45,7 +49,7 @@ public struct URLSigner: Sendable {
     /// - Returns: the path; `nil` without a key or for a URL holding a line feed.
     public func signedPath(url: String, expires: Int64? = nil) -> String? {
         guard let signature = signature(url: url, expires: expires) else { return nil }
-        var path = "/fetch?url=" + Self.percentEncoded(url)
+        var path = "/fetch?url=" + url.percentEncoded(keeping: ":/@")
         if let expires { path += "&exp=\(expires)" }
         return path + "&sig=" + signature
     }
@@ -90,26 +94,6 @@ public struct URLSigner: Sendable {
                 out.append(alphabet[Int(group >> UInt32(18 - 6 * position)) & 0x3F])
             }
             index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// `text` with every byte but the unreserved ones (RFC 3986 §2.3) and `:` `/` `@` percent-encoded,
-    /// so that form decoding gives it back exactly (`+`, `&`, `=`, `%`, `#` and `?` are all escaped).
-    /// - Parameter text: the value.
-    /// - Returns: the encoded query value.
-    public static func percentEncoded(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "@"):
-                out.append(byte)
-            default:
-                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            }
         }
         return String(decoding: out, as: UTF8.self)
     }

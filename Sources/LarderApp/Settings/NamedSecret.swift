@@ -64,18 +64,14 @@ extension SettingParser where Value == [NamedSecret] {
     /// Comma-separated `NAME=SECRET` pairs; empty text is none. A bad pair is named by its name alone.
     public static var namedSecrets: Self {
         Self(valueName: "name=secret") { text throws(SettingRejection) in
-            var pairs: [NamedSecret] = []
-            for item in text.split(separator: ",") {
-                let trimmed = item.trimmingBlanks
-                guard !trimmed.isEmpty else { continue }
-                switch NamedSecret.parse(trimmed) {
-                case .success(let pair): pairs.append(pair)
+            try commaSeparated(text) { item throws(SettingRejection) in
+                switch NamedSecret.parse(item) {
+                case .success(let pair): return pair
                 case .failure(let problem):
-                    let shown = "\(trimmed.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0])=…"
+                    let shown = "\(item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0])=…"
                     throw SettingRejection(text: shown, expected: "NAME=SECRET (it \(problem))")
                 }
             }
-            return pairs
         }
     }
 }
@@ -85,18 +81,14 @@ extension SettingParser where Value == [String] {
     /// never shown, only its length.
     public static var signingKeys: Self {
         Self(valueName: "key") { text throws(SettingRejection) in
-            var keys: [String] = []
-            for item in text.split(separator: ",") {
-                let trimmed = String(item.trimmingBlanks)
-                guard !trimmed.isEmpty else { continue }
-                guard trimmed.utf8.count >= SigningKeys.minimumBytes else {
+            try commaSeparated(text) { item throws(SettingRejection) in
+                guard item.utf8.count >= SigningKeys.minimumBytes else {
                     throw SettingRejection(
-                        text: "(a key of \(trimmed.utf8.count) bytes)",
+                        text: "(a key of \(item.utf8.count) bytes)",
                         expected: "a key of at least \(SigningKeys.minimumBytes) bytes")
                 }
-                keys.append(trimmed)
+                return String(item)
             }
-            return keys
         }
     }
 }

@@ -137,21 +137,33 @@ extension SettingParser where Value: RawRepresentable<String> & CaseIterable {
     }
 }
 
+extension SettingParser {
+    /// The items of a comma-separated value, each parsed by `item`: blanks around items are ignored, empty
+    /// items skipped, and empty text is an empty list. The first item `item` rejects stops the parse.
+    static func commaSeparated<Element>(
+        _ text: String, _ item: (Substring) throws(SettingRejection) -> Element
+    ) throws(SettingRejection) -> [Element] {
+        var elements: [Element] = []
+        for part in text.split(separator: ",") {
+            let trimmed = part.trimmingBlanks
+            guard !trimmed.isEmpty else { continue }
+            elements.append(try item(trimmed))
+        }
+        return elements
+    }
+}
+
 extension SettingParser where Value == [CIDR] {
     /// Comma-separated CIDRs (`10.0.0.0/8,fd00::/8`); blanks around and between items are ignored, and
     /// empty text is an empty list. A bad item is named on its own.
     public static var cidrList: Self {
         Self(valueName: "cidr") { text throws(SettingRejection) in
-            var networks: [CIDR] = []
-            for item in text.split(separator: ",") {
-                let trimmed = item.trimmingBlanks
-                guard !trimmed.isEmpty else { continue }
-                guard let network = CIDR(trimmed) else {
-                    throw SettingRejection(text: String(trimmed), expected: "a CIDR (e.g. 10.0.0.0/8, fd00::/8)")
+            try commaSeparated(text) { item throws(SettingRejection) in
+                guard let network = CIDR(item) else {
+                    throw SettingRejection(text: String(item), expected: "a CIDR (e.g. 10.0.0.0/8, fd00::/8)")
                 }
-                networks.append(network)
+                return network
             }
-            return networks
         }
     }
 }
@@ -161,17 +173,16 @@ extension SettingParser where Value == TargetedCacheControl {
     /// are ignored and empty text is an empty list. A bad or repeated name is named on its own.
     public static var fieldNameList: Self {
         Self(valueName: "fields") { text throws(SettingRejection) in
-            var names: [String] = []
-            for item in text.split(separator: ",") {
-                let name = String(item.trimmingBlanks)
-                guard !name.isEmpty else { continue }
+            var seen: Set<String> = []
+            let names = try SettingParser<[String]>.commaSeparated(text) { item throws(SettingRejection) in
+                let name = String(item)
                 guard name.utf8.allSatisfy(isFieldNameByte) else {
                     throw SettingRejection(text: name, expected: "a header field name (RFC 9110 token)")
                 }
-                guard !names.contains(where: { $0.lowercased() == name.lowercased() }) else {
+                guard seen.insert(name.lowercased()).inserted else {
                     throw SettingRejection(text: name, expected: "a field name not listed before")
                 }
-                names.append(name)
+                return name
             }
             return TargetedCacheControl(fieldNames: names)
         }
