@@ -60,18 +60,17 @@ public struct ReplicaClient: Sendable {
     ) throws(ReplicaClientError) -> ReplicaResponse {
         guard let easy = CurlEasy() else { throw .failed(url: url, kind: .other, detail: "curl_easy_init failed") }
         let exchange = ReplicaExchange(maxBodyBytes: maxResponseBytes)
-        var lines = headers.map { "\($0.name): \($0.value)" }
+        // `Name;` sends an empty value: `Name:` would tell libcurl to remove the field.
+        var lines = headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
         let given = Set(headers.map { $0.name.lowercased() })
         if !given.contains("user-agent") { lines.append("User-Agent: larder-cli") }
         // "Name:" removes what libcurl would add: a form Content-Type on a body, Expect: 100-continue.
         if !given.contains("content-type") { lines.append("Content-Type:") }
         if !given.contains("expect") { lines.append("Expect:") }
         let list = CurlHeaderList(lines: lines)
-        let bodyCopy = body
-        let codes = withExtendedLifetime(list) {
-            exchange.configure(easy, method: method, url: url, headers: list, body: bodyCopy, timeout: timeout)
-                + easy.applyTLS(tls)
-        }
+        let codes =
+            exchange.configure(easy, method: method, url: url, headers: list, body: body, timeout: timeout)
+            + easy.applyTLS(tls)
         if let failed = codes.first(where: { $0 != CURLE_OK }) {
             throw .failed(
                 url: url, kind: .other, detail: "curl_easy_setopt: \(String(cString: curl_easy_strerror(failed)))")

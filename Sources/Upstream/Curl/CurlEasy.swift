@@ -27,6 +27,29 @@ final class CurlEasy {
         ccurl_easy_setopt_pointer(handle, option, value)
     }
 
+    /// The options every handle of Larder's sets, origin fetch or replica call: no signals, http and https
+    /// only, redirects relayed rather than followed, no proxy (an empty proxy also disables `http_proxy`
+    /// and friends from the environment), and certificates and host names verified.
+    /// - Returns: each option's result.
+    func applyCommonPolicy() -> [CURLcode] {
+        [
+            set(CURLOPT_NOSIGNAL, 1),
+            set(CURLOPT_PROTOCOLS_STR, "http,https"),
+            set(CURLOPT_FOLLOWLOCATION, 0),
+            set(CURLOPT_PROXY, ""),
+            set(CURLOPT_NOPROXY, "*"),
+            set(CURLOPT_SSL_VERIFYPEER, 1),
+            set(CURLOPT_SSL_VERIFYHOST, 2),
+        ]
+    }
+
+    /// What went wrong with a transfer: libcurl's error buffer when it says something, else the code's
+    /// description.
+    static func detail(_ code: CURLcode, errorBuffer: UnsafePointer<CChar>) -> String {
+        let message = String(cString: errorBuffer)
+        return message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
+    }
+
     /// Reads a `long` info field, 0 when unavailable.
     func info(long field: CURLINFO) -> Int {
         var value = 0

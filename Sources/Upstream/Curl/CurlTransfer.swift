@@ -68,18 +68,11 @@ final class CurlTransfer: @unchecked Sendable {
         guard let easy = CurlEasy() else { return .protocolError(detail: "curl_easy_init failed") }
         let list = CurlHeaderList(lines: prepared.headerLines)
         let me = Unmanaged.passUnretained(self).toOpaque()
-        var codes: [CURLcode] = [
+        var codes: [CURLcode] = easy.applyCommonPolicy()
+        codes += [
             easy.set(CURLOPT_URL, prepared.url.string),
-            easy.set(CURLOPT_NOSIGNAL, 1),
-            easy.set(CURLOPT_PROTOCOLS_STR, "http,https"),
             easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https"),
-            easy.set(CURLOPT_FOLLOWLOCATION, 0),
-            // An empty proxy disables proxies, http_proxy and friends from the environment included.
-            easy.set(CURLOPT_PROXY, ""),
-            easy.set(CURLOPT_NOPROXY, "*"),
             easy.set(CURLOPT_HTTP_CONTENT_DECODING, 0),
-            easy.set(CURLOPT_SSL_VERIFYPEER, 1),
-            easy.set(CURLOPT_SSL_VERIFYHOST, 2),
             // No CURLOPT_PIPEWAIT: with it a new fetch waits on a busy connection to the same host
             // (hoping to multiplex), so one silent origin request held every later one hostage.
             easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS),
@@ -212,10 +205,7 @@ final class CurlTransfer: @unchecked Sendable {
         return .failure(Self.mapError(code, detail: curlDetail(code), refusal: refusal, headReceived: head != nil))
     }
 
-    private func curlDetail(_ code: CURLcode) -> String {
-        let message = String(cString: errorBuffer)
-        return message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
-    }
+    private func curlDetail(_ code: CURLcode) -> String { CurlEasy.detail(code, errorBuffer: errorBuffer) }
 
     private func expectedBodyLength(_ head: OriginResponseHead) -> Int? {
         if fetch.request.method == .head || HTTPStatus(code: head.status).forbidsContent { return nil }

@@ -26,18 +26,10 @@ final class ReplicaExchange {
         _ easy: CurlEasy, method: String, url: String, headers: CurlHeaderList, body: [UInt8], timeout: Duration
     ) -> [CURLcode] {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let milliseconds = Int(
-            timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        var codes: [CURLcode] = [
+        var codes: [CURLcode] = easy.applyCommonPolicy()
+        codes += [
             easy.set(CURLOPT_URL, url),
-            easy.set(CURLOPT_NOSIGNAL, 1),
-            easy.set(CURLOPT_PROTOCOLS_STR, "http,https"),
-            easy.set(CURLOPT_FOLLOWLOCATION, 0),
-            easy.set(CURLOPT_PROXY, ""),
-            easy.set(CURLOPT_NOPROXY, "*"),
-            easy.set(CURLOPT_SSL_VERIFYPEER, 1),
-            easy.set(CURLOPT_SSL_VERIFYHOST, 2),
-            easy.set(CURLOPT_TIMEOUT_MS, max(1, milliseconds)),
+            easy.set(CURLOPT_TIMEOUT_MS, timeout.curlMilliseconds),
             easy.set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headers.list)),
             easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer)),
             ccurl_easy_setopt_data_callback(easy.handle, CURLOPT_WRITEFUNCTION, replicaWriteCallback),
@@ -96,8 +88,7 @@ final class ReplicaExchange {
         if code == CURLE_OK, let head {
             return ReplicaResponse(status: head.status, headers: head.headers, body: body)
         }
-        let message = String(cString: errorBuffer)
-        let detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
+        let detail = CurlEasy.detail(code, errorBuffer: errorBuffer)
         let kind: ReplicaClientError.Kind
         switch code {
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST: kind = .connect
