@@ -11,24 +11,8 @@ public final class StubOriginBlackhole: Sendable {
     /// Listens with a backlog of 0 and fills the queue with its own connections.
     /// - Throws: `StubOriginError` when a socket call fails.
     public init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw StubOriginError(operation: "socket", errno: errno) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 0) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard ok else {
-            let error = StubOriginError(operation: "bind/listen", errno: errno)
-            close(fd)
-            throw error
-        }
-        listener = fd
-        port = UInt16(bigEndian: address.sin_port)
+        (listener, port) = try loopbackListener(backlog: 0)
+        var address = loopbackAddress(port: port)
         var fillers: [Int32] = []
         // Linux queues backlog + 1 connections; a few more attempts make sure the queue is full.
         for _ in 0..<3 {

@@ -103,33 +103,12 @@ struct OriginClientDisconnectionTests {
 /// A TCP listener on 127.0.0.1 that answers each connection's first bytes with `reply` and closes it:
 /// to a TLS client, a server that does not speak TLS.
 private final class PlainTextListener: Sendable {
-    struct ListenerFailure: Error {
-        let operation: String
-        let errno: Int32
-    }
-
     let port: UInt16
     private let listener: Int32
 
     init(reply: String) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ListenerFailure(operation: "socket", errno: errno) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard ok else {
-            let error = ListenerFailure(operation: "bind/listen", errno: errno)
-            close(fd)
-            throw error
-        }
-        listener = fd
-        port = UInt16(bigEndian: address.sin_port)
+        (listener, port) = try loopbackListener(backlog: 4)
+        let fd = listener
         let bytes = Array(reply.utf8)
         Thread.detachNewThread {
             while true {
