@@ -64,7 +64,6 @@ final class SQLitePurgeLog: Sendable {
             guard let oldest = state.records.first, oldest.generation <= generation + 1 else {
                 return state.records.first?.at ?? Date(timeIntervalSince1970: 0)
             }
-            let host = entry.host
             return state.records.first {
                 $0.generation > generation && $0.scope.matches(entry)
             }?.at
