@@ -26,6 +26,6 @@ extension SQLiteCacheStore {
         }
         let page = rows.prefix(query.limit)
         let next = rows.count > query.limit ? page.last.map { CacheEntryQuery.cursor(after: $0.id) } : nil
-        return CacheEntryPage(entries: page.map(\.entry), nextCursor: next)
+        return CacheEntryPage(entries: page.map { withUnwrittenHits($0.entry) }, nextCursor: next)
     }
 }

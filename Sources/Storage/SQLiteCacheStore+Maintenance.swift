@@ -3,42 +3,50 @@ public import Foundation
 import Synchronization
 
 extension SQLiteCacheStore {
-    /// Gathers the hit in memory; the batch is written once `hitFlushThreshold` entries have hits,
-    /// and at every sweep and eviction, so serving a hit costs no write of its own.
+    /// Gathers the hits in memory (`SQLiteHitLog`); a full log is written on a queue of its own, so
+    /// serving a hit costs no write.
     public func recordHits(_ key: CacheKey, count: Int, at now: Date) {
-        let batchFull = pendingHits.withLock { hits -> Bool in
-            hits[key, default: PendingHit(count: 0, lastAccess: now)].count += count
-            hits[key]!.lastAccess = max(hits[key]!.lastAccess, now)
-            return hits.count >= configuration.hitFlushThreshold
-        }
-        if batchFull { try? flushHits() }
+        guard hitLog.record(Self.rowID(key), count: count, at: now.timeIntervalSince1970) else { return }
+        hitFlushes.async { [weak self] in try? self?.flushHits() }
     }
 
-    /// Writes the gathered hits in one transaction.
-    /// - Throws: `CacheStoreError` when the store cannot be written (the hits are then dropped: they
-    ///   are statistics and LRU hints, not data).
+    /// Writes every hit the hit log holds, in rowid order, `hitBatch` rows per transaction so that
+    /// commits waiting for the writer get it between batches.
+    /// - Throws: `CacheStoreError` when the store cannot be written (the hits not yet written are then
+    ///   dropped: they are statistics and LRU hints, not data).
     public func flushHits() throws {
-        let hits = pendingHits.withLock { hits in
-            defer { hits.removeAll(keepingCapacity: true) }
-            return hits.map { (key: $0.key, count: $0.value.count, last: $0.value.lastAccess) }
-        }
-        guard !hits.isEmpty else { return }
-        try guarded("record hits") {
-            try database.write { connection in
-                try connection.inTransaction {
-                    for hit in hits {
-                        try connection.run(
-                            "UPDATE entry SET hit_count = hit_count + ?, last_access = max(last_access, ?) "
-                                + "WHERE id = ? AND key = ?",
-                            [
-                                .int(hit.count), .real(hit.last.timeIntervalSince1970), .integer(Self.rowID(hit.key)),
-                                .blob(hit.key.bytes),
-                            ])
+        let hits = hitLog.takeAll()
+        for start in stride(from: 0, to: hits.count, by: Self.hitBatch) {
+            let batch = hits[start..<min(start + Self.hitBatch, hits.count)]
+            try guarded("record hits") {
+                try database.write { connection in
+                    try connection.inTransaction {
+                        for row in batch { try Self.writeHits(row.hits, row: row.rowID, connection: connection) }
+                        return .commit
                     }
-                    return .commit
                 }
             }
         }
+    }
+
+    /// Rows of hits one transaction of `flushHits` writes.
+    static let hitBatch = 4096
+
+    /// Adds hits to an entry's row and moves it up the LRU order.
+    private static func writeHits(_ hits: SQLiteHitLog.Hits, row: Int64, connection: SQLiteConnection) throws {
+        try connection.run(
+            "UPDATE entry SET hit_count = hit_count + ?, last_access = max(last_access, ?) WHERE id = ?",
+            [.int(hits.count), .real(hits.last), .integer(row)])
+    }
+
+    /// The entry with the hits the hit log holds for it added.
+    func withUnwrittenHits(_ entry: StoredEntry) -> StoredEntry {
+        guard let hits = hitLog.pending(Self.rowID(entry.key)) else { return entry }
+        var entry = entry
+        entry.setUsage(
+            hitCount: entry.hitCount + hits.count,
+            lastAccess: max(entry.lastAccess, Date(timeIntervalSince1970: hits.last)), created: entry.created)
+        return entry
     }
 
     @discardableResult
@@ -79,30 +87,24 @@ extension SQLiteCacheStore {
         var total = try connection.queryFirst("SELECT total_bytes FROM stats WHERE id = 1") { $0.int(0) } ?? 0
         guard total > maxSize else { return }
         var evicted = 0
-        // Pending hits move entries up the LRU order; apply them before choosing victims.
-        let hits = pendingHits.withLock { hits in
-            defer { hits.removeAll(keepingCapacity: true) }
-            return hits
-        }
         try connection.inTransaction {
-            for (key, hit) in hits {
-                try connection.run(
-                    "UPDATE entry SET hit_count = hit_count + ?, last_access = max(last_access, ?) WHERE id = ? AND key = ?",
-                    [
-                        .int(hit.count), .real(hit.lastAccess.timeIntervalSince1970), .integer(Self.rowID(key)),
-                        .blob(key.bytes),
-                    ])
-            }
             while total > maxSize {
                 let victims = try connection.query("SELECT id, footprint FROM entry ORDER BY last_access, id LIMIT 64")
                 {
                     (id: $0.int64(0), footprint: $0.int(1))
                 }
                 if victims.isEmpty { break }
+                // A candidate the hit log has seen used since its row was written is moved up the LRU
+                // order instead (its hits written now), and the next query looks again.
+                let used = hitLog.take(victims.map(\.id))
                 for victim in victims where total > maxSize {
-                    try connection.run("DELETE FROM entry WHERE id = ?", [.integer(victim.id)])
-                    total -= victim.footprint
-                    evicted += 1
+                    if let hits = used[victim.id] {
+                        try Self.writeHits(hits, row: victim.id, connection: connection)
+                    } else {
+                        try connection.run("DELETE FROM entry WHERE id = ?", [.integer(victim.id)])
+                        total -= victim.footprint
+                        evicted += 1
+                    }
                 }
             }
             return .commit

@@ -20,8 +20,8 @@ public final class SQLiteCacheStore: CacheStore {
         public var compressionThreshold: Double
         /// zlib level, 1…9.
         public var deflateLevel: Int32
-        /// Pending hits written in one batch once this many entries have some.
-        public var hitFlushThreshold: Int
+        /// Entries whose hits are kept in memory before they are written in one batch (`SQLiteHitLog`).
+        public var hitLogCapacity: Int
         /// The time source for commit dates and hits without a given time.
         public var clock: @Sendable () -> Date
         /// Bytes of the database file that readers memory-map (https://sqlite.org/mmap.html), 0 for none.
@@ -37,12 +37,12 @@ public final class SQLiteCacheStore: CacheStore {
         ///   - chunkSize: uncompressed chunk size (1 KiB…16 MiB).
         ///   - compressionThreshold: the kept-deflated ratio bound.
         ///   - deflateLevel: zlib level.
-        ///   - hitFlushThreshold: hit batch size.
+        ///   - hitLogCapacity: entries with unwritten hits before they are written.
         ///   - memoryMapSize: bytes readers map.
         ///   - clock: the time source.
         public init(
             path: String, maxSize: Int? = nil, chunkSize: Int = 64 * 1024, compressionThreshold: Double = 0.9,
-            deflateLevel: Int32 = 6, hitFlushThreshold: Int = 256, memoryMapSize: Int = 1 << 30,
+            deflateLevel: Int32 = 6, hitLogCapacity: Int = 1 << 18, memoryMapSize: Int = 1 << 30,
             clock: @escaping @Sendable () -> Date = Date.init
         ) {
             self.path = path
@@ -50,7 +50,7 @@ public final class SQLiteCacheStore: CacheStore {
             self.chunkSize = min(max(chunkSize, 1024), 16 << 20)
             self.compressionThreshold = compressionThreshold
             self.deflateLevel = deflateLevel
-            self.hitFlushThreshold = hitFlushThreshold
+            self.hitLogCapacity = hitLogCapacity
             self.clock = clock
             self.memoryMapSize = memoryMapSize
         }
@@ -60,15 +60,13 @@ public final class SQLiteCacheStore: CacheStore {
     /// overhead, so that many tiny entries still count against the bound.
     public static let entryOverhead = 200
 
-    struct PendingHit {
-        var count: Int
-        var lastAccess: Date
-    }
-
     /// The configuration in force.
     public let configuration: Configuration
     let database: SQLiteDatabase
-    let pendingHits = Mutex<[CacheKey: PendingHit]>([:])
+    /// Hits not yet written to their rows.
+    let hitLog: SQLiteHitLog
+    /// Where a full hit log is written, off the threads that serve hits.
+    let hitFlushes = DispatchQueue(label: "larder.storage.hits", qos: .utility)
     /// Bodies being written by live writers of this process; everything else pending is abandoned.
     let liveBodies = Mutex<Set<Int64>>([])
     /// Entries this process removed by LRU eviction, for metrics.
@@ -92,6 +90,7 @@ public final class SQLiteCacheStore: CacheStore {
     ///   cannot be opened or migrated.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
+        hitLog = SQLiteHitLog(capacity: configuration.hitLogCapacity)
         do {
             database = try SQLiteDatabase(path: configuration.path, memoryMapSize: configuration.memoryMapSize) {
                 connection in
@@ -127,13 +126,8 @@ public final class SQLiteCacheStore: CacheStore {
                 try $0.queryFirst(Self.lookUpEntry, [.integer(Self.rowID(key)), .blob(key.bytes)], row: Self.entry)
             }
         }
-        guard var entry = found else { return nil }
-        if let hit = pendingHits.withLock({ $0[key] }) {
-            entry.setUsage(
-                hitCount: entry.hitCount + hit.count, lastAccess: max(entry.lastAccess, hit.lastAccess),
-                created: entry.created)
-        }
-        return entry
+        guard let entry = found else { return nil }
+        return withUnwrittenHits(entry)
     }
 
     public func varyNames(forPrimaryKey primaryKey: CacheKey) throws -> [String]? {
@@ -207,7 +201,7 @@ public final class SQLiteCacheStore: CacheStore {
 
     @discardableResult
     public func delete(_ key: CacheKey) throws -> Bool {
-        pendingHits.withLock { _ = $0.removeValue(forKey: key) }
+        hitLog.forget(Self.rowID(key))
         return try guarded("delete") {
             try database.write {
                 try $0.run("DELETE FROM entry WHERE id = ? AND key = ?", [.integer(Self.rowID(key)), .blob(key.bytes)])

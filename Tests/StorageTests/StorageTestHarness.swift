@@ -12,11 +12,13 @@ final class StorageTestHarness {
     let store: SQLiteCacheStore
 
     init(
-        maxSize: Int? = nil, chunkSize: Int = StorageTestHarness.chunkSize,
+        maxSize: Int? = nil, chunkSize: Int = StorageTestHarness.chunkSize, hitLogCapacity: Int = 1 << 18,
         clock: @escaping @Sendable () -> Date = { CacheCoreFixtures.epoch }
     ) throws {
         store = try SQLiteCacheStore(
-            configuration: .init(path: directory.file(), maxSize: maxSize, chunkSize: chunkSize, clock: clock))
+            configuration: .init(
+                path: directory.file(), maxSize: maxSize, chunkSize: chunkSize, hitLogCapacity: hitLogCapacity,
+                clock: clock))
     }
 
     /// Stores a body, appended in uneven pieces as a socket would deliver it.

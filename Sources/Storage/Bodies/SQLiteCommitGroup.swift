@@ -91,7 +91,7 @@ final class SQLiteCommitGroup: Sendable {
         for (job, result) in zip(jobs, results.outcomes) {
             switch result {
             case .success(let stored):
-                store.pendingHits.withLock { _ = $0.removeValue(forKey: job.entry.key) }
+                store.hitLog.forget(SQLiteCacheStore.rowID(job.entry.key))
                 store.liveBodies.withLock { _ = $0.remove(stored.bodyID) }
             case .failure:
                 if let body = job.pendingBody { store.discardPendingBody(body) }

@@ -1,0 +1,120 @@
+import CacheCore
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import Storage
+
+/// Hits are kept in memory and written in bulk (`SQLiteHitLog`); what callers read is exact all along.
+@Suite struct SQLiteHitLogTests {
+    private static func at(_ seconds: Double) -> Date { CacheCoreFixtures.epoch.addingTimeInterval(seconds) }
+
+    @Test func hitsStayInMemoryUntilTheLogIsFullThenAreWrittenOffTheCaller() throws {
+        let harness = try StorageTestHarness(hitLogCapacity: 3)
+        let entries = try (0..<3).map {
+            try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/\($0)"), [UInt8($0)])
+        }
+        harness.store.recordHits(entries[0].key, count: 2, at: Self.at(10))
+        harness.store.recordHits(entries[1].key, count: 1, at: Self.at(20))
+        // The same entry again does not fill the log: it holds entries, not hits.
+        harness.store.recordHits(entries[1].key, count: 4, at: Self.at(15))
+        harness.store.hitFlushes.sync {}
+        #expect(try harness.count("SELECT sum(hit_count) FROM entry") == 0)
+        #expect(try harness.store.entry(for: entries[1].key)?.hitCount == 5)
+        #expect(try harness.store.entry(for: entries[1].key)?.lastAccess == Self.at(20))
+
+        harness.store.recordHits(entries[2].key, count: 1, at: Self.at(30))
+        harness.store.hitFlushes.sync {}
+        #expect(try harness.count("SELECT sum(hit_count) FROM entry") == 8)
+        #expect(harness.store.hitLog.count == 0)
+        let rows = try harness.store.database.read {
+            try $0.query("SELECT hit_count, last_access FROM entry ORDER BY hit_count") { ($0.int(0), $0.double(1)) }
+        }
+        #expect(rows.map(\.0) == [1, 2, 5])
+        #expect(rows.map(\.1) == [30, 10, 20].map { Self.at($0).timeIntervalSince1970 })
+        // Read back from the rows alone, the figures are the same.
+        #expect(try harness.store.entry(for: entries[1].key)?.hitCount == 5)
+    }
+
+    @Test func aListingAddsTheHitsNotYetWritten() throws {
+        let harness = try StorageTestHarness()
+        let stored = try harness.put(CacheCoreFixtures.makeEntry(), [1])
+        harness.store.recordHits(stored.key, count: 3, at: Self.at(40))
+        let listed = try #require(try harness.store.list(CacheEntryQuery(limit: 10)).entries.first)
+        #expect(listed.hitCount == 3)
+        #expect(listed.lastAccess == Self.at(40))
+        #expect(try harness.count("SELECT hit_count FROM entry") == 0)
+    }
+
+    @Test func aReplacedOrDeletedEntryDoesNotInheritUnwrittenHits() throws {
+        let harness = try StorageTestHarness()
+        let first = try harness.put(CacheCoreFixtures.makeEntry(), [1])
+        harness.store.recordHits(first.key, count: 9, at: Self.at(5))
+        let second = try harness.put(CacheCoreFixtures.makeEntry(), [2])
+        #expect(try harness.store.entry(for: second.key)?.hitCount == 0)
+        harness.store.recordHits(second.key, count: 2, at: Self.at(6))
+        #expect(try harness.store.delete(second.key))
+        try harness.put(CacheCoreFixtures.makeEntry(), [3])
+        try harness.store.flushHits()
+        #expect(try harness.count("SELECT hit_count FROM entry") == 0)
+    }
+
+    @Test func evictionMovesACandidateSeenUsedUpInsteadOfRemovingIt() throws {
+        // Entries of 1 000-byte bodies; the bound leaves room for three.
+        let clock = TestClock()
+        let harness = try StorageTestHarness(maxSize: 3 * 1_400) { clock.now() }
+        var keys: [CacheKey] = []
+        for index in 0..<3 {
+            let body = CacheCoreFixtures.randomBody(length: 1000, seed: UInt64(index))
+            keys.append(try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/\(index)"), body).key)
+        }
+        #expect(try harness.store.stats().entryCount == 3)
+        // The oldest row was used since it was written; the log alone knows.
+        harness.store.recordHits(keys[0], count: 4, at: clock.now())
+        let body = CacheCoreFixtures.randomBody(length: 1000, seed: 9)
+        let newest = try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/new"), body).key
+        #expect(try harness.store.entry(for: keys[0])?.hitCount == 4)
+        #expect(try harness.store.entry(for: keys[1]) == nil)
+        #expect(try harness.store.entry(for: keys[2]) != nil)
+        #expect(try harness.store.entry(for: newest) != nil)
+        // Moving it up wrote its hits: the row holds them and the log no longer does.
+        #expect(harness.store.hitLog.count == 0)
+        #expect(try harness.count("SELECT sum(hit_count) FROM entry") == 4)
+    }
+
+    @Test func aFlushLargerThanOneBatchWritesEveryRow() throws {
+        let harness = try StorageTestHarness()
+        let count = SQLiteCacheStore.hitBatch + 10
+        let rows = (0..<count).map { Int64($0) * 7919 - 40_000 }
+        try harness.store.database.write { connection in
+            try connection.inTransaction {
+                for row in rows {
+                    try connection.run(
+                        """
+                        INSERT INTO entry (id, seq, key, url, host, status, reason, headers, vary, request_time,
+                            response_time, age_received, freshness, stale_allowance, sweep_after, original_size,
+                            stored_size, codec, crc32, chunk_size, last_access, created, body_id, footprint)
+                        VALUES (?, ?, x'00', 'https://e.example/', 'e.example', 200, 'OK', '', '', 0, 0, 0, 0, 0,
+                            0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+                        """, [.integer(row), .integer(row)])
+                }
+                return .commit
+            }
+        }
+        for row in rows { _ = harness.store.hitLog.record(row, count: 2, at: 50) }
+        try harness.store.flushHits()
+        #expect(try harness.count("SELECT count(*) FROM entry WHERE hit_count = 2 AND last_access = 50") == count)
+    }
+}
+
+/// A clock tests move by hand; it starts at the fixtures' epoch.
+private final class TestClock: Sendable {
+    private let seconds = Mutex(0.0)
+    func now() -> Date {
+        CacheCoreFixtures.epoch.addingTimeInterval(
+            seconds.withLock {
+                $0 += 1; return $0
+            })
+    }
+}
