@@ -79,6 +79,10 @@ extension SQLiteCacheStore {
                 entry.staleSince.map { .real($0.timeIntervalSince1970) } ?? .null,
                 entry.tags.isEmpty ? .null : .text(encodeTags(entry.tags)),
             ])
+        // Counted here rather than by a trigger (schema version 5).
+        try connection.run(
+            "UPDATE stats SET entry_count = entry_count + 1, total_bytes = total_bytes + ? WHERE id = 1",
+            [.int(footprint)])
         // Tags only when present: an untagged entry writes no index row.
         if !entry.tags.isEmpty { try insertTags(entry.tags, of: entry.key, connection: connection) }
     }

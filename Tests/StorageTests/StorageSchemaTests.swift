@@ -121,7 +121,7 @@ import Testing
                 """, [.integer(SQLiteCacheStore.rowID(old.key)), .blob(old.key.bytes), .text(old.url)])
         }
         let store = try SQLiteCacheStore(path: directory.file())
-        #expect(try store.database.read { try $0.userVersion } == 4)
+        #expect(try store.database.read { try $0.userVersion } == StorageSchema.currentVersion)
         let migrated = try #require(try store.entry(for: old.key))
         #expect(migrated.tags.isEmpty)
         #expect(migrated.staleSince == nil)
@@ -135,5 +135,47 @@ import Testing
         try writer.commit(tagged)
         #expect(try store.purge(.tags(["fresh-tag"])) == 1)
         #expect(try store.purge(.all) == 1)
+    }
+
+    @Test func versionFourDatabaseKeepsItsCountsWhenInsertsCountThemselves() throws {
+        let directory = StorageTestDirectory()
+        let old = CacheCoreFixtures.makeEntry(url: "https://old.example/a.txt")
+        do {
+            // A version-4 file with one entry, counted in `stats` by the insert trigger version 5 drops.
+            let connection = try SQLiteConnection(path: directory.file(), readOnly: false)
+            try StorageSchema.migrate(connection, to: 4)
+            try connection.run(
+                """
+                INSERT INTO entry (id, seq, key, url, host, media_type, status, reason, headers, vary, request_time,
+                    response_time, date, age_received, freshness, stale_allowance, sweep_after, filter_name,
+                    image_format, original_size, stored_size, codec, crc32, chunk_size, hit_count, last_access,
+                    created, body_id, footprint, declared_content_type)
+                VALUES (?, 1, ?, ?, 'old.example', 'text/plain', 200, 'OK', 'Content-Type:text/plain', '', 0, 0,
+                    NULL, 0, 60, 0, 60, NULL, NULL, 0, 0, 0, 0, 65536, 0, 0, 0, 1, 300, NULL)
+                """, [.integer(SQLiteCacheStore.rowID(old.key)), .blob(old.key.bytes), .text(old.url)])
+        }
+        let store = try SQLiteCacheStore(path: directory.file())
+        #expect(try store.stats() == CacheStoreStats(entryCount: 1, totalBytes: 300, maxSize: nil))
+        let triggers = try store.database.read {
+            try $0.query("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name") { $0.text(0) ?? "" }
+        }
+        #expect(triggers == ["entry_deleted", "entry_resized", "entry_untagged"])
+        // New entries count themselves, replacing one counts it once, and deleting it takes it off again.
+        var footprints = 300
+        for body in [[UInt8](repeating: 1, count: 500), [UInt8](repeating: 2, count: 700)] {
+            let writer = try store.beginWrite(hints: CacheBodyHints())
+            try writer.append(body)
+            let stored = try writer.commit(CacheCoreFixtures.makeEntry(url: "https://new.example/b"))
+            footprints =
+                300
+                + (try store.database.read {
+                    try $0.queryFirst(
+                        "SELECT footprint FROM entry WHERE id = ?", [.integer(SQLiteCacheStore.rowID(stored.key))]
+                    ) { $0.int(0) }
+                } ?? 0)
+            #expect(try store.stats() == CacheStoreStats(entryCount: 2, totalBytes: footprints, maxSize: nil))
+        }
+        #expect(try store.delete(old.key))
+        #expect(try store.stats() == CacheStoreStats(entryCount: 1, totalBytes: footprints - 300, maxSize: nil))
     }
 }
