@@ -91,7 +91,7 @@ struct CacheBodyHandlerTests {
             let response = try harness.request("GET", "/cache/\(entry.key.hex)", headers: [("Range", "bytes=22480-")])
             #expect(response.status == 416)
             #expect(response.header("Content-Range") == "bytes */22480")
-            #expect(response.text.contains(APIProblemType.rangeNotSatisfiable))
+            #expect(response.text.contains(ProblemType.rangeNotSatisfiable.uri))
         }
     }
 
@@ -164,7 +164,7 @@ struct CacheBodyHandlerTests {
             for path in ["/cache/\(key)", "/cache/\(key)/meta"] {
                 let response = try harness.request("GET", path)
                 #expect(response.status == 400)
-                #expect(response.text.contains(APIProblemType.invalidKey))
+                #expect(response.text.contains(ProblemType.invalidKey.uri))
             }
             #expect(try harness.request("DELETE", "/cache/\(key)").status == 400)
         }

@@ -100,7 +100,7 @@ struct FiltersAPITests {
             #expect(try FiltersAPIHarness.names(inserted) == ["first", "images", "last"])
             let duplicate = try harness.request("POST", "/filters", body: #"{"name":"images"}"#)
             #expect(duplicate.status == 409)
-            #expect(try FiltersAPIHarness.json(duplicate)["type"] as? String == FiltersProblemType.filterExists)
+            #expect(try FiltersAPIHarness.json(duplicate)["type"] as? String == ProblemType.filterExists.uri)
             #expect(try harness.request("POST", "/filters?before=nope", body: #"{"name":"n"}"#).status == 404)
             #expect(try harness.request("POST", "/filters?after=images", body: #"{"name":"n"}"#).status == 400)
             #expect(harness.registry.chain.version == 3)
