@@ -21,13 +21,6 @@ import Upstream
     static let heavy = ProcessInfo.processInfo.environment["LARDER_HEAVY_TESTS"] != nil
 }
 
-/// `GET /healthz` for the fault suites: the service must keep answering it whatever else fails.
-struct FaultHealthResponder: HTTPResponder {
-    func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
-        writer.send(HTTPResponse(status: .ok, body: .bytes(Array(#"{"status":"ok"}"#.utf8))))
-    }
-}
-
 /// A real `/fetch` and `/healthz` on 127.0.0.1:0 over a real SQLite store, fetching from a `StubOrigin`,
 /// with the server's timeouts and connection bound chosen per test (short, so faults end in seconds),
 /// and every store failure the service reports kept for assertions.
@@ -58,12 +51,10 @@ final class FaultHarness: Sendable {
         service = FetchService(
             store: store, executor: StorageExecutor(width: 2), client: client,
             onStoreFailure: { url, error in failures.lines.withLock { $0.append("\(url): \(error)") } })
-        var router = Router()
-        router.add(.get, "/healthz", FaultHealthResponder())
         let store = self.store
         readiness = ReadinessHandler(service: service, storeProbe: { try store.probeWrite() })
-        router.add(.get, "/readyz", readiness)
-        service.mount(on: &router, access: AdminAccess(token: nil))
+        // `/healthz` is the table's `LivenessHandler`, which answers whatever else fails.
+        let router = LarderRoutes(access: AdminAccess(token: nil), fetch: service, readiness: readiness).makeRouter()
         var configuration = serverConfiguration
         configuration.host = "127.0.0.1"
         configuration.port = 0

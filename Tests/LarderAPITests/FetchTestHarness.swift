@@ -52,8 +52,8 @@ final class FetchTestHarness: @unchecked Sendable {
             store: wrapStore(store), executor: StorageExecutor(width: 2), client: client,
             decider: FixedDecider(decision: decision),
             clock: { clock.now }, configuration: configuration)
-        var router = Router()
-        service.mount(on: &router, access: AdminAccess(token: nil), fetchAccess: fetchAccess)
+        let router = LarderRoutes(access: AdminAccess(token: nil), fetch: service, fetchAccess: fetchAccess)
+            .makeRouter()
         server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: "127.0.0.1", port: 0, headerReadTimeout: 30, idleTimeout: 30, writeTimeout: 30, eventLoops: 2),

@@ -75,9 +75,10 @@ import Testing
             let registry = MetricsRegistry()
             registry.register(metrics)
             registry.register(harness.service.metrics)
-            var router = Router()
-            harness.service.mount(on: &router, access: AdminAccess(token: nil))
-            router.add(.get, "/metrics", MetricsHandler(registry: registry, executor: harness.service.executor))
+            let router = LarderRoutes(
+                access: AdminAccess(token: nil), fetch: harness.service,
+                metrics: (MetricsHandler(registry: registry, executor: harness.service.executor), isPublic: true)
+            ).makeRouter()
             let server = HTTPServer(
                 configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, eventLoops: 1), responder: router,
                 accessLog: { metrics.record($0) })

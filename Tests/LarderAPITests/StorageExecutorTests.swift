@@ -24,8 +24,9 @@ struct StorageExecutorTests {
         try writer.append(body)
         let entry = try writer.commit(CacheCoreFixtures.makeEntry(url: "https://spy.example/x"))
 
-        var router = Router()
-        CacheAPI(store: store, executor: StorageExecutor(width: 2)).mount(on: &router, access: AdminAccess(token: nil))
+        let router = LarderRoutes(
+            access: AdminAccess(token: nil), cache: CacheAPI(store: store, executor: StorageExecutor(width: 2))
+        ).makeRouter()
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, eventLoops: 1), responder: router)
         try server.start()
