@@ -75,6 +75,21 @@ public struct LarderTestApp: Sendable {
         finish = wired.finish
     }
 
+    /// The application `larder serve` runs for these flags and environment, resolved as `serve` resolves
+    /// them (flag over environment over default), on 127.0.0.1:0 unless the flags say otherwise.
+    /// - Parameters:
+    ///   - flags: values by flag without dashes (`["db": path, "max-size": "64M"]`).
+    ///   - environment: the `LARDER_*` variables to resolve under the flags.
+    ///   - logger: where the wiring logs.
+    /// - Throws: `SettingsError` for a bad value, or what stops `serve` before it listens.
+    public init(
+        serving flags: [String: String], environment: [String: String] = [:],
+        logger: Logger = Logger(label: "larder.test")
+    ) throws {
+        let flags = flags.merging(["host": "127.0.0.1", "port": "0"]) { given, _ in given }
+        try self.init(settings: ServeSettings.resolve(flags: flags, environment: environment), logger: logger)
+    }
+
     /// Runs `body` with a client of the app in the given setup, and always stops what it started.
     /// - Parameters:
     ///   - mode: in process (`.router`) or over a real socket (`.live`).
