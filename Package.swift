@@ -109,7 +109,8 @@ let package = Package(
         .testTarget(name: "CachePolicyTests", dependencies: ["CachePolicy", "HTTPCore", "CacheCore"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CacheCore", "TestSupport"]),
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPCore", "TestSupport"]),
-        .testTarget(name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore", "Storage"]),
+        .testTarget(
+            name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore", "Storage", "LarderTesting"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(
             name: "LarderAppTests",
