@@ -20,8 +20,10 @@ public struct LarderTestApp: Sendable {
     public let responder: any HTTPResponder
     /// The live server's settings; host and port are always 127.0.0.1:0.
     public var server: HTTPServerConfiguration
-    /// Told about the live server before it starts (`ReadinessHandler.attach`).
+    /// Told about the live server before it starts (`ReadinessHandler.attach`, `HTTPMetrics.attach`).
     public var onServer: (@Sendable (HTTPServer) -> Void)?
+    /// The live server's access records (what `serve` counts for `/metrics` and logs).
+    public var accessLog: (@Sendable (HTTPAccessRecord) -> Void)?
     /// Run after the test's body (the wiring's shutdown step: stores finish, hit counts are written).
     let finish: (@Sendable () -> Void)?
 
@@ -105,7 +107,7 @@ public struct LarderTestApp: Sendable {
             var configuration = server
             configuration.host = "127.0.0.1"
             configuration.port = 0
-            let server = HTTPServer(configuration: configuration, responder: responder)
+            let server = HTTPServer(configuration: configuration, responder: responder, accessLog: accessLog)
             onServer?(server)
             try server.start()
             do {
