@@ -55,11 +55,13 @@ let package = Package(
             // has no source tree). `Resources/openapi.yaml` is a symlink to the top-level contract.
             resources: [.embedInCode("Resources")]
         ),
-        // The application under the executable: today every setting of `serve`, declared once and typed.
+        // The application under the executable: every setting of `serve`, declared once and typed, and the
+        // wiring that builds the store, the APIs and the router from them; `serve` and the tests both use it.
         .target(
             name: "LarderApp",
             dependencies: [
-                "HTTPCore", "HTTPServer", "CachePolicy", "Upstream", .product(name: "Logging", package: "swift-log"),
+                "HTTPCore", "HTTPServer", "CacheCore", "CachePolicy", "Storage", "Upstream", "LarderAPI", "Metrics",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -74,6 +76,13 @@ let package = Package(
 
         // Test doubles and factories shared by the test targets.
         .target(name: "TestSupport", dependencies: ["HTTPCore", "CacheCore", "CLinux"]),
+        // The one way tests run Larder's routes, in process (`.router`) or on 127.0.0.1:0 (`.live`).
+        .target(
+            name: "LarderTesting",
+            dependencies: [
+                "HTTPCore", "HTTPServer", "LarderAPI", "LarderApp", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Storage's crash-test child and benchmark; not part of the product.
         .executableTarget(name: "StorageCrashWriter", dependencies: ["Storage", "CacheCore", "TestSupport"]),
         .executableTarget(
@@ -100,7 +109,8 @@ let package = Package(
         .testTarget(name: "CachePolicyTests", dependencies: ["CachePolicy", "HTTPCore", "CacheCore"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CacheCore", "TestSupport"]),
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPCore", "TestSupport"]),
-        .testTarget(name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore", "Storage"]),
+        .testTarget(
+            name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore", "Storage", "LarderTesting"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(
             name: "LarderAppTests",
@@ -112,7 +122,8 @@ let package = Package(
             name: "LarderAPITests",
             dependencies: [
                 "LarderAPI", "HTTPServer", "HTTPCore", "CacheCore", "Storage", "TestSupport", "CachePolicy", "Upstream",
-                "Metrics", "ImageSniffing",
+                "Metrics", "ImageSniffing", "LarderApp", "LarderTesting",
+                .product(name: "Logging", package: "swift-log"),
             ]),
     ]
 )

@@ -13,6 +13,8 @@ public final class HTTPResponseWriter: Sendable {
         case connection(HTTPConnection, Int)
         /// Another writer, after an observer has seen the response.
         case observed(HTTPResponseWriter, @Sendable (HTTPResponse) -> Void)
+        /// A closure, with no connection behind it.
+        case detached(@Sendable (HTTPResponse) -> Void)
     }
 
     private let destination: Destination
@@ -31,6 +33,14 @@ public final class HTTPResponseWriter: Sendable {
         destination = .observed(writer, observer)
     }
 
+    /// A writer with no connection: the response goes to `deliver` as the handler sent it, without the
+    /// server's framing, `Date` or problem `instance`. For answering a request in process (the router
+    /// tests of `LarderTesting`).
+    /// - Parameter deliver: called once with the response, on the sending thread.
+    public init(delivering deliver: @escaping @Sendable (HTTPResponse) -> Void) {
+        destination = .detached(deliver)
+    }
+
     /// Sends the response. Hops to the connection's queue unless already on it.
     /// - Parameter response: the status, headers and body to send.
     public func send(_ response: HTTPResponse) {
@@ -44,6 +54,8 @@ public final class HTTPResponseWriter: Sendable {
         case .observed(let writer, let observer):
             observer(response)
             writer.send(response)
+        case .detached(let deliver):
+            deliver(response)
         }
     }
 }

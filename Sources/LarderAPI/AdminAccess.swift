@@ -99,7 +99,7 @@ public struct AdminAccess: Sendable {
         if let value = request.headers[Self.csrfHeader], !value.isEmpty { return .success(identity) }
         return .failure(
             APIError(
-                status: .forbidden, type: APIProblemType.missingCSRFHeader,
+                status: .forbidden, type: .missingCSRFHeader,
                 detail: "A state-changing request from a browser must carry the \(Self.csrfHeader) header."))
     }
 
@@ -158,7 +158,7 @@ public struct AdminAccess: Sendable {
             if remote.isLoopback { return .success(AdminIdentity(name: "loopback", scope: .full, method: .loopback)) }
             return .failure(
                 APIError(
-                    status: .forbidden, type: APIProblemType.forbidden,
+                    status: .forbidden, type: .forbidden,
                     detail: "The admin API answers only loopback clients while no admin token is configured."))
         }
         if authorization.isEmpty { return .failure(Self.challenge(error: nil, "Admin credentials are required.")) }
@@ -240,7 +240,7 @@ public struct AdminAccess: Sendable {
 
     /// 403 for a read-only credential on a write (RFC 6750 §3.1 `insufficient_scope`).
     static let insufficientScope = APIError(
-        status: .forbidden, type: APIProblemType.insufficientScope,
+        status: .forbidden, type: .insufficientScope,
         detail: "This admin token may read only; purges, deletes and filter changes need a full token.",
         headers: HTTPHeaders([
             ("WWW-Authenticate", "Bearer realm=\"\(realm)\", error=\"insufficient_scope\", scope=\"full\"")
@@ -250,13 +250,13 @@ public struct AdminAccess: Sendable {
         var value = "Bearer realm=\"\(realm)\""
         if let error { value += ", error=\"\(error)\"" }
         return APIError(
-            status: .unauthorized, type: APIProblemType.unauthorized, detail: detail,
+            status: .unauthorized, type: .unauthorized, detail: detail,
             headers: HTTPHeaders([("WWW-Authenticate", value)]))
     }
 
     private static func invalidRequest(_ detail: String) -> APIError {
         APIError(
-            status: .badRequest, type: APIProblemType.invalidAuthorization, detail: detail,
+            status: .badRequest, type: .invalidAuthorization, detail: detail,
             headers: HTTPHeaders([("WWW-Authenticate", "Bearer realm=\"\(realm)\", error=\"invalid_request\"")]))
     }
 }

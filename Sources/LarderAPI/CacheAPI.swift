@@ -2,7 +2,7 @@ public import CacheCore
 public import CachePolicy
 public import Foundation
 import HTTPCore
-public import HTTPServer
+import HTTPServer
 
 /// The `/cache` admin API (DESIGN.md, "HTTP API"): list, read, inspect and delete stored entries.
 ///
@@ -53,19 +53,6 @@ public struct CacheAPI: Sendable {
         self.onBodyFailure = onBodyFailure
         self.decider = decider
         self.purgeMetrics = purgeMetrics
-    }
-
-    /// Adds the routes to a router, each behind the admin guard.
-    /// - Parameters:
-    ///   - router: the router.
-    ///   - access: who may use them.
-    public func mount(on router: inout Router, access: AdminAccess) {
-        router.addAdmin(.get, "/cache", access: access, CacheListHandler(api: self))
-        router.addAdmin(.delete, "/cache", access: access, CachePurgeHandler(api: self))
-        router.addAdmin(.get, "/cache/:key", access: access, CacheBodyHandler(api: self))
-        router.addAdmin(.head, "/cache/:key", access: access, CacheBodyHandler(api: self))
-        router.addAdmin(.delete, "/cache/:key", access: access, CacheDeleteHandler(api: self))
-        router.addAdmin(.get, "/cache/:key/meta", access: access, CacheMetaHandler(api: self))
     }
 
     /// The cache key of the route's `:key` segment.

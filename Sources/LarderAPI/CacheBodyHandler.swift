@@ -15,7 +15,7 @@ public import HTTPServer
 /// an opaque origin that cannot read the page's), adds `X-Content-Type-Options: nosniff` (a body is never
 /// read as another type than the one stored) and `Cross-Origin-Resource-Policy: same-origin` (no other
 /// site embeds it). `/fetch` is not changed: it answers as the origin did.
-public struct CacheBodyHandler: HTTPResponder {
+public struct CacheBodyHandler: APIHandler {
     /// The fields that make a stored body inert when served from Larder's origin.
     public static let inertHeaders: [(name: String, value: String)] = [
         ("Content-Security-Policy", "sandbox; default-src 'none'"), ("X-Content-Type-Options", "nosniff"),
@@ -29,13 +29,8 @@ public struct CacheBodyHandler: HTTPResponder {
     public init(api: CacheAPI) { self.api = api }
 
     /// Answers one body request.
-    public func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
-        let key: CacheKey
-        do {
-            key = try CacheAPI.key(in: context)
-        } catch {
-            return writer.send(error.makeResponse())
-        }
+    public func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
+        let key = try CacheAPI.key(in: context)
         var headers = request.headers
         if request.method != .get { headers.remove(name: "Range") }
         let requestHeaders = headers

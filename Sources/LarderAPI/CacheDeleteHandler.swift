@@ -3,7 +3,7 @@ public import HTTPCore
 public import HTTPServer
 
 /// `DELETE /cache/<key>`: 204 when the entry was deleted, 404 when there was none.
-public struct CacheDeleteHandler: HTTPResponder {
+public struct CacheDeleteHandler: APIHandler {
     private let api: CacheAPI
 
     /// Creates the handler.
@@ -11,13 +11,8 @@ public struct CacheDeleteHandler: HTTPResponder {
     public init(api: CacheAPI) { self.api = api }
 
     /// Answers one delete request.
-    public func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
-        let key: CacheKey
-        do {
-            key = try CacheAPI.key(in: context)
-        } catch {
-            return writer.send(error.makeResponse())
-        }
+    public func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
+        let key = try CacheAPI.key(in: context)
         let store = api.store
         api.executor.respond(writer) {
             guard try store.delete(key) else { throw APIError.notFound(key) }

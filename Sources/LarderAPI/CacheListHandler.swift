@@ -8,7 +8,7 @@ public import HTTPServer
 /// Parameters: `limit` (1…1000, default 50), `cursor` (the previous page's `nextCursor`), `host`, `prefix`
 /// (of the canonical URL), `type` (`text/html` or `image/*`), `tag` (repeatable: entries carrying any of
 /// them). Anything else is 400.
-public struct CacheListHandler: HTTPResponder {
+public struct CacheListHandler: APIHandler {
     /// The page size when `limit` is absent.
     public static let defaultLimit = 50
     /// The largest `limit` accepted.
@@ -21,13 +21,8 @@ public struct CacheListHandler: HTTPResponder {
     public init(api: CacheAPI) { self.api = api }
 
     /// Answers one listing request.
-    public func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
-        let query: CacheEntryQuery
-        do {
-            query = try Self.makeQuery(request)
-        } catch {
-            return writer.send(error.makeResponse())
-        }
+    public func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
+        let query = try Self.makeQuery(request)
         let store = api.store
         api.executor.respond(writer) {
             let page = try store.list(query)

@@ -4,7 +4,7 @@ public import HTTPServer
 
 /// `GET /cache/<key>/meta`: every field of the stored entry as JSON, with its current age and freshness
 /// left at the API's clock (`CacheEntryJSON.meta`).
-public struct CacheMetaHandler: HTTPResponder {
+public struct CacheMetaHandler: APIHandler {
     private let api: CacheAPI
 
     /// Creates the handler.
@@ -12,13 +12,8 @@ public struct CacheMetaHandler: HTTPResponder {
     public init(api: CacheAPI) { self.api = api }
 
     /// Answers one meta request.
-    public func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
-        let key: CacheKey
-        do {
-            key = try CacheAPI.key(in: context)
-        } catch {
-            return writer.send(error.makeResponse())
-        }
+    public func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
+        let key = try CacheAPI.key(in: context)
         let store = api.store
         let clock = api.clock
         api.executor.respond(writer) {

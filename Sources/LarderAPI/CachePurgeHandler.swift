@@ -17,7 +17,7 @@ public import HTTPServer
 ///
 /// Different selecting parameters together intersect. Anything else, a repeated parameter (but `tag`) or
 /// a value other than `true`/`false` is 400: a typo must not widen a purge to everything.
-public struct CachePurgeHandler: HTTPResponder {
+public struct CachePurgeHandler: APIHandler {
     /// The keys a dry run lists.
     public static let dryRunKeys = 50
 
@@ -35,13 +35,8 @@ public struct CachePurgeHandler: HTTPResponder {
     }
 
     /// Answers one purge request.
-    public func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
-        let purge: Request
-        do {
-            purge = try Self.parse(request, decider: api.decider)
-        } catch {
-            return writer.send(error.makeResponse())
-        }
+    public func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
+        let purge = try Self.parse(request, decider: api.decider)
         let store = api.store
         let metrics = api.purgeMetrics
         api.purges.respond(writer) {

@@ -1,7 +1,7 @@
 import CacheCore
 public import CachePolicy
 import HTTPCore
-public import HTTPServer
+import HTTPServer
 public import Upstream
 
 /// The `/filters` admin API (DESIGN.md, "HTTP API"): list, replace, add, change, remove and
@@ -59,29 +59,6 @@ public struct FiltersAPI: Sendable {
         self.registry = registry
         self.executor = executor
         self.addressVerdicts = addressVerdicts ?? { addressPolicy.verdicts(resolving: $0) }
-    }
-
-    /// Adds the routes to a router, each behind the admin guard. `/filters/explain` is added before
-    /// `/filters/<name>`, which is why `explain` and `defaults` are reserved filter names.
-    ///
-    /// - Parameters:
-    ///   - router: The router.
-    ///   - access: Who may use them.
-    public func mount(on router: inout Router, access: AdminAccess) {
-        let chain = FiltersChainHandler(api: self)
-        let item = FiltersItemHandler(api: self)
-        // Every change goes to the refusal when a file owns the chain; reads are the same either way.
-        let owned = owner.map { FiltersOwnedHandler(owner: $0) }
-        router.addAdmin(.get, "/filters/explain", access: access, FiltersExplainHandler(api: self))
-        router.addAdmin(.post, "/filters/defaults", access: access, owned ?? FiltersDefaultsHandler(api: self))
-        router.addAdmin(.get, "/filters", access: access, chain)
-        for method in [HTTPMethod.put, .post, .delete] {
-            router.addAdmin(method, "/filters", access: access, owned ?? chain)
-        }
-        router.addAdmin(.get, "/filters/:name", access: access, item)
-        for method in [HTTPMethod.put, .delete] {
-            router.addAdmin(method, "/filters/:name", access: access, owned ?? item)
-        }
     }
 
     /// The chain's entity tag: its version, quoted (`"7"`).

@@ -3,19 +3,15 @@ import HTTPCore
 import HTTPServer
 
 /// `GET`, `PUT`, `POST` and `DELETE /filters`: the chain as a whole (see `FiltersAPI`).
-struct FiltersChainHandler: HTTPResponder {
+struct FiltersChainHandler: APIHandler {
     let api: FiltersAPI
 
-    func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
-        do {
-            switch request.method {
-            case .get, .head: writer.send(try list(request))
-            case .put: try replace(request, writer: writer)
-            case .post: try add(request, writer: writer)
-            default: try removeAll(request, writer: writer)
-            }
-        } catch {
-            writer.send(FiltersAPI.errorResponse(error))
+    func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
+        switch request.method {
+        case .get, .head: writer.send(try list(request))
+        case .put: try replace(request, writer: writer)
+        case .post: try add(request, writer: writer)
+        default: try removeAll(request, writer: writer)
         }
     }
 
@@ -38,7 +34,7 @@ struct FiltersChainHandler: HTTPResponder {
         let precondition = try FiltersAPI.precondition(of: request)
         let filters = try FilterDefinition.decodeList(json: FiltersAPI.jsonBody(of: request))
         let registry = api.registry
-        api.respondChanging(writer) {
+        api.executor.respond(writer) {
             let chain = try registry.replaceAll(with: filters, precondition: precondition)
             return FiltersAPI.json(chain.json, version: chain.version)
         }
@@ -49,7 +45,7 @@ struct FiltersChainHandler: HTTPResponder {
         let precondition = try FiltersAPI.precondition(of: request)
         let filter = try FilterDefinition.decode(json: FiltersAPI.jsonBody(of: request))
         let registry = api.registry
-        api.respondChanging(writer) {
+        api.executor.respond(writer) {
             let chain = try registry.add(filter, before: before, precondition: precondition)
             return FiltersAPI.json(
                 chain.json, version: chain.version, status: .created, location: "/filters/\(filter.name)")
@@ -60,7 +56,7 @@ struct FiltersChainHandler: HTTPResponder {
         _ = try CacheAPI.query(of: request, allowed: [])
         let precondition = try FiltersAPI.precondition(of: request)
         let registry = api.registry
-        api.respondChanging(writer) {
+        api.executor.respond(writer) {
             let chain = try registry.removeAll(precondition: precondition)
             return FiltersAPI.json(chain.json, version: chain.version)
         }

@@ -4,34 +4,28 @@ import HTTPServer
 
 /// `POST /filters/defaults`: puts the chain a new database starts with (`FilterChain.defaultFilters`, the
 /// `images` filter) back as the whole chain, honouring `If-Match` like every change; 200 with the chain.
-struct FiltersDefaultsHandler: HTTPResponder {
+struct FiltersDefaultsHandler: APIHandler {
     let api: FiltersAPI
 
-    func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
-        do {
-            _ = try CacheAPI.query(of: request, allowed: [])
-            let precondition = try FiltersAPI.precondition(of: request)
-            let registry = api.registry
-            api.respondChanging(writer) {
-                let chain = try registry.restoreDefaults(precondition: precondition)
-                return FiltersAPI.json(chain.json, version: chain.version)
-            }
-        } catch {
-            writer.send(FiltersAPI.errorResponse(error))
+    func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
+        _ = try CacheAPI.query(of: request, allowed: [])
+        let precondition = try FiltersAPI.precondition(of: request)
+        let registry = api.registry
+        api.executor.respond(writer) {
+            let chain = try registry.restoreDefaults(precondition: precondition)
+            return FiltersAPI.json(chain.json, version: chain.version)
         }
     }
 }
 
 /// Every change of the chain while a filters file in `replace` mode owns it: 409 `filters-owned-by-file`
 /// with the chain's `ETag`, saying which file to edit instead.
-struct FiltersOwnedHandler: HTTPResponder {
+struct FiltersOwnedHandler: APIHandler {
     let owner: String
 
-    func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
-        writer.send(
-            FiltersFailure(
-                status: .conflict, type: FiltersProblemType.ownedByFile,
-                detail: "The filter chain is \(owner) (--filters-mode replace); change the file and restart."
-            ).makeResponse())
+    func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
+        throw APIError(
+            status: .conflict, type: .filtersOwnedByFile,
+            detail: "The filter chain is \(owner) (--filters-mode replace); change the file and restart.")
     }
 }

@@ -15,32 +15,22 @@ import HTTPServer
 /// filter owns it, `freshness` (in words), `overrides` (the filter's seconds, `null` when unset), the
 /// response-side rules under `store` (with the `tags` the filter adds), and `addresses` (each resolved address with the address policy's
 /// verdict). Resolution blocks, so the answer is built on the storage executor.
-struct FiltersExplainHandler: HTTPResponder {
+struct FiltersExplainHandler: APIHandler {
     let api: FiltersAPI
 
-    func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
-        let target: String
+    func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
+        let (target, assumed) = try Self.parameters(of: request)
         let url: CanonicalURL
-        let assumed: HTTPHeaders?
-        do {
-            let (given, headers) = try Self.parameters(of: request)
-            target = given
-            assumed = headers
-            switch URLCanonicalizer().canonicalize(given) {
-            case .success(let canonical): url = canonical
-            case .failure(let rejection):
-                throw FiltersFailure(
-                    status: .badRequest, type: FiltersProblemType.invalidURL,
-                    detail: "url is not one Larder fetches: \(rejection).")
-            }
-        } catch {
-            writer.send(FiltersAPI.errorResponse(error))
-            return
+        switch URLCanonicalizer().canonicalize(target) {
+        case .success(let canonical): url = canonical
+        case .failure(let rejection):
+            throw APIError(
+                status: .badRequest, type: .invalidURL, detail: "url is not one Larder fetches: \(rejection).")
         }
         let chain = api.registry.chain
         let explanation = chain.explain(url: url, headers: assumed ?? request.headers)
         let verdicts = api.addressVerdicts
-        api.respondChanging(writer) {
+        api.executor.respond(writer) {
             let body = Self.render(
                 target: target, url: url, chain: chain, explanation: explanation,
                 addresses: verdicts(url.host).map { (address: "\($0.address)", verdict: $0.verdict) })

@@ -5,30 +5,26 @@ import HTTPServer
 /// `GET`, `PUT` and `DELETE /filters/<name>`: one filter (see `FiltersAPI`). `PUT` to a name the chain
 /// does not hold creates the filter at the end of the chain (201), so a deployment script can declare
 /// a filter without first asking whether it exists.
-struct FiltersItemHandler: HTTPResponder {
+struct FiltersItemHandler: APIHandler {
     let api: FiltersAPI
 
-    func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
+    func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
         let name = context.parameters["name"] ?? ""
-        do {
-            _ = try CacheAPI.query(of: request, allowed: [])
-            switch request.method {
-            case .get, .head:
-                let chain = api.registry.chain
-                guard let filter = chain.filter(named: name) else { throw FilterChainError.notFound(name) }
-                writer.send(FiltersAPI.json(filter.canonicalJSON, version: chain.version))
-            case .put:
-                try put(name, request, writer: writer)
-            default:
-                let precondition = try FiltersAPI.precondition(of: request)
-                let registry = api.registry
-                api.respondChanging(writer) {
-                    let chain = try registry.remove(named: name, precondition: precondition)
-                    return FiltersAPI.json(chain.json, version: chain.version)
-                }
+        _ = try CacheAPI.query(of: request, allowed: [])
+        switch request.method {
+        case .get, .head:
+            let chain = api.registry.chain
+            guard let filter = chain.filter(named: name) else { throw FilterChainError.notFound(name) }
+            writer.send(FiltersAPI.json(filter.canonicalJSON, version: chain.version))
+        case .put:
+            try put(name, request, writer: writer)
+        default:
+            let precondition = try FiltersAPI.precondition(of: request)
+            let registry = api.registry
+            api.executor.respond(writer) {
+                let chain = try registry.remove(named: name, precondition: precondition)
+                return FiltersAPI.json(chain.json, version: chain.version)
             }
-        } catch {
-            writer.send(FiltersAPI.errorResponse(error))
         }
     }
 
@@ -40,7 +36,7 @@ struct FiltersItemHandler: HTTPResponder {
             throw FilterDefinitionError(path: "name", message: "must be \(name.jsonQuoted), the name in the path")
         }
         let registry = api.registry
-        api.respondChanging(writer) {
+        api.executor.respond(writer) {
             let (chain, created) = try registry.put(filter, precondition: precondition)
             return FiltersAPI.json(
                 filter.canonicalJSON, version: chain.version, status: created ? .created : .ok,

@@ -44,8 +44,8 @@ public final class StorageExecutor: Sendable {
         return queues[(turn & Int.max) % queues.count]
     }
 
-    /// Runs work that builds a response and sends it; an `APIError` is sent as problem+json, a
-    /// `CacheStoreError` as its API mapping, anything else as a 500 storage error.
+    /// Runs work that builds a response and sends it; what it throws is answered as problem+json
+    /// (`APIError(_:)`: an `APIError` as it is, a store error by its API mapping, anything else a 500).
     /// - Parameters:
     ///   - writer: where the answer goes.
     ///   - work: blocking work that returns the response.
@@ -55,21 +55,9 @@ public final class StorageExecutor: Sendable {
             do {
                 response = try work()
             } catch {
-                response = Self.errorResponse(error)
+                response = APIError(error).makeResponse()
             }
             writer.send(response)
-        }
-    }
-
-    /// The problem response for an error thrown by work.
-    /// - Parameter error: an `APIError`, a `CacheStoreError` or anything else.
-    /// - Returns: the response.
-    public static func errorResponse(_ error: any Error) -> HTTPResponse {
-        switch error {
-        case let error as APIError: error.makeResponse()
-        case let error as CacheStoreError: APIError.storage(error).makeResponse()
-        default:
-            APIError(status: .internalServerError, type: APIProblemType.storageError, detail: "\(error)").makeResponse()
         }
     }
 }

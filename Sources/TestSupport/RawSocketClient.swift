@@ -27,6 +27,17 @@ public struct RawHTTPResponse: Sendable {
 
     /// The content as UTF-8 text.
     public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// Creates a response (as an in-process client reads one off a responder).
+    /// - Parameters:
+    ///   - status: the status code.
+    ///   - headers: the header fields in order.
+    ///   - body: the content.
+    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
 }
 
 /// A blocking TCP client for tests that need to control the exact bytes sent to a server on

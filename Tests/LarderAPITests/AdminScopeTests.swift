@@ -34,7 +34,7 @@ import Testing
                 return
             }
             #expect(error.status.code == 403)
-            #expect(error.type == APIProblemType.insufficientScope)
+            #expect(error.type == .insufficientScope)
             #expect(error.headers["WWW-Authenticate"]?.contains(#"error="insufficient_scope""#) == true)
         }
     }
@@ -61,7 +61,7 @@ import Testing
             Issue.record("a read session purged")
             return
         }
-        #expect(error.type == APIProblemType.insufficientScope)
+        #expect(error.type == .insufficientScope)
     }
 
     @Test func theSingleTokenIsAFullTokenNamedAdminAndLoopbackIsFullWithoutTokens() throws {

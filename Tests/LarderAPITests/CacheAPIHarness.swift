@@ -4,25 +4,29 @@ import Foundation
 import HTTPCore
 import HTTPServer
 import LarderAPI
+import LarderTesting
 import Synchronization
 import TestSupport
 
 @testable import Storage
 
-/// A real server on 127.0.0.1:0 serving `/cache` from a real SQLite store in a temporary directory, with
+/// `/cache` from the route table (`LarderRoutes`) over a real SQLite store in a temporary directory, with
 /// small chunks so that multi-chunk bodies stay small, and a fixed clock. The operator page (`/ui/`) is
-/// mounted beside it under the same admin policy, as `larder serve` does.
+/// mounted beside it under the same admin policy, as `larder serve` does. Tests reach it through
+/// `LarderTestApp`, in process or on 127.0.0.1:0 (`withHarness(mode:)`).
 final class CacheAPIHarness: @unchecked Sendable {
     static let chunkSize = 4096
     static let now = CacheCoreFixtures.epoch.addingTimeInterval(600)
 
     let directory = StorageTestDirectory()
     let store: SQLiteCacheStore
-    let server: HTTPServer
+    let app: LarderTestApp
+    /// The test's client, set by `withHarness` for the length of the test.
+    fileprivate(set) var client: LarderTestClient!
     let bodyFailures = FailureLog()
     let access: AdminAccess
 
-    /// Starts the server. `token` (one full token) or `tokens` (named, scoped) configure admin access.
+    /// Builds the app. `token` (one full token) or `tokens` (named, scoped) configure admin access.
     init(token: String? = nil, tokens: [AdminToken] = []) throws {
         store = try SQLiteCacheStore(
             configuration: .init(
@@ -31,19 +35,11 @@ final class CacheAPIHarness: @unchecked Sendable {
         let api = CacheAPI(
             store: store, executor: StorageExecutor(width: 2), clock: { CacheAPIHarness.now },
             onBodyFailure: { key, error in failures.record(key, error) })
-        var router = Router()
         access = tokens.isEmpty ? AdminAccess(token: token) : AdminAccess(tokens: tokens)
-        api.mount(on: &router, access: access)
-        OperatorPage(access: access).mount(on: &router)
-        server = HTTPServer(
-            configuration: HTTPServerConfiguration(
-                host: "127.0.0.1", port: 0, headerReadTimeout: 2, idleTimeout: 2, writeTimeout: 2, eventLoops: 2),
-            responder: router)
-        try server.start()
+        app = LarderTestApp(
+            routes: LarderRoutes(access: access, cache: api, operatorPage: true),
+            server: LarderTestApp.serverConfiguration(timeout: 2))
     }
-
-    /// Drains the server.
-    func stop() async { await server.shutdown(grace: 0) }
 
     /// Stores a body under `url` with the store's writer, appended in uneven pieces.
     @discardableResult
@@ -62,21 +58,17 @@ final class CacheAPIHarness: @unchecked Sendable {
         return try writer.commit(entry)
     }
 
-    /// Sends one request on a new connection and reads the response.
+    /// Sends one request and reads the response.
     func request(
         _ method: String, _ path: String, headers: [(String, String)] = [], body: String? = nil
     ) throws -> RawHTTPResponse {
-        let client = try RawSocketClient(port: server.port)
-        var text = "\(method) \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
-        for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        if let body { text += "Content-Length: \(body.utf8.count)\r\n\r\n" + body }
-        try client.send(text + (body == nil ? "\r\n" : ""))
-        return try client.readResponse(isHeadResponse: method == "HEAD")
+        try client.request(method, path, headers: headers, body: body.map { Array($0.utf8) }, timeout: 5)
     }
 
-    /// Sends one request and returns the raw client, for tests that watch the connection.
+    /// Sends one request on a new connection and returns the raw client, for tests that watch the
+    /// connection (`.live` only).
     func open(_ method: String, _ path: String) throws -> RawSocketClient {
-        let client = try RawSocketClient(port: server.port)
+        let client = try RawSocketClient(port: self.client.port)
         try client.send("\(method) \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
         return client
     }
@@ -95,18 +87,17 @@ final class CacheAPIHarness: @unchecked Sendable {
     }
 }
 
-/// Runs a test body against a fresh harness and always stops the server.
+/// Runs a test body against a fresh harness, in process unless `mode` says `.live`, and always stops what
+/// it started.
 func withHarness(
-    token: String? = nil, tokens: [AdminToken] = [], _ body: (CacheAPIHarness) async throws -> Void
+    token: String? = nil, tokens: [AdminToken] = [], mode: LarderTestMode = .router,
+    _ body: (CacheAPIHarness) async throws -> Void
 ) async throws {
     let harness = try CacheAPIHarness(token: token, tokens: tokens)
-    do {
+    try await harness.app.test(mode) { client in
+        harness.client = client
         try await body(harness)
-    } catch {
-        await harness.stop()
-        throw error
     }
-    await harness.stop()
 }
 
 /// Body read failures reported by the API.

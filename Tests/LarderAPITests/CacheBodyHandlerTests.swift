@@ -1,6 +1,7 @@
 import CacheCore
 import Foundation
 import LarderAPI
+import LarderTesting
 import Storage
 import TestSupport
 import Testing
@@ -44,7 +45,7 @@ struct CacheBodyHandlerTests {
 
     @Test(arguments: [false, true])
     func headHasTheHeadersOfGetAndNoBody(gzip: Bool) async throws {
-        try await withHarness { harness in
+        try await withHarness(mode: .live) { harness in
             let entry = try harness.put("https://a.example/head", Self.text)
             let headers = gzip ? [("Accept-Encoding", "gzip")] : []
             let get = try harness.request("GET", "/cache/\(entry.key.hex)", headers: headers)
@@ -91,7 +92,7 @@ struct CacheBodyHandlerTests {
             let response = try harness.request("GET", "/cache/\(entry.key.hex)", headers: [("Range", "bytes=22480-")])
             #expect(response.status == 416)
             #expect(response.header("Content-Range") == "bytes */22480")
-            #expect(response.text.contains(APIProblemType.rangeNotSatisfiable))
+            #expect(response.text.contains(ProblemType.rangeNotSatisfiable.uri))
         }
     }
 
@@ -117,7 +118,7 @@ struct CacheBodyHandlerTests {
 
     @Test(arguments: [false, true])
     func aCorruptBodyAbortsTheConnectionMidBodyAndIsDeleted(compressible: Bool) async throws {
-        try await withHarness { harness in
+        try await withHarness(mode: .live) { harness in
             let body = compressible ? Self.text : Self.noise
             let entry = try harness.put("https://a.example/corrupt", body)
             try harness.damageChunk(of: entry, sequence: 3)
@@ -141,7 +142,7 @@ struct CacheBodyHandlerTests {
     }
 
     @Test func theAbortHappensAfterSomeBytesWereSent() async throws {
-        try await withHarness { harness in
+        try await withHarness(mode: .live) { harness in
             let entry = try harness.put("https://a.example/partial", Self.noise)
             try harness.damageChunk(of: entry, sequence: 4)
             let client = try harness.open("GET", "/cache/\(entry.key.hex)")
@@ -164,7 +165,7 @@ struct CacheBodyHandlerTests {
             for path in ["/cache/\(key)", "/cache/\(key)/meta"] {
                 let response = try harness.request("GET", path)
                 #expect(response.status == 400)
-                #expect(response.text.contains(APIProblemType.invalidKey))
+                #expect(response.text.contains(ProblemType.invalidKey.uri))
             }
             #expect(try harness.request("DELETE", "/cache/\(key)").status == 400)
         }

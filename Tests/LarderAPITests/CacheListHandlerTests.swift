@@ -93,7 +93,7 @@ struct CacheListHandlerTests {
         try await withHarness { harness in
             let response = try harness.request("GET", "/cache" + query)
             #expect(response.status == 400)
-            #expect(response.text.contains(APIProblemType.badQuery))
+            #expect(response.text.contains(ProblemType.badQuery.uri))
         }
     }
 }

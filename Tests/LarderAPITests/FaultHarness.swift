@@ -5,6 +5,7 @@ import Foundation
 import HTTPCore
 import HTTPServer
 import LarderAPI
+import LarderTesting
 import Synchronization
 import TestSupport
 import Testing
@@ -21,16 +22,10 @@ import Upstream
     static let heavy = ProcessInfo.processInfo.environment["LARDER_HEAVY_TESTS"] != nil
 }
 
-/// `GET /healthz` for the fault suites: the service must keep answering it whatever else fails.
-struct FaultHealthResponder: HTTPResponder {
-    func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
-        writer.send(HTTPResponse(status: .ok, body: .bytes(Array(#"{"status":"ok"}"#.utf8))))
-    }
-}
-
-/// A real `/fetch` and `/healthz` on 127.0.0.1:0 over a real SQLite store, fetching from a `StubOrigin`,
-/// with the server's timeouts and connection bound chosen per test (short, so faults end in seconds),
-/// and every store failure the service reports kept for assertions.
+/// `/fetch`, `/healthz` and `/readyz` from the route table (`LarderRoutes`) over a real SQLite store,
+/// fetching from a `StubOrigin`, on a live `LarderTestApp` whose server's timeouts and connection bound are
+/// chosen per test (short, so faults end in seconds), with every store failure the service reports kept
+/// for assertions.
 final class FaultHarness: Sendable {
     let origin: StubOrigin
     let directory = StorageTestDirectory()
@@ -38,7 +33,11 @@ final class FaultHarness: Sendable {
     let store: SQLiteCacheStore
     let client: OriginClient
     let service: FetchService
-    let server: HTTPServer
+    let app: LarderTestApp
+    /// The test's client, set by `withFaultHarness` for the length of the test.
+    private let http = Mutex<LarderTestClient?>(nil)
+    /// The live server.
+    var server: HTTPServer { http.withLock { $0 }!.server! }
     /// `/readyz` over this harness's store and service, attached to its server.
     let readiness: ReadinessHandler
     private let failures = StoreFailureLog()
@@ -58,22 +57,24 @@ final class FaultHarness: Sendable {
         service = FetchService(
             store: store, executor: StorageExecutor(width: 2), client: client,
             onStoreFailure: { url, error in failures.lines.withLock { $0.append("\(url): \(error)") } })
-        var router = Router()
-        router.add(.get, "/healthz", FaultHealthResponder())
         let store = self.store
         readiness = ReadinessHandler(service: service, storeProbe: { try store.probeWrite() })
-        router.add(.get, "/readyz", readiness)
-        service.mount(on: &router, access: AdminAccess(token: nil))
-        var configuration = serverConfiguration
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        server = HTTPServer(configuration: configuration, responder: router)
-        readiness.attach(server)
-        try server.start()
+        // `/healthz` is the table's `LivenessHandler`, which answers whatever else fails.
+        app = LarderTestApp(
+            routes: LarderRoutes(access: AdminAccess(token: nil), fetch: service, readiness: readiness),
+            server: serverConfiguration)
     }
 
-    func stop() async {
-        await server.shutdown(grace: 0)
+    /// Runs `body` on the live server.
+    func test(_ body: (FaultHarness) async throws -> Void) async throws {
+        try await app.test(.live) { client in
+            http.withLock { $0 = client }
+            try await body(self)
+        }
+    }
+
+    /// Stops what the app does not: the origin client and the stub origin.
+    func stop() {
         client.shutdown()
         origin.stop()
     }
@@ -149,13 +150,8 @@ func withFaultHarness(
     _ body: (FaultHarness) async throws -> Void
 ) async throws {
     let harness = try FaultHarness(limits: limits, server: server)
-    do {
-        try await body(harness)
-    } catch {
-        await harness.stop()
-        throw error
-    }
-    await harness.stop()
+    defer { harness.stop() }
+    try await harness.test(body)
 }
 
 /// Runs blocking work (thousands of connects, long polls, big computations) on a Dispatch thread, so it

@@ -79,9 +79,9 @@ import Testing
         #expect(access.decide(method: .get, query: Self.query(), headers: wrongToken) == .signature)
         let refused = access.decide(method: .get, query: "url=x", headers: wrongToken)
         #expect(refused.reason == .tokenMismatch)
-        #expect(refused.problemType(signing: true) == FetchAccessProblemType.tokenInvalid)
+        #expect(refused.problemType(signing: true) == .tokenInvalid)
         let unsigned = access.decide(method: .get, query: "url=x", headers: HTTPHeaders())
-        #expect(unsigned.problemType(signing: true) == FetchAccessProblemType.signatureInvalid)
+        #expect(unsigned.problemType(signing: true) == .signatureInvalid)
         // Two token lines are never guessed between.
         let twice = HTTPHeaders([("Larder-Token", "s3cret-billing"), ("Larder-Token", "s3cret-billing")])
         #expect(access.decide(method: .get, query: "url=x", headers: twice).reason == .tokenMismatch)
@@ -91,7 +91,7 @@ import Testing
         let access = Self.access(signing: false, tokens: [.init(name: "billing", secret: "s3cret-billing")])
         let refused = access.decide(method: .get, query: Self.query(), headers: HTTPHeaders())
         #expect(refused.reason == .credentialsMissing)
-        #expect(refused.problemType(signing: false) == FetchAccessProblemType.tokenInvalid)
+        #expect(refused.problemType(signing: false) == .tokenInvalid)
     }
 
     @Test func detailsNeverHoldAKeyATokenOrTheExpectedSignature() {
@@ -115,7 +115,7 @@ extension FetchAccess.Decision {
         return nil
     }
 
-    func problemType(signing: Bool) -> String? {
+    func problemType(signing: Bool) -> ProblemType? {
         if case .refused(let refusal) = self { return refusal.problemType(signing: signing) }
         return nil
     }

@@ -5,6 +5,7 @@ import Foundation
 import HTTPCore
 import HTTPServer
 import LarderAPI
+import LarderTesting
 import Storage
 import Synchronization
 import TestSupport
@@ -23,8 +24,9 @@ struct FixedDecider: FilterDecider {
     func decide(url: CanonicalURL, headers: HTTPHeaders) -> FilterDecision { decision }
 }
 
-/// A real Larder `/fetch` on 127.0.0.1:0 over a real SQLite store in a temporary directory, fetching
-/// from a `StubOrigin` on 127.0.0.1 (allowed through `allowNetworks`), with a manual clock.
+/// Larder's `/fetch` and `/fetches` from the route table (`LarderRoutes`) over a real SQLite store in a
+/// temporary directory, fetching from a `StubOrigin` on 127.0.0.1 (allowed through `allowNetworks`), with
+/// a manual clock; reached through `LarderTestApp` on 127.0.0.1:0 (`withFetchHarness`).
 final class FetchTestHarness: @unchecked Sendable {
     let origin: StubOrigin
     let clock = ManualClock()
@@ -32,7 +34,11 @@ final class FetchTestHarness: @unchecked Sendable {
     let store: SQLiteCacheStore
     let client: OriginClient
     let service: FetchService
-    let server: HTTPServer
+    let app: LarderTestApp
+    /// The test's client, set by `withFetchHarness` for the length of the test.
+    fileprivate(set) var http: LarderTestClient!
+    /// The live server.
+    var server: HTTPServer { http.server! }
 
     /// - Parameter wrapStore: what the service is given in place of the SQLite store (a wrapper around it).
     init(
@@ -52,17 +58,12 @@ final class FetchTestHarness: @unchecked Sendable {
             store: wrapStore(store), executor: StorageExecutor(width: 2), client: client,
             decider: FixedDecider(decision: decision),
             clock: { clock.now }, configuration: configuration)
-        var router = Router()
-        service.mount(on: &router, access: AdminAccess(token: nil), fetchAccess: fetchAccess)
-        server = HTTPServer(
-            configuration: HTTPServerConfiguration(
-                host: "127.0.0.1", port: 0, headerReadTimeout: 30, idleTimeout: 30, writeTimeout: 30, eventLoops: 2),
-            responder: router)
-        try server.start()
+        app = LarderTestApp(
+            routes: LarderRoutes(access: AdminAccess(token: nil), fetch: service, fetchAccess: fetchAccess))
     }
 
-    func stop() async {
-        await server.shutdown(grace: 0)
+    /// Stops what the app does not: the origin client and the stub origin.
+    func stop() {
         client.shutdown()
         origin.stop()
     }
@@ -87,14 +88,12 @@ final class FetchTestHarness: @unchecked Sendable {
 
     /// Sends one request on a new connection and reads the response.
     func request(_ method: String, _ path: String, headers: [(String, String)] = []) throws -> RawHTTPResponse {
-        let client = try open(method, path, headers: headers)
-        defer { client.close() }
-        return try client.readResponse(isHeadResponse: method == "HEAD")
+        try http.request(method, path, headers: headers)
     }
 
     /// Sends one request and returns the client without reading.
     func open(_ method: String, _ path: String, headers: [(String, String)] = []) throws -> RawSocketClient {
-        let client = try RawSocketClient(port: server.port, timeout: 30)
+        let client = try RawSocketClient(port: http.port, timeout: 30)
         var text = "\(method) \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         try client.send(text + "\r\n")
@@ -112,18 +111,17 @@ final class FetchTestHarness: @unchecked Sendable {
 func withFetchHarness(
     decision: FilterDecision = .defaultHTTP, limits: OriginLimits = OriginLimits(totalTimeout: .seconds(30)),
     configuration: FetchConfiguration = FetchConfiguration(), allowNetworks: [CIDR] = [CIDR("127.0.0.0/8")!],
-    fetchAccess: FetchAccess = FetchAccess(), _ body: (FetchTestHarness) async throws -> Void
+    fetchAccess: FetchAccess = FetchAccess(), wrapStore: (SQLiteCacheStore) -> any CacheStore = { $0 },
+    _ body: (FetchTestHarness) async throws -> Void
 ) async throws {
     let harness = try FetchTestHarness(
         decision: decision, limits: limits, configuration: configuration, allowNetworks: allowNetworks,
-        fetchAccess: fetchAccess)
-    do {
+        fetchAccess: fetchAccess, wrapStore: wrapStore)
+    defer { harness.stop() }
+    try await harness.app.test(.live) { client in
+        harness.http = client
         try await body(harness)
-    } catch {
-        await harness.stop()
-        throw error
     }
-    await harness.stop()
 }
 
 /// Holds stub-origin answers until the test opens it, so that "while the fetch is under way" never

@@ -4,19 +4,23 @@ import Foundation
 import HTTPCore
 import HTTPServer
 import LarderAPI
+import LarderTesting
 import Storage
 import TestSupport
 import Upstream
 
-/// A real server on 127.0.0.1:0 serving `/filters` from a real SQLite store. The database file is given,
-/// so a test can stop one harness and start another on the same file (a restart). Explain resolves
-/// `a.example` to a documentation address without DNS; IP literals go through the real policy.
+/// `/filters` from the route table (`LarderRoutes`) over a real SQLite store, reached through
+/// `LarderTestApp` (in process unless a test asks for `.live`). The database file is given, so a test can
+/// drop one harness and build another on the same file (a restart). Explain resolves `a.example` to a
+/// documentation address without DNS; IP literals go through the real policy.
 final class FiltersAPIHarness: @unchecked Sendable {
     static let exampleAddress = IPAddress("93.184.216.34")!
 
     let store: SQLiteCacheStore
     let registry: FilterChainRegistry
-    let server: HTTPServer
+    let app: LarderTestApp
+    /// The test's client, set by `test(_:_:)` for the length of the test.
+    private(set) var client: LarderTestClient!
 
     init(path: String, token: String? = nil, defaultPolicy: FilterDefaultPolicy = .http) throws {
         store = try SQLiteCacheStore(path: path)
@@ -29,33 +33,27 @@ final class FiltersAPIHarness: @unchecked Sendable {
                     ? [(Self.exampleAddress, policy.verdict(for: Self.exampleAddress))]
                     : IPAddress(host) != nil ? policy.verdicts(resolving: host) : []
             })
-        var router = Router()
-        api.mount(on: &router, access: AdminAccess(token: token))
-        server = HTTPServer(
-            configuration: HTTPServerConfiguration(
-                host: "127.0.0.1", port: 0, headerReadTimeout: 2, idleTimeout: 2, writeTimeout: 2, eventLoops: 2),
-            responder: router)
-        try server.start()
+        app = LarderTestApp(
+            routes: LarderRoutes(access: AdminAccess(token: token), filters: api),
+            server: LarderTestApp.serverConfiguration(timeout: 2))
     }
 
-    func stop() async { await server.shutdown(grace: 0) }
+    /// Runs `body` with this harness's client in the given setup.
+    func test(_ mode: LarderTestMode = .router, _ body: (FiltersAPIHarness) async throws -> Void) async throws {
+        try await app.test(mode) { client in
+            self.client = client
+            try await body(self)
+        }
+    }
 
-    /// Sends one request on a new connection; a body is sent with `Content-Length` and `contentType`.
+    /// Sends one request; a body is sent with `Content-Length` and `contentType`.
     func request(
         _ method: String, _ path: String, body: String? = nil, contentType: String? = "application/json",
         headers: [(String, String)] = []
     ) throws -> RawHTTPResponse {
-        let client = try RawSocketClient(port: server.port)
-        var text = "\(method) \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
-        for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        if let body {
-            if let contentType { text += "Content-Type: \(contentType)\r\n" }
-            text += "Content-Length: \(body.utf8.count)\r\n\r\n" + body
-        } else {
-            text += "\r\n"
-        }
-        try client.send(text)
-        return try client.readResponse(isHeadResponse: method == "HEAD")
+        var fields = headers
+        if body != nil, let contentType { fields.append(("Content-Type", contentType)) }
+        return try client.request(method, path, headers: fields, body: body.map { Array($0.utf8) }, timeout: 5)
     }
 
     /// The JSON object of an answer.
@@ -69,17 +67,12 @@ final class FiltersAPIHarness: @unchecked Sendable {
     }
 }
 
-/// Runs a test body against a fresh harness on a new database and always stops the server.
+/// Runs a test body against a fresh harness on a new database, in process unless `mode` says `.live`.
 func withFiltersHarness(
-    token: String? = nil, _ body: (FiltersAPIHarness, StorageTestDirectory) async throws -> Void
+    token: String? = nil, mode: LarderTestMode = .router,
+    _ body: (FiltersAPIHarness, StorageTestDirectory) async throws -> Void
 ) async throws {
     let directory = StorageTestDirectory()
     let harness = try FiltersAPIHarness(path: directory.file(), token: token)
-    do {
-        try await body(harness, directory)
-    } catch {
-        await harness.stop()
-        throw error
-    }
-    await harness.stop()
+    try await harness.test(mode) { try await body($0, directory) }
 }

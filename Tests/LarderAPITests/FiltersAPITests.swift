@@ -3,6 +3,7 @@ import CachePolicy
 import Foundation
 import HTTPCore
 import LarderAPI
+import LarderTesting
 import Storage
 import TestSupport
 import Testing
@@ -100,7 +101,7 @@ struct FiltersAPITests {
             #expect(try FiltersAPIHarness.names(inserted) == ["first", "images", "last"])
             let duplicate = try harness.request("POST", "/filters", body: #"{"name":"images"}"#)
             #expect(duplicate.status == 409)
-            #expect(try FiltersAPIHarness.json(duplicate)["type"] as? String == FiltersProblemType.filterExists)
+            #expect(try FiltersAPIHarness.json(duplicate)["type"] as? String == ProblemType.filterExists.uri)
             #expect(try harness.request("POST", "/filters?before=nope", body: #"{"name":"n"}"#).status == 404)
             #expect(try harness.request("POST", "/filters?after=images", body: #"{"name":"n"}"#).status == 400)
             #expect(harness.registry.chain.version == 3)
@@ -167,17 +168,16 @@ struct FiltersAPITests {
 
     @Test func theChainAndItsVersionSurviveARestart() async throws {
         let directory = StorageTestDirectory()
-        let first = try FiltersAPIHarness(path: directory.file())
-        #expect(try first.request("PUT", "/filters", body: "[\(Self.webkit)]").status == 200)
-        #expect(try first.request("POST", "/filters", body: #"{"name":"rest","action":"bypass"}"#).status == 201)
-        await first.stop()
-
-        let second = try FiltersAPIHarness(path: directory.file())
-        let listed = try second.request("GET", "/filters")
-        #expect(listed.header("ETag") == "\"3\"")
-        #expect(try FiltersAPIHarness.names(listed) == ["webkit-images", "rest"])
-        #expect(second.registry.decide(url: Self.png, headers: HTTPHeaders()).filterName == "rest")
-        await second.stop()
+        try await FiltersAPIHarness(path: directory.file()).test(.router) { (first: FiltersAPIHarness) async throws in
+            #expect(try first.request("PUT", "/filters", body: "[\(Self.webkit)]").status == 200)
+            #expect(try first.request("POST", "/filters", body: #"{"name":"rest","action":"bypass"}"#).status == 201)
+        }
+        try await FiltersAPIHarness(path: directory.file()).test(.router) { (second: FiltersAPIHarness) async throws in
+            let listed = try second.request("GET", "/filters")
+            #expect(listed.header("ETag") == "\"3\"")
+            #expect(try FiltersAPIHarness.names(listed) == ["webkit-images", "rest"])
+            #expect(second.registry.decide(url: Self.png, headers: HTTPHeaders()).filterName == "rest")
+        }
     }
 
     @Test func withATokenTheFiltersNeedIt() async throws {

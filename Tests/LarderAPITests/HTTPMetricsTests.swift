@@ -1,6 +1,7 @@
 import CachePolicy
 import HTTPCore
 import LarderAPI
+import LarderTesting
 import Metrics
 import TestSupport
 import Testing
@@ -75,21 +76,16 @@ import Testing
             let registry = MetricsRegistry()
             registry.register(metrics)
             registry.register(harness.service.metrics)
-            var router = Router()
-            harness.service.mount(on: &router, access: AdminAccess(token: nil))
-            router.add(.get, "/metrics", MetricsHandler(registry: registry, executor: harness.service.executor))
-            let server = HTTPServer(
-                configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, eventLoops: 1), responder: router,
-                accessLog: { metrics.record($0) })
-            metrics.attach(server)
-            try server.start()
-            do {
-                try await Self.exercise(harness: harness, server: server, metrics: metrics)
-            } catch {
-                await server.shutdown(grace: 0)
-                throw error
+            var app = LarderTestApp(
+                routes: LarderRoutes(
+                    access: AdminAccess(token: nil), fetch: harness.service,
+                    metrics: (MetricsHandler(registry: registry, executor: harness.service.executor), isPublic: true)),
+                server: HTTPServerConfiguration(host: "127.0.0.1", port: 0, eventLoops: 1))
+            app.onServer = { metrics.attach($0) }
+            app.accessLog = { metrics.record($0) }
+            try await app.test(.live) { client in
+                try await Self.exercise(harness: harness, server: try #require(client.server), metrics: metrics)
             }
-            await server.shutdown(grace: 0)
         }
     }
 

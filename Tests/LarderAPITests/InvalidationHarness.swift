@@ -3,25 +3,29 @@ import CachePolicy
 import Foundation
 import HTTPServer
 import LarderAPI
+import LarderTesting
 import Metrics
 import Storage
 import TestSupport
 import Upstream
 
-/// `/fetch` and `/cache` on one real server on 127.0.0.1:0, as `larder serve` mounts them: the cache API
+/// `/fetch` and `/cache` from the route table (`LarderRoutes`), as `larder serve` mounts them: the cache API
 /// changes entries through the fetch service's store (so purges reach memory) and canonicalizes a purge's
 /// URL with the same filter decider. A real SQLite store, a manual clock, a `StubOrigin` (shared when
-/// given, for replicas of one origin).
+/// given, for replicas of one origin); reached through `LarderTestApp` on 127.0.0.1:0 unless a test asks
+/// for `.router`.
 final class InvalidationHarness: @unchecked Sendable {
     let origin: StubOrigin
     let ownsOrigin: Bool
     let clock = ManualClock()
     let directory = StorageTestDirectory()
     let store: SQLiteCacheStore
-    let client: OriginClient
+    let originClient: OriginClient
     let service: FetchService
     let cache: CacheAPI
-    let server: HTTPServer
+    let app: LarderTestApp
+    /// The test's client, set by `withInvalidationHarness` for the length of the test.
+    fileprivate(set) var client: LarderTestClient!
 
     init(
         origin: StubOrigin? = nil, decider: any FilterDecider = DefaultFilterDecider(),
@@ -32,28 +36,21 @@ final class InvalidationHarness: @unchecked Sendable {
         let clock = self.clock
         store = try SQLiteCacheStore(
             configuration: .init(path: directory.file(), chunkSize: 4096, clock: { clock.now }))
-        client = OriginClient(
+        originClient = OriginClient(
             configuration: OriginClient.Configuration(
                 limits: OriginLimits(totalTimeout: .seconds(30)),
                 addressPolicy: AddressPolicy(allowNetworks: [CIDR("127.0.0.0/8")!])))
         let executor = StorageExecutor(width: 2)
         service = FetchService(
-            store: store, executor: executor, client: client, decider: decider, clock: { clock.now },
+            store: store, executor: executor, client: originClient, decider: decider, clock: { clock.now },
             configuration: configuration)
         cache = CacheAPI(store: service.store, executor: executor, clock: { clock.now }, decider: decider)
-        var router = Router()
-        service.mount(on: &router, access: AdminAccess(token: nil))
-        cache.mount(on: &router, access: AdminAccess(token: nil))
-        server = HTTPServer(
-            configuration: HTTPServerConfiguration(
-                host: "127.0.0.1", port: 0, headerReadTimeout: 30, idleTimeout: 30, writeTimeout: 30, eventLoops: 2),
-            responder: router)
-        try server.start()
+        app = LarderTestApp(routes: LarderRoutes(access: AdminAccess(token: nil), fetch: service, cache: cache))
     }
 
-    func stop() async {
-        await server.shutdown(grace: 0)
-        client.shutdown()
+    /// Stops what the app does not: the origin client and the stub origin.
+    func stop() {
+        originClient.shutdown()
         if ownsOrigin { origin.stop() }
     }
 
@@ -62,14 +59,9 @@ final class InvalidationHarness: @unchecked Sendable {
         try request("GET", "/fetch?url=" + FetchTestHarness.encode(origin.url(path)), headers: headers)
     }
 
-    /// Sends one request on a new connection and reads the response.
+    /// Sends one request and reads the response.
     func request(_ method: String, _ target: String, headers: [(String, String)] = []) throws -> RawHTTPResponse {
-        let client = try RawSocketClient(port: server.port, timeout: 30)
-        defer { client.close() }
-        var text = "\(method) \(target) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
-        for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        try client.send(text + "\r\n")
-        return try client.readResponse(isHeadResponse: method == "HEAD")
+        try client.request(method, target, headers: headers)
     }
 
     /// `DELETE /cache?<query>`, its JSON answer parsed.
@@ -87,17 +79,16 @@ final class InvalidationHarness: @unchecked Sendable {
     func settle() async -> Bool { await waitUntil(timeout: .seconds(20)) { service.inFlightCount == 0 } }
 }
 
-/// Runs a test body against a fresh harness and always stops it.
+/// Runs a test body against a fresh harness, on a live server unless `mode` says `.router`, and always
+/// stops it.
 func withInvalidationHarness(
     decider: any FilterDecider = DefaultFilterDecider(), configuration: FetchConfiguration = FetchConfiguration(),
-    _ body: (InvalidationHarness) async throws -> Void
+    mode: LarderTestMode = .live, _ body: (InvalidationHarness) async throws -> Void
 ) async throws {
     let harness = try InvalidationHarness(decider: decider, configuration: configuration)
-    do {
+    defer { harness.stop() }
+    try await harness.app.test(mode) { client in
+        harness.client = client
         try await body(harness)
-    } catch {
-        await harness.stop()
-        throw error
     }
-    await harness.stop()
 }

@@ -12,9 +12,10 @@ import Testing
     static let documentURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("openapi.yaml")
 
-    /// Every problem type the server's layers define.
+    /// Every problem type the server's layers define: the API's (`ProblemType`, whose raw values the compiler
+    /// keeps distinct) and the server's own.
     static let problemTypes: [String] =
-        APIProblemType.all + FiltersProblemType.all + FetchProblemType.all + FetchAccessProblemType.all
+        ProblemType.allCases.map(\.uri)
         + [
             HTTPProblemType.notFound, HTTPProblemType.methodNotAllowed, HTTPProblemType.requestTimeout,
             HTTPProblemType.overloaded,

@@ -1,17 +1,14 @@
 import CacheCore
 import Foundation
+import LarderTesting
 import Storage
 import TestSupport
 import Testing
 
-/// Runs the built `larder` binary against a seeded database: `--db`, `--max-size` and the admin token
-/// from `LARDER_ADMIN_TOKEN` reach the /cache routes.
+/// `serve`'s wiring, in process (`LarderTestApp(serving:)`), against a seeded database: `--db`, `--max-size`
+/// and the admin token from `LARDER_ADMIN_TOKEN` reach the /cache routes. What only the process does (a
+/// bad value stops it before it listens) runs the built binary.
 @Suite(.serialized) struct ServeCacheWiringTests {
-    /// `GET path` with the admin token as a bearer credential, if any.
-    static func get(_ larder: LarderProcess, _ path: String, token: String?) throws -> RawHTTPResponse {
-        try larder.request("GET", path, headers: token.map { ["Authorization: Bearer \($0)"] } ?? [])
-    }
-
     @Test func serveOpensTheDatabaseAndGuardsCacheWithTheToken() async throws {
         let directory = StorageTestDirectory()
         let body = CacheCoreFixtures.compressibleBody(length: 70_000)
@@ -22,22 +19,25 @@ import Testing
             try writer.append(body)
             entry = try writer.commit(CacheCoreFixtures.makeEntry(url: "https://seeded.example/a.txt"))
         }
-        let larder = try await LarderProcess.start(
-            arguments: ["--max-size", "64M", "--log-level", "debug"], environment: ["LARDER_ADMIN_TOKEN": "t0ken-42"],
-            database: directory.file())
-        defer { larder.stop() }
-
-        #expect(try Self.get(larder, "/cache", token: nil).status == 401)
-        #expect(try Self.get(larder, "/cache", token: "wrong").status == 401)
-        let listing = try Self.get(larder, "/cache", token: "t0ken-42")
-        #expect(listing.status == 200)
-        #expect(listing.text.contains("https://seeded.example/a.txt"))
-        let read = try Self.get(larder, "/cache/\(entry.key.hex)", token: "t0ken-42")
-        #expect(read.status == 200)
-        #expect(sameBytes(read.body, body))
-        let text = larder.logText
-        #expect(text.contains("maxSize=67108864"))
-        #expect(!text.contains("t0ken-42"))
+        let log = LogRecorder()
+        let app = try LarderTestApp(
+            serving: ["db": directory.file(), "max-size": "64M"], environment: ["LARDER_ADMIN_TOKEN": "t0ken-42"],
+            logger: log.logger())
+        try await app.test(.router) { client in
+            func get(_ path: String, token: String?) throws -> RawHTTPResponse {
+                try client.request("GET", path, headers: token.map { [("Authorization", "Bearer \($0)")] } ?? [])
+            }
+            #expect(try get("/cache", token: nil).status == 401)
+            #expect(try get("/cache", token: "wrong").status == 401)
+            let listing = try get("/cache", token: "t0ken-42")
+            #expect(listing.status == 200)
+            #expect(listing.text.contains("https://seeded.example/a.txt"))
+            let read = try get("/cache/\(entry.key.hex)", token: "t0ken-42")
+            #expect(read.status == 200)
+            #expect(sameBytes(read.body, body))
+        }
+        #expect(log.text.contains("maxSize=67108864"))
+        #expect(!log.text.contains("t0ken-42"))
     }
 
     @Test(arguments: ["12Q", "-5", "lots"])

@@ -3,6 +3,7 @@ import Foundation
 import HTTPCore
 import HTTPServer
 import LarderAPI
+import LarderTesting
 import TestSupport
 import Testing
 
@@ -24,25 +25,20 @@ struct StorageExecutorTests {
         try writer.append(body)
         let entry = try writer.commit(CacheCoreFixtures.makeEntry(url: "https://spy.example/x"))
 
-        var router = Router()
-        CacheAPI(store: store, executor: StorageExecutor(width: 2)).mount(on: &router, access: AdminAccess(token: nil))
-        let server = HTTPServer(
-            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, eventLoops: 1), responder: router)
-        try server.start()
-        defer { server.shutdown(grace: 0) {} }
-        func ask(_ method: String, _ path: String, _ extra: String = "") throws -> RawHTTPResponse {
-            let client = try RawSocketClient(port: server.port)
-            try client.send("\(method) \(path) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\(extra)\r\n")
-            return try client.readResponse(isHeadResponse: method == "HEAD")
+        let app = LarderTestApp(
+            routes: LarderRoutes(
+                access: AdminAccess(token: nil), cache: CacheAPI(store: store, executor: StorageExecutor(width: 2))))
+        try await app.test(.router) { (client: LarderTestClient) async throws in
+            #expect(try client.request("GET", "/cache").status == 200)
+            #expect(try sameBytes(client.request("GET", "/cache/\(entry.key.hex)").body, body))
+            #expect(
+                try client.request("GET", "/cache/\(entry.key.hex)", headers: [("Range", "bytes=1000-3999")]).body
+                    == Array(body[1000..<4000]))
+            #expect(try client.request("HEAD", "/cache/\(entry.key.hex)").status == 200)
+            #expect(try client.request("GET", "/cache/\(entry.key.hex)/meta").status == 200)
+            #expect(try client.request("DELETE", "/cache/\(entry.key.hex)").status == 204)
+            #expect(try client.request("DELETE", "/cache?host=spy.example").status == 200)
         }
-        #expect(try ask("GET", "/cache").status == 200)
-        #expect(try sameBytes(ask("GET", "/cache/\(entry.key.hex)").body, body))
-        #expect(
-            try ask("GET", "/cache/\(entry.key.hex)", "Range: bytes=1000-3999\r\n").body == Array(body[1000..<4000]))
-        #expect(try ask("HEAD", "/cache/\(entry.key.hex)").status == 200)
-        #expect(try ask("GET", "/cache/\(entry.key.hex)/meta").status == 200)
-        #expect(try ask("DELETE", "/cache/\(entry.key.hex)").status == 204)
-        #expect(try ask("DELETE", "/cache?host=spy.example").status == 200)
         #expect(store.calls >= 12)
         #expect(store.violations == [])
     }

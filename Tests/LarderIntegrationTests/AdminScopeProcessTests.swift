@@ -118,13 +118,4 @@ import Testing
             #expect(lines[4].contains("who=ops"), "\(lines[4])")
         }
     }
-
-    @Test func metricsCanBeClosedToAllButAdminClients() async throws {
-        let larder = try await Self.start(extra: ["--metrics-access", "admin"])
-        defer { larder.stop() }
-        #expect(try larder.request("GET", "/metrics").status == 401)
-        let scrape = try larder.request("GET", "/metrics", headers: ["Authorization: Bearer \(Self.readToken)"])
-        #expect(scrape.status == 200)
-        #expect(scrape.text.contains(#"larder_fetch_refusals_total{reason="signature_mismatch"} 0"#))
-    }
 }

@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The operator page on the built binary: one login is honoured by every admin route (`larder serve`
-/// gives them one policy and one set of sessions), and the page's files are the ones compiled in.
+/// The operator page on the built binary: a session does not outlive the process. (That one login opens
+/// every admin route is the wiring's, tested in process: `AdminWiringTests`.)
 @Suite(.serialized) struct OperatorPageServingTests {
     static let token = "integration-token-19"
 
@@ -18,26 +18,6 @@ import Testing
         text += "Content-Length: \(body?.utf8.count ?? 0)\r\n\r\n" + (body ?? "")
         try client.send(text)
         return try client.readResponse()
-    }
-
-    @Test func oneLoginOpensEveryAdminRoute() async throws {
-        let server = try await LarderProcess.start(arguments: ["--admin-token", Self.token])
-        defer { server.stop() }
-        let form = [("Content-Type", "application/x-www-form-urlencoded")]
-        let login = try Self.request(server, "POST", "/ui/login", headers: form, body: "token=\(Self.token)")
-        #expect(login.status == 303)
-        let setCookie = try #require(login.header("Set-Cookie"))
-        let pair = String(setCookie.prefix { $0 != ";" })
-        let cookie = [("Cookie", pair)]
-        for path in ["/ui/", "/cache", "/filters", "/fetches", "/filters/explain?url=https%3A%2F%2Fa.example%2Fa.png"] {
-            #expect(try Self.request(server, "GET", path, headers: cookie).status == 200, "\(path)")
-            #expect(try Self.request(server, "GET", path).status == (path == "/ui/" ? 200 : 401), "\(path)")
-        }
-        #expect(try Self.request(server, "GET", "/ui/", headers: cookie).text.contains("operator.js"))
-        #expect(try Self.request(server, "DELETE", "/cache", headers: cookie).status == 403)
-        let purge = try Self.request(server, "DELETE", "/cache", headers: cookie + [("X-Larder-CSRF", "1")])
-        #expect(purge.status == 200)
-        #expect(purge.text == #"{"purged":0}"#)
     }
 
     @Test func aSessionDoesNotOutliveTheProcess() async throws {

@@ -39,20 +39,8 @@ public struct FetchRefusal: Sendable, Equatable {
     /// The problem type: `token-invalid` for a token that matched nothing, or when tokens alone are
     /// configured; `signature-invalid` otherwise.
     /// - Parameter signing: whether URL signing is configured.
-    /// - Returns: the type URI.
-    public func problemType(signing: Bool) -> String {
-        reason == .tokenMismatch || !signing
-            ? FetchAccessProblemType.tokenInvalid : FetchAccessProblemType.signatureInvalid
+    /// - Returns: the type.
+    public func problemType(signing: Bool) -> ProblemType {
+        reason == .tokenMismatch || !signing ? .tokenInvalid : .signatureInvalid
     }
-}
-
-/// The problem types of `/fetch` access refusals (403).
-public enum FetchAccessProblemType {
-    /// The URL is not signed, or its signature is malformed, wrong, expired or on an unsafe method.
-    public static let signatureInvalid = HTTPProblemType.uri("signature-invalid")
-    /// The `Larder-Token` field holds no configured caller token, or none was given where one is required.
-    public static let tokenInvalid = HTTPProblemType.uri("token-invalid")
-
-    /// Both, for documentation and tests.
-    public static let all = [signatureInvalid, tokenInvalid]
 }

@@ -7,16 +7,16 @@ extension APIError {
     /// - Parameter error: how the fetch failed.
     /// - Returns: the error to answer with.
     static func origin(_ error: OriginError) -> APIError {
-        let type: String
+        let type: ProblemType
         switch error {
-        case .addressRefused: type = FetchProblemType.addressRefused
-        case .invalidURL: type = FetchProblemType.invalidURL
-        case .invalidRequestHeader: type = FetchProblemType.invalidRequestHeader
-        case .connectFailed, .cancelled: type = FetchProblemType.originUnreachable
-        case .timeout: type = FetchProblemType.originTimeout
-        case .bodyTooLarge: type = FetchProblemType.bodyTooLarge
-        case .headersTooLarge: type = FetchProblemType.headersTooLarge
-        case .protocolError, .connectionLost: type = FetchProblemType.originProtocolError
+        case .addressRefused: type = .addressRefused
+        case .invalidURL: type = .invalidURL
+        case .invalidRequestHeader: type = .invalidRequestHeader
+        case .connectFailed, .cancelled: type = .originUnreachable
+        case .timeout: type = .originTimeout
+        case .bodyTooLarge: type = .bodyTooLarge
+        case .headersTooLarge: type = .headersTooLarge
+        case .protocolError, .connectionLost: type = .originProtocolError
         }
         return APIError(status: HTTPStatus(code: error.httpStatus), type: type, detail: error.description)
     }
@@ -25,6 +25,6 @@ extension APIError {
     /// - Parameter detail: why.
     /// - Returns: the error.
     static func invalidFetchURL(_ detail: String) -> APIError {
-        APIError(status: .badRequest, type: FetchProblemType.invalidURL, detail: detail)
+        APIError(status: .badRequest, type: .invalidURL, detail: detail)
     }
 }

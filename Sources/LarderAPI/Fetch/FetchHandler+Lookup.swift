@@ -72,14 +72,14 @@ extension FetchHandler {
         } catch let error as APIError {
             call.writer.send(error.makeResponse())
         } catch {
-            call.writer.send(StorageExecutor.errorResponse(error))
+            call.writer.send(APIError(error).makeResponse())
         }
     }
 
     private func sendOnlyIfCachedMiss(_ call: Call) {
         call.writer.send(
             APIError(
-                status: .gatewayTimeout, type: FetchProblemType.onlyIfCached,
+                status: .gatewayTimeout, type: .onlyIfCached,
                 detail: "only-if-cached: nothing stored may answer this request (RFC 9111 §5.2.1.7)."
             ).makeResponse())
     }

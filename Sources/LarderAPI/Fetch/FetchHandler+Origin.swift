@@ -99,7 +99,7 @@ extension FetchHandler {
             fetch.body.removeReader(reader)
             call.writer.send(
                 APIError(
-                    status: .serviceUnavailable, type: FetchProblemType.tooManyWaiters,
+                    status: .serviceUnavailable, type: .tooManyWaiters,
                     detail: "\(service.configuration.maxWaiters) callers already wait on this URL's fetch."
                 ).makeResponse())
             return true
@@ -154,7 +154,7 @@ extension FetchHandler {
             }
             call.writer.send(
                 APIError(
-                    status: .gatewayTimeout, type: FetchProblemType.waiterTimeout,
+                    status: .gatewayTimeout, type: .waiterTimeout,
                     detail: "No response head from the origin within \(service.configuration.waiterTimeout)."
                 ).makeResponse())
             return false

@@ -43,7 +43,7 @@ struct FetchHandler: HTTPResponder {
             case .deny:
                 let owner = call.decision.filterName.map { "filter '\($0)'" } ?? "the default policy"
                 writer.send(
-                    APIError(status: .forbidden, type: FetchProblemType.denied, detail: "Denied by \(owner).")
+                    APIError(status: .forbidden, type: .deniedByFilter, detail: "Denied by \(owner).")
                         .makeResponse())
             case .bypass:
                 bypass(call)
@@ -72,7 +72,7 @@ struct FetchHandler: HTTPResponder {
         {
             return .failure(
                 APIError(
-                    status: .loopDetected, type: FetchProblemType.loopDetected,
+                    status: .loopDetected, type: .loopDetected,
                     detail:
                         "The request already passed through this Larder (Via names '\(service.configuration.viaName)')."
                 ))

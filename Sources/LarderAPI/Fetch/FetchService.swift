@@ -3,7 +3,7 @@ public import CachePolicy
 public import Dispatch
 public import Foundation
 import HTTPCore
-public import HTTPServer
+import HTTPServer
 import Synchronization
 public import Upstream
 
@@ -83,20 +83,6 @@ public final class FetchService: Sendable {
             backlog: StoreBacklog(limit: configuration.storeBacklogBytes),
             budget: InFlightBudget(limit: configuration.inFlightBytes), registry: registry, metrics: metrics,
             clock: clock, configuration: configuration, onStoreFailure: onStoreFailure)
-    }
-
-    /// Adds `GET|HEAD /fetch` and the admin route `GET /fetches` to a router.
-    /// - Parameters:
-    ///   - router: the router.
-    ///   - access: who may use `/fetches`.
-    ///   - fetchAccess: who may use `/fetch`; open (no guard mounted) unless signing or tokens are set.
-    public func mount(on router: inout Router, access: AdminAccess, fetchAccess: FetchAccess = FetchAccess()) {
-        let handler: any HTTPResponder =
-            fetchAccess.isEnabled
-            ? FetchGuard(access: fetchAccess, wrapping: FetchHandler(service: self)) : FetchHandler(service: self)
-        router.add(.get, "/fetch", handler)
-        router.add(.head, "/fetch", handler)
-        router.addAdmin(.get, "/fetches", access: access, FetchesHandler(service: self))
     }
 
     /// Hands the hits counted in memory by the hot tier to the store (which still gathers them: flush the

@@ -12,17 +12,15 @@ import HTTPServer
 /// `/filters`, `/fetches`). It is not `Secure`: Larder speaks plain HTTP, and a cookie marked `Secure`
 /// would never come back over it; off loopback, put TLS in front or reach the port through an SSH
 /// tunnel (README).
-struct OperatorLoginHandler: HTTPResponder {
+struct OperatorLoginHandler: APIHandler {
     let access: AdminAccess
 
-    func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
+    func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
         let mediaType = request.headers["Content-Type"]?.split(separator: ";").first?.trimmingHTTPWhitespace()
         guard let mediaType, mediaType.equalsIgnoringASCIICase("application/x-www-form-urlencoded") else {
-            return writer.send(
-                APIError(
-                    status: .unsupportedMediaType, type: FiltersProblemType.unsupportedMediaType,
-                    detail: "The login form is application/x-www-form-urlencoded with a 'token' field."
-                ).makeResponse())
+            throw APIError(
+                status: .unsupportedMediaType, type: .unsupportedMediaType,
+                detail: "The login form is application/x-www-form-urlencoded with a 'token' field.")
         }
         guard let sessions = access.sessions else {
             return writer.send(Self.redirect(cookie: nil))

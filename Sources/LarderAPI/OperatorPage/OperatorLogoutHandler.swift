@@ -4,16 +4,14 @@ import HTTPServer
 /// `POST /ui/logout`: ends the request's session and clears its cookie (204). It changes state, so it
 /// takes the page's `X-Larder-CSRF` header like every other such call from the page (403 without it):
 /// another site must not be able to log the operator out.
-struct OperatorLogoutHandler: HTTPResponder {
+struct OperatorLogoutHandler: APIHandler {
     let access: AdminAccess
 
-    func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
+    func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
         guard let value = request.headers[AdminAccess.csrfHeader], !value.isEmpty else {
-            return writer.send(
-                APIError(
-                    status: .forbidden, type: APIProblemType.missingCSRFHeader,
-                    detail: "Logging out from a browser takes the \(AdminAccess.csrfHeader) header."
-                ).makeResponse())
+            throw APIError(
+                status: .forbidden, type: .missingCSRFHeader,
+                detail: "Logging out from a browser takes the \(AdminAccess.csrfHeader) header.")
         }
         if let sessions = access.sessions, let id = AdminSessions.cookieValue(in: request.headers.values(for: "Cookie"))
         {

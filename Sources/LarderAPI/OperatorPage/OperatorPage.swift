@@ -1,5 +1,5 @@
 import HTTPCore
-public import HTTPServer
+import HTTPServer
 import OperatorPageAssets
 
 /// The operator page: `GET /ui/`, a view of the cache built from the admin API alone
@@ -31,19 +31,6 @@ public struct OperatorPage: Sendable {
     /// Creates the page.
     /// - Parameter access: the admin policy every admin route shares (its sessions must be theirs).
     public init(access: AdminAccess) { self.access = access }
-
-    /// Adds the page's routes.
-    /// - Parameter router: the router.
-    public func mount(on router: inout Router) {
-        router.add(.get, "/ui", OperatorRedirect())
-        router.add(.get, "/ui/", OperatorPageHandler(access: access))
-        router.add(.get, "/ui/operator.js", OperatorAssetHandler(access: access, response: Self.script))
-        router.add(.get, "/ui/entries.js", OperatorAssetHandler(access: access, response: Self.entriesScript))
-        router.add(.get, "/ui/operator.css", OperatorAssetHandler(access: access, response: Self.styleSheet))
-        router.add(.get, "/ui/icon.svg", OperatorAssetHandler(access: access, response: Self.icon))
-        router.add(.post, "/ui/login", OperatorLoginHandler(access: access))
-        router.add(.post, "/ui/logout", OperatorLogoutHandler(access: access))
-    }
 
     /// The fields every response of the page carries: its policy, no framing, no sniffing, no referrer.
     /// - Parameters:

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import LarderApp
 import Logging
 import Storage
 

@@ -2,7 +2,6 @@ import CacheCore
 import CachePolicy
 import HTTPServer
 import LarderAPI
-import LarderApp
 import Logging
 import Storage
 
@@ -28,27 +27,20 @@ extension LarderWiring {
         return store
     }
 
-    /// Mounts `/cache` behind the admin guard (`--admin-token`, else loopback clients only).
+    /// The `/cache` API, whose body failures are logged.
     /// - Parameters:
-    ///   - router: the router.
     ///   - store: the cache store.
     ///   - executor: the queues store calls run on (shared with `/fetch`).
-    ///   - access: the admin policy every admin route shares.
     ///   - decider: the filter chain (a purge by URL canonicalizes it as `/fetch` does).
-    ///   - logger: the process logger.
     /// - Returns: the API (its `purgeMetrics` go to `/metrics`).
-    @discardableResult
-    static func mountCacheAPI(
-        on router: inout Router, store: any CacheStore, executor: StorageExecutor, access: AdminAccess,
-        decider: any FilterDecider = DefaultFilterDecider(), logger: Logger
+    static func makeCacheAPI(
+        store: any CacheStore, executor: StorageExecutor, decider: any FilterDecider = DefaultFilterDecider()
     ) -> CacheAPI {
-        let api = CacheAPI(
+        CacheAPI(
             store: store, executor: executor,
             onBodyFailure: { key, error in
                 Logger(label: "larder.cache").warning(
                     "body read failed mid-response", metadata: ["key": "\(key)", "error": "\(error)"])
             }, decider: decider)
-        api.mount(on: &router, access: access)
-        return api
     }
 }

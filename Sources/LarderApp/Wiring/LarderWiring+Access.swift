@@ -1,5 +1,4 @@
 import LarderAPI
-import LarderApp
 import Logging
 
 /// A secrets file or value that stops `serve`: `--admin-tokens-file /run/secrets/t:3 is not …`.

@@ -1,16 +1,20 @@
 import HTTPCore
-import HTTPServer
-import LarderApp
+public import HTTPServer
 import Logging
 
 /// Turns the server's access records into one log line per request.
-struct AccessLogger: Sendable {
-    let format: LoggingSettings.Format
+public struct AccessLogger: Sendable {
+    /// Text or JSON lines, as the process log.
+    public let format: LoggingSettings.Format
     private let logger = Logger(label: "larder.access")
 
-    init(format: LoggingSettings.Format) { self.format = format }
+    /// Creates the logger.
+    /// - Parameter format: text or JSON lines.
+    public init(format: LoggingSettings.Format) { self.format = format }
 
-    func log(_ record: HTTPAccessRecord) {
+    /// Writes one line for a request.
+    /// - Parameter record: what the server recorded.
+    public func log(_ record: HTTPAccessRecord) {
         let target = HTTPAccessRecord.escapedForLog(record.target)
         let milliseconds = Double(record.durationNanoseconds) / 1_000_000
         let duration = (milliseconds * 1000).rounded() / 1000

@@ -1,29 +1,29 @@
 import CachePolicy
 import Dispatch
 import HTTPCore
-import HTTPServer
-import LarderAPI
-import LarderApp
-import Logging
+public import HTTPServer
+public import LarderAPI
+public import Logging
 import Metrics
 import Storage
 import Upstream
 
 /// Builds what `larder serve` runs. The integration point for the store, the origin client and the
 /// API handlers as they arrive: add them here, keep `ServeCommand` about flags and process life.
-enum LarderWiring {
+public enum LarderWiring {
     /// What `serve` runs: the root responder, and what must happen once the server has drained.
-    struct Wired {
+    public struct Wired {
         /// The router with all routes.
-        let responder: any HTTPResponder
+        public let responder: any HTTPResponder
         /// `/readyz`; attach the server to it once the server exists, so that a drain makes it 503.
-        let readiness: ReadinessHandler
+        public let readiness: ReadinessHandler
         /// Who may use the admin API and `/fetch`, as in force (for the start-up lines).
-        let admin: AdminAccess
-        let fetchAccess: FetchAccess
+        public let admin: AdminAccess
+        /// Who may use `/fetch`, as in force.
+        public let fetchAccess: FetchAccess
         /// Writes what is still only in memory (hit counts of the hot tier and the store) to the
         /// database; call after the drain, before exiting.
-        let finish: @Sendable () -> Void
+        public let finish: @Sendable () -> Void
     }
 
     /// The responder for every request, and the shutdown step that goes with it.
@@ -33,14 +33,9 @@ enum LarderWiring {
     ///   - metrics: what `/metrics` exposes; the fetch and store groups are registered here.
     /// - Returns: the root responder and its shutdown step.
     /// - Throws: when a dependency (the database) cannot be opened.
-    static func makeResponder(
+    public static func makeResponder(
         settings: ServeSettings, logger: Logger, metrics: ServeMetrics = ServeMetrics()
     ) throws -> Wired {
-        var router = Router()
-        // `/healthz` is the older name of `/livez`, kept for the probes and scripts that use it.
-        router.add(.get, "/livez", LivenessHandler())
-        router.add(.get, "/healthz", LivenessHandler())
-        router.add(.get, "/openapi.yaml", OpenAPIResponder())
         // The filters file first: an invalid one stops the start before any database is created.
         let declared = try settings.filters.file.map { path throws in try FiltersFile.load(path: path) }
         // Likewise unreadable certificate files: better no start than every https fetch failing.
@@ -57,37 +52,33 @@ enum LarderWiring {
         let store = try openCacheStore(settings: settings, logger: logger)
         startMaintenance(store: store, settings: settings, logger: logger)
         // The filter chain decides for /fetch; explain judges addresses with the fetch path's policy.
-        let registry = try mountFiltersAPI(
-            on: &router, store: store, settings: settings, access: access,
-            addressPolicy: AddressPolicy(allowNetworks: settings.fetch.allowNetworks), declared: declared,
-            logger: logger)
+        let filters = try makeFiltersAPI(
+            store: store, settings: settings, addressPolicy: AddressPolicy(allowNetworks: settings.fetch.allowNetworks),
+            declared: declared, logger: logger)
+        let registry = filters.registry
         // One set of storage queues for /fetch and /cache: a thread pool per route family would only
         // multiply the threads blocking on one SQLite writer. /cache changes entries through the fetch
         // service's store, so deletes and purges reach the in-memory hot entries too.
         let executor = StorageExecutor()
-        let fetch = mountFetch(
-            on: &router, store: store, executor: executor, settings: settings.fetch, access: access,
-            fetchAccess: fetchAccess, decider: registry, listening: (settings.listening.host, settings.listening.port),
-            metrics: metrics.registry,
-            logger: logger)
-        let cache = mountCacheAPI(
-            on: &router, store: fetch.store, executor: executor, access: access, decider: registry, logger: logger)
+        let fetch = makeFetchService(
+            store: store, executor: executor, settings: settings.fetch, decider: registry,
+            listening: (settings.listening.host, settings.listening.port), metrics: metrics.registry, logger: logger)
+        let cache = makeCacheAPI(store: fetch.store, executor: executor, decider: registry)
         metrics.registry.register(cache.purgeMetrics)
         metrics.registry.register(
             StoreMetrics(
                 store: store, backlog: { fetch.storeBacklogBytes }, memoryTier: { fetch.memoryTierBytes },
                 inFlight: { fetch.inFlightBytes }))
-        // The operator page (/ui/): the admin routes above, seen in a browser, under the same policy.
-        OperatorPage(access: access).mount(on: &router)
-        // A scrape is public like /livez and /readyz by default: it names no URL, key or client.
-        let scrape = MetricsHandler(registry: metrics.registry, executor: executor)
-        switch settings.admin.metricsAccess {
-        case .public: router.add(.get, "/metrics", scrape)
-        case .admin: router.addAdmin(.get, "/metrics", access: access, scrape)
-        }
         let readiness = ReadinessHandler(service: fetch, storeProbe: { try store.probeWrite() })
-        router.add(.get, "/readyz", readiness)
-        return Wired(responder: router, readiness: readiness, admin: access, fetchAccess: fetchAccess) {
+        // Every route, in the one table; the operator page shows the admin routes in a browser, under the
+        // same policy. A scrape is public like /livez and /readyz by default: it names no URL, key or client.
+        let routes = LarderRoutes(
+            access: access, filters: filters, fetch: fetch, fetchAccess: fetchAccess, cache: cache, operatorPage: true,
+            metrics: (
+                MetricsHandler(registry: metrics.registry, executor: executor), settings.admin.metricsAccess == .public
+            ),
+            readiness: readiness)
+        return Wired(responder: routes.makeRouter(), readiness: readiness, admin: access, fetchAccess: fetchAccess) {
             // Callers are answered before their responses are written: the store gets the same grace to
             // finish those writes, so that a response answered before SIGTERM is not lost by the exit.
             let unfinished = fetch.waitForStores(until: .now() + settings.listening.shutdownGrace)

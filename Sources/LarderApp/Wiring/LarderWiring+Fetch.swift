@@ -2,7 +2,6 @@ import CacheCore
 import CachePolicy
 import HTTPServer
 import LarderAPI
-import LarderApp
 import Logging
 import Metrics
 import Upstream
@@ -30,25 +29,20 @@ extension FetchSettings {
 }
 
 extension LarderWiring {
-    /// Mounts `GET|HEAD /fetch` and the admin route `GET /fetches` on an origin client built from the settings.
+    /// The service behind `GET|HEAD /fetch` and `GET /fetches`, on an origin client built from the settings.
     /// - Parameters:
-    ///   - router: the router.
     ///   - store: the cache store.
     ///   - executor: the queues store calls run on (shared with `/cache`).
     ///   - settings: the resolved fetch settings.
-    ///   - access: the admin policy every admin route shares (for `/fetches`).
-    ///   - fetchAccess: who may use `/fetch` (signed URLs, caller tokens); open by default.
     ///   - decider: the filter chain (it holds the default policy for requests no filter owns).
     ///   - listening: the server's configured host and port (Larder never fetches from itself).
     ///   - metrics: where the fetch path's metrics are registered, if anywhere.
     ///   - logger: the process logger.
     /// - Returns: the service; its `store` is the one every other API must change entries through (it keeps
     ///   memory consistent).
-    @discardableResult
-    static func mountFetch(
-        on router: inout Router, store: any CacheStore, executor: StorageExecutor, settings: FetchSettings,
-        access: AdminAccess, fetchAccess: FetchAccess = FetchAccess(),
-        decider: any FilterDecider, listening: (host: String, port: Int) = ("", 0), metrics: MetricsRegistry? = nil,
+    static func makeFetchService(
+        store: any CacheStore, executor: StorageExecutor, settings: FetchSettings, decider: any FilterDecider,
+        listening: (host: String, port: Int) = ("", 0), metrics: MetricsRegistry? = nil,
         logger: Logger
     ) -> FetchService {
         let own = FetchSettings.ownEndpoints(host: listening.host, port: listening.port)
@@ -68,7 +62,6 @@ extension LarderWiring {
                 logger.error(
                     "store failed; response served uncached", metadata: ["url": "\(url)", "error": "\(error)"])
             })
-        service.mount(on: &router, access: access, fetchAccess: fetchAccess)
         metrics?.register(service.metrics)
         // Debug, like the store's line: the first info line stays "listening on …", which scripts wait for.
         logger.debug(
