@@ -14,8 +14,9 @@ public struct FilterChain: FilterDecider {
     public let defaultPolicy: FilterDefaultPolicy
     let matchers: [FilterMatcher]
 
-    /// The chain a new database starts with: just ``FilterDefinition/images``.
-    public static let defaultFilters: [FilterDefinition] = [.images]
+    /// The chain a new database starts with: ``FilterDefinition/images`` for GET and HEAD, then
+    /// ``FilterDefinition/imagesReadOnly`` denying every other method on those URLs.
+    public static let defaultFilters: [FilterDefinition] = [.images, .imagesReadOnly]
 
     /// Builds a chain.
     ///
@@ -36,7 +37,18 @@ public struct FilterChain: FilterDecider {
     ///   - headers: The caller's request headers.
     /// - Returns: The decision.
     public func decide(url: CanonicalURL, headers: HTTPHeaders) -> FilterDecision {
-        for matcher in matchers where matcher.firstFailure(url: url, headers: headers) == nil {
+        decide(url: url, method: .get, headers: headers)
+    }
+
+    /// The decision of the first filter that owns a request with this method, or the default policy's.
+    ///
+    /// - Parameters:
+    ///   - url: The target URL, canonicalized with default options.
+    ///   - method: The request's method (a filter's `methods` condition).
+    ///   - headers: The caller's request headers.
+    /// - Returns: The decision.
+    public func decide(url: CanonicalURL, method: HTTPMethod, headers: HTTPHeaders) -> FilterDecision {
+        for matcher in matchers where matcher.firstFailure(url: url, method: method, headers: headers) == nil {
             return matcher.decision
         }
         return defaultPolicy.decision
