@@ -1,6 +1,7 @@
 import CacheCore
 import CachePolicy
 import Foundation
+import HTTPCore
 import HTTPServer
 import LarderAPI
 import Metrics
@@ -23,9 +24,10 @@ final class InvalidationHarness: @unchecked Sendable {
     let cache: CacheAPI
     let server: HTTPServer
 
+    /// - Parameter maxBodyBytes: the largest request body the server takes (`--max-body-bytes`).
     init(
         origin: StubOrigin? = nil, decider: any FilterDecider = DefaultFilterDecider(),
-        configuration: FetchConfiguration = FetchConfiguration()
+        configuration: FetchConfiguration = FetchConfiguration(), maxBodyBytes: Int = 1 << 20
     ) throws {
         self.origin = try origin ?? StubOrigin()
         ownsOrigin = origin == nil
@@ -46,7 +48,8 @@ final class InvalidationHarness: @unchecked Sendable {
         cache.mount(on: &router, access: AdminAccess(token: nil))
         server = HTTPServer(
             configuration: HTTPServerConfiguration(
-                host: "127.0.0.1", port: 0, headerReadTimeout: 30, idleTimeout: 30, writeTimeout: 30, eventLoops: 2),
+                host: "127.0.0.1", port: 0, headerReadTimeout: 30, idleTimeout: 30, writeTimeout: 30,
+                parserLimits: HTTPParserLimits(maxBodyBytes: maxBodyBytes), eventLoops: 2),
             responder: router)
         try server.start()
     }
@@ -90,9 +93,10 @@ final class InvalidationHarness: @unchecked Sendable {
 /// Runs a test body against a fresh harness and always stops it.
 func withInvalidationHarness(
     decider: any FilterDecider = DefaultFilterDecider(), configuration: FetchConfiguration = FetchConfiguration(),
-    _ body: (InvalidationHarness) async throws -> Void
+    maxBodyBytes: Int = 1 << 20, _ body: (InvalidationHarness) async throws -> Void
 ) async throws {
-    let harness = try InvalidationHarness(decider: decider, configuration: configuration)
+    let harness = try InvalidationHarness(
+        decider: decider, configuration: configuration, maxBodyBytes: maxBodyBytes)
     do {
         try await body(harness)
     } catch {

@@ -14,6 +14,7 @@ public import Upstream
 /// | route | answer |
 /// | --- | --- |
 /// | `GET`, `HEAD /fetch?url=U` | the origin's (or the stored) response with `X-Cache`, `Cache-Status`, `X-Cache-Key`, `Age` (`FetchHandler`) |
+/// | any other method on `/fetch?url=U` | forwarded with its body, never stored; a 2xx/3xx to an unsafe method invalidates the URL (RFC 9111 §4.4) |
 /// | `GET /fetches` | JSON list of in-flight origin fetches, admin only (`FetchesHandler`) |
 ///
 /// Store calls run on the `StorageExecutor`, origin callbacks on the origin client's thread, stores of
@@ -85,7 +86,8 @@ public final class FetchService: Sendable {
             clock: clock, configuration: configuration, onStoreFailure: onStoreFailure)
     }
 
-    /// Adds `GET|HEAD /fetch` and the admin route `GET /fetches` to a router.
+    /// Adds `/fetch` (GET and HEAD answered from the cache, every other method forwarded uncached) and
+    /// the admin route `GET /fetches` to a router.
     /// - Parameters:
     ///   - router: the router.
     ///   - access: who may use `/fetches`.
@@ -96,6 +98,7 @@ public final class FetchService: Sendable {
             ? FetchGuard(access: fetchAccess, wrapping: FetchHandler(service: self)) : FetchHandler(service: self)
         router.add(.get, "/fetch", handler)
         router.add(.head, "/fetch", handler)
+        router.addAnyMethod("/fetch", handler)
         router.addAdmin(.get, "/fetches", access: access, FetchesHandler(service: self))
     }
 
