@@ -27,7 +27,7 @@ public struct FilterChain: FilterDecider {
     public init(filters: [FilterDefinition], version: Int = 0, defaultPolicy: FilterDefaultPolicy = .http) {
         self.version = version
         self.defaultPolicy = defaultPolicy
-        self.matchers = filters.map(FilterMatcher.init)
+        self.matchers = filters.indices.map { FilterMatcher(filters[$0], previous: $0 > 0 ? filters[$0 - 1] : nil) }
     }
 
     /// The decision of the first filter that owns the request, or the default policy's.
@@ -48,8 +48,16 @@ public struct FilterChain: FilterDecider {
     ///   - headers: The caller's request headers.
     /// - Returns: The decision.
     public func decide(url: CanonicalURL, method: HTTPMethod, headers: HTTPHeaders) -> FilterDecision {
-        for matcher in matchers where matcher.firstFailure(url: url, method: method, headers: headers) == nil {
-            return matcher.decision
+        // A filter with the conditions of the one before it, which failed on one of them (not on its
+        // method, nor for being disabled), fails as well: a chain that splits one set of URLs by method
+        // costs one match for the requests outside that set, which are most of them.
+        var failedOnSharedCondition = false
+        for matcher in matchers {
+            if failedOnSharedCondition && matcher.sharesConditionsWithPrevious { continue }
+            guard let failure = matcher.firstFailure(url: url, method: method, headers: headers) else {
+                return matcher.decision
+            }
+            failedOnSharedCondition = failure != .method && failure != .disabled
         }
         return defaultPolicy.decision
     }

@@ -45,6 +45,10 @@ final class FilterMatcher: Sendable {
     }
 
     let definition: FilterDefinition
+    /// Whether the filter before it in the chain has the same request conditions but for `methods` (the
+    /// default chain's `images` then `images-read-only`): when that one failed on one of them, this one
+    /// fails too, and `FilterChain.decide` need not ask.
+    let sharesConditionsWithPrevious: Bool
     private let enabled: Bool
     /// The decision for the requests this filter owns.
     let decision: FilterDecision
@@ -55,8 +59,14 @@ final class FilterMatcher: Sendable {
     private let methods: [HTTPMethod]
     private let headers: [HeaderTest]
 
-    init(_ definition: FilterDefinition) {
+    init(_ definition: FilterDefinition, previous: FilterDefinition? = nil) {
         self.definition = definition
+        if var conditions = previous?.match {
+            conditions.methods = definition.match.methods
+            sharesConditionsWithPrevious = conditions == definition.match
+        } else {
+            sharesConditionsWithPrevious = false
+        }
         enabled = definition.enabled
         decision = definition.decision
         schemes = definition.match.schemes

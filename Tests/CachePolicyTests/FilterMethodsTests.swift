@@ -83,3 +83,41 @@ struct FilterMethodsTests {
         #expect(decider.decide(url: url, method: .post, headers: HTTPHeaders()) == .defaultBypass)
     }
 }
+
+/// The shortcut of `FilterChain.decide` for a filter with the conditions of the one before it: it must
+/// decide exactly as asking every filter does (`explain` asks every one).
+struct FilterChainSharedConditionsTests {
+    static let png = "https://a.example/cat.png"
+
+    @Test(arguments: [
+        ("GET", png, "reads"), ("POST", png, "writes"), ("GET", "https://a.example/page.html", nil),
+        ("POST", "https://a.example/page.html", nil), ("GET", "http://b.example/cat.png", nil),
+    ])
+    func aChainSplitByMethodDecidesAsExplainDoes(method: String, url: String, owner: String?) throws {
+        let match = FilterDefinition.Match(hosts: ["a.example"], extensions: ["png"])
+        var reads = FilterDefinition(name: "reads", match: match)
+        reads.match.methods = ["GET", "HEAD"]
+        let chain = FilterChain(filters: [reads, FilterDefinition(name: "writes", match: match, action: .deny)])
+        let canonical = try FilterMethodsTests.url(url)
+        let method = HTTPMethod(rawValue: method)
+        let decision = chain.decide(url: canonical, method: method, headers: HTTPHeaders())
+        #expect(decision.filterName == owner)
+        #expect(decision == chain.explain(url: canonical, method: method, headers: HTTPHeaders()).decision)
+    }
+
+    @Test func aDisabledFilterDoesNotSpeakForTheNextOne() throws {
+        var first = FilterDefinition(name: "off", enabled: false, match: .init(extensions: ["png"]))
+        first.match.methods = ["GET"]
+        let chain = FilterChain(filters: [first, FilterDefinition(name: "on", match: .init(extensions: ["png"]))])
+        #expect(chain.decide(url: try FilterMethodsTests.url(Self.png), headers: HTTPHeaders()).filterName == "on")
+    }
+
+    @Test func conditionsThatDifferBeyondMethodsAreEachAsked() throws {
+        let chain = FilterChain(filters: [
+            FilterDefinition(name: "a", match: .init(hosts: ["a.example"], methods: ["GET"])),
+            FilterDefinition(name: "b", match: .init(hosts: ["b.example"])),
+        ])
+        let url = try FilterMethodsTests.url("https://b.example/x")
+        #expect(chain.decide(url: url, method: .get, headers: HTTPHeaders()).filterName == "b")
+    }
+}
