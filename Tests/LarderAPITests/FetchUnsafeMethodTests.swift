@@ -210,6 +210,34 @@ import Testing
         }
     }
 
+    @Test func aCallerTokenAdmitsAPostAndASignedURLDoesNot() async throws {
+        try await withFetchHarness(fetchAccess: FetchAccessIntegrationTests.access()) { harness in
+            harness.origin.respond(to: "/form", with: .status(201))
+            let signed = FetchAccessIntegrationTests.signedPath(harness, "/form")
+            let refused = try sendWithBody(port: harness.server.port, "POST", signed, body: "x")
+            #expect(refused.status == 403)
+            #expect(refused.text.contains("signature-invalid"))
+            #expect(harness.origin.requestCount == 0)
+            let token = FetchAccessIntegrationTests.token
+            let admitted = try sendWithBody(
+                port: harness.server.port, "POST", harness.fetchPath("/form"), body: "x",
+                headers: [(FetchAccess.tokenField, String(decoding: token.secret, as: UTF8.self))])
+            #expect(admitted.status == 201)
+            #expect(admitted.header("X-Cache") == "BYPASS")
+            #expect(harness.origin.lastRequest?.headers[FetchAccess.tokenField] == nil)
+        }
+    }
+
+    @Test func anAddressThePolicyRefusesIs403WithoutAConnection() async throws {
+        try await withFetchHarness(allowNetworks: []) { harness in
+            harness.origin.respond(to: "/form", with: .status(201))
+            let refused = try sendWithBody(port: harness.server.port, "PUT", harness.fetchPath("/form"), body: "x")
+            #expect(refused.status == 403)
+            #expect(refused.text.contains("address-refused"))
+            #expect(harness.origin.requestCount == 0)
+        }
+    }
+
     @Test func theLoopGuardAppliesToEveryMethod() async throws {
         try await withInvalidationHarness { harness in
             harness.origin.respond(to: "/loop", with: .status(201))
@@ -220,20 +248,29 @@ import Testing
     }
 }
 
+/// Sends `method` to `target` on a new connection to `port`, with `body` as `Content-Length` content
+/// (`nil`: no body and no length).
+func sendWithBody(
+    port: Int, _ method: String, _ target: String, body: String?, headers: [(String, String)] = []
+) throws -> RawHTTPResponse {
+    let client = try RawSocketClient(port: port, timeout: 30)
+    defer { client.close() }
+    var text = "\(method) \(target) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
+    for (name, value) in headers { text += "\(name): \(value)\r\n" }
+    if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
+    try client.send(text + "\r\n" + (body ?? ""))
+    return try client.readResponse(isHeadResponse: method == "HEAD")
+}
+
 extension InvalidationHarness {
     /// Sends `method` to `/fetch?url=` for a stub origin path, with `body` as `Content-Length` content
     /// (`nil`: no body and no length), on a new connection.
     func send(_ method: String, _ path: String, body: String?, headers: [(String, String)] = []) throws
         -> RawHTTPResponse
     {
-        let client = try RawSocketClient(port: server.port, timeout: 30)
-        defer { client.close() }
-        var text = "\(method) /fetch?url=\(FetchTestHarness.encode(origin.url(path))) HTTP/1.1\r\n"
-        text += "Host: test\r\nConnection: close\r\n"
-        for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
-        try client.send(text + "\r\n" + (body ?? ""))
-        return try client.readResponse(isHeadResponse: method == "HEAD")
+        try sendWithBody(
+            port: server.port, method, "/fetch?url=" + FetchTestHarness.encode(origin.url(path)), body: body,
+            headers: headers)
     }
 
     /// The same with `body` sent in chunked framing, in pieces of 100 bytes.

@@ -12,7 +12,8 @@ import Testing
 /// and callers arriving after the POST do not join it.
 @Suite struct FetchUnsafeRaceTests {
     @Test func anInvalidatingPostRacingACoalescedMissLeavesNoFreshEntryBehind() async throws {
-        try await withInvalidationHarness { harness in
+        // The callers wait on the gated fetch as long as the test needs, however busy the machine.
+        try await withInvalidationHarness(configuration: FetchConfiguration(waiterTimeout: .seconds(120))) { harness in
             let gets = Atomic<Int>(0)
             let gate = OriginGate()
             harness.origin.respond(to: "/race") { request in
