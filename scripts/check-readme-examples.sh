@@ -61,7 +61,7 @@ else
     echo "check-readme-examples: WARNING: no network namespace (not root?); the try-it block was not run" >&2
 fi
 
-# The origin the README describes: python3 -m http.server serving a folder with these files.
+# The origin the README describes: a static-file server for a folder with these files.
 mkdir -p "$work/origin/img" "$work/run"
 python3 - "$work/origin" <<'PY'
 import sys, zlib, struct
@@ -79,7 +79,22 @@ PY
 # Old files, so that the heuristic freshness (RFC 9111 §4.2.2) keeps them fresh for the examples,
 # and a conditional dated after this answers 304.
 find "$work/origin" -type f -exec touch -d '2026-01-01 00:00:00 UTC' {} +
-python3 -u -m http.server --bind 127.0.0.1 --directory "$work/origin" 0 >"$work/origin.log" 2>&1 &
+# python's static-file server, and a POST answered 204 (the README forwards one through /fetch).
+python3 -u - "$work/origin" >"$work/origin.log" 2>&1 <<'PY' &
+import sys
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+class Handler(SimpleHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(204)
+        self.end_headers()
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Handler, directory=sys.argv[1]))
+print(f"Serving HTTP on 127.0.0.1 port {server.server_address[1]}", flush=True)
+server.serve_forever()
+PY
 pids+=($!)
 origin_port=$(port_from_log "$work/origin.log" 'port [0-9]+')
 "$larder" serve --host 127.0.0.1 --port 0 --db "$work/cache.db" --allow-network 127.0.0.0/8 \

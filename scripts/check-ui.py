@@ -339,7 +339,7 @@ def run(check, browser):
     page.click("a[href='#filters']")
     page.wait_for_selector("#fi-chain li")
     names = page.locator("#fi-chain li strong").all_text_contents()
-    check.expect(names == ["webkit-png", "images"], f"the chain is listed in order ({names})")
+    check.expect(names == ["webkit-png", "images", "images-read-only"], f"the chain is listed in order ({names})")
     page.fill("#ex-form input[name=url]", check.origin_base + "/img/a.png")
     page.fill("#ex-form input[name=ua]", "Mozilla/5.0 (Macintosh) AppleWebKit/605.1.15 Safari/605.1.15")
     page.click("#ex-form button")
@@ -349,7 +349,8 @@ def run(check, browser):
     page.click("#ex-form button")
     wait_until(page, "document.getElementById('ex-owner').textContent === 'images'", 10)
     verdicts = page.locator("#ex-steps tr td:nth-child(2)").all_text_contents()
-    check.expect(verdicts == ["header User-Agent", "owns"], f"explain says why webkit-png did not own it ({verdicts})")
+    check.expect(verdicts == ["header User-Agent", "owns", "not reached"],
+                 f"explain says why webkit-png did not own it ({verdicts})")
     page.screenshot(path=f"{out}/filters.png", full_page=True)
 
     # The stored SVG, opened as a document from Larder's origin: its script must not run. The same SVG

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A demo origin for trying Larder: serves a PNG, a JSON document and a 1 MiB binary on loopback with the
 # caching headers of an ordinary static-file server (Cache-Control: public, max-age=3600, Last-Modified),
-# so that Larder's second fetch of a file is a HIT.
+# so that Larder's second fetch of a file is a HIT; a POST to any path is 204.
 #
 #   scripts/demo-origin.sh [--background] [port]     (port 8000 by default)
 #
@@ -45,6 +45,12 @@ class CachingHandler(SimpleHTTPRequestHandler):
     def end_headers(self):
         self.send_header("Cache-Control", "public, max-age=3600")
         super().end_headers()
+
+    def do_POST(self):
+        """A form endpoint on every path: the body is read and forgotten, 204 (what /fetch forwards)."""
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(204)
+        self.end_headers()
 
 root, port = sys.argv[1], int(sys.argv[2])
 server = ThreadingHTTPServer(("127.0.0.1", port), partial(CachingHandler, directory=root))

@@ -6,9 +6,10 @@ extension FilterChain {
     ///
     /// - Parameters:
     ///   - url: The target URL, canonicalized with default options.
+    ///   - method: The request's method, GET unless given.
     ///   - headers: The caller's request headers.
-    /// - Returns: The explanation; its decision equals ``decide(url:headers:)``'s.
-    public func explain(url: CanonicalURL, headers: HTTPHeaders) -> FilterExplanation {
+    /// - Returns: The explanation; its decision equals ``decide(url:method:headers:)``'s.
+    public func explain(url: CanonicalURL, method: HTTPMethod = .get, headers: HTTPHeaders) -> FilterExplanation {
         var steps: [FilterExplanation.Step] = []
         var decision: FilterDecision?
         for matcher in matchers {
@@ -16,7 +17,7 @@ extension FilterChain {
                 steps.append(.init(filter: matcher.definition.name, failed: nil, notReached: true))
                 continue
             }
-            let failure = matcher.firstFailure(url: url, headers: headers)
+            let failure = matcher.firstFailure(url: url, method: method, headers: headers)
             steps.append(.init(filter: matcher.definition.name, failed: failure, notReached: false))
             if failure == nil { decision = matcher.decision }
         }

@@ -14,8 +14,9 @@ public struct FilterChain: FilterDecider {
     public let defaultPolicy: FilterDefaultPolicy
     let matchers: [FilterMatcher]
 
-    /// The chain a new database starts with: just ``FilterDefinition/images``.
-    public static let defaultFilters: [FilterDefinition] = [.images]
+    /// The chain a new database starts with: ``FilterDefinition/images`` for GET and HEAD, then
+    /// ``FilterDefinition/imagesReadOnly`` denying every other method on those URLs.
+    public static let defaultFilters: [FilterDefinition] = [.images, .imagesReadOnly]
 
     /// Builds a chain.
     ///
@@ -26,7 +27,7 @@ public struct FilterChain: FilterDecider {
     public init(filters: [FilterDefinition], version: Int = 0, defaultPolicy: FilterDefaultPolicy = .http) {
         self.version = version
         self.defaultPolicy = defaultPolicy
-        self.matchers = filters.map(FilterMatcher.init)
+        self.matchers = filters.indices.map { FilterMatcher(filters[$0], previous: $0 > 0 ? filters[$0 - 1] : nil) }
     }
 
     /// The decision of the first filter that owns the request, or the default policy's.
@@ -36,8 +37,27 @@ public struct FilterChain: FilterDecider {
     ///   - headers: The caller's request headers.
     /// - Returns: The decision.
     public func decide(url: CanonicalURL, headers: HTTPHeaders) -> FilterDecision {
-        for matcher in matchers where matcher.firstFailure(url: url, headers: headers) == nil {
-            return matcher.decision
+        decide(url: url, method: .get, headers: headers)
+    }
+
+    /// The decision of the first filter that owns a request with this method, or the default policy's.
+    ///
+    /// - Parameters:
+    ///   - url: The target URL, canonicalized with default options.
+    ///   - method: The request's method (a filter's `methods` condition).
+    ///   - headers: The caller's request headers.
+    /// - Returns: The decision.
+    public func decide(url: CanonicalURL, method: HTTPMethod, headers: HTTPHeaders) -> FilterDecision {
+        // A filter with the conditions of the one before it, which failed on one of them (not on its
+        // method, nor for being disabled), fails as well: a chain that splits one set of URLs by method
+        // costs one match for the requests outside that set, which are most of them.
+        var failedOnSharedCondition = false
+        for matcher in matchers {
+            if failedOnSharedCondition && matcher.sharesConditionsWithPrevious { continue }
+            guard let failure = matcher.firstFailure(url: url, method: method, headers: headers) else {
+                return matcher.decision
+            }
+            failedOnSharedCondition = failure != .method && failure != .disabled
         }
         return defaultPolicy.decision
     }

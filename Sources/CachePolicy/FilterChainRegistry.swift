@@ -58,7 +58,18 @@ public final class FilterChainRegistry: FilterDecider {
     ///   - headers: The caller's request headers.
     /// - Returns: The decision.
     public func decide(url: CanonicalURL, headers: HTTPHeaders) -> FilterDecision {
-        chain.decide(url: url, headers: headers)
+        chain.decide(url: url, method: .get, headers: headers)
+    }
+
+    /// Decides a request with this method with the current chain.
+    ///
+    /// - Parameters:
+    ///   - url: The target URL, canonicalized with default options.
+    ///   - method: The request's method.
+    ///   - headers: The caller's request headers.
+    /// - Returns: The decision.
+    public func decide(url: CanonicalURL, method: HTTPMethod, headers: HTTPHeaders) -> FilterDecision {
+        chain.decide(url: url, method: method, headers: headers)
     }
 
     /// Changes the chain: applies `change` to the filter list, checks `precondition` against the current

@@ -10,10 +10,12 @@ public enum FilterCondition: Sendable, Equatable, CustomStringConvertible {
     case `extension`
     /// `match.pathPrefix`.
     case pathPrefix
+    /// `match.methods`.
+    case method
     /// `match.headers`, for the named field.
     case header(String)
 
-    /// The stable name: `disabled`, `scheme`, `host`, `extension`, `pathPrefix` or `header <Name>`.
+    /// The stable name: `disabled`, `scheme`, `host`, `extension`, `pathPrefix`, `method` or `header <Name>`.
     public var description: String {
         switch self {
         case .disabled: "disabled"
@@ -21,6 +23,7 @@ public enum FilterCondition: Sendable, Equatable, CustomStringConvertible {
         case .host: "host"
         case .extension: "extension"
         case .pathPrefix: "pathPrefix"
+        case .method: "method"
         case .header(let name): "header \(name)"
         }
     }

@@ -97,6 +97,23 @@ public protocol FilterDecider: Sendable {
     ///   - headers: The caller's request headers (e.g. `User-Agent`).
     /// - Returns: The owning filter's decision, or the default policy's.
     func decide(url: CanonicalURL, headers: HTTPHeaders) -> FilterDecision
+
+    /// The decision for a request with this method (filters' `methods` condition); the method-less form
+    /// decides for GET.
+    ///
+    /// - Parameters:
+    ///   - url: The target URL, canonicalized with default options.
+    ///   - method: The request's method.
+    ///   - headers: The caller's request headers.
+    /// - Returns: The owning filter's decision, or the default policy's.
+    func decide(url: CanonicalURL, method: HTTPMethod, headers: HTTPHeaders) -> FilterDecision
+}
+
+extension FilterDecider {
+    /// A decider that does not look at methods decides every method as it decides GET.
+    public func decide(url: CanonicalURL, method: HTTPMethod, headers: HTTPHeaders) -> FilterDecision {
+        decide(url: url, headers: headers)
+    }
 }
 
 /// A decider with no filters: every request gets the same default decision.

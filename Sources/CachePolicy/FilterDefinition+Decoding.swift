@@ -179,6 +179,13 @@ extension FilterDefinition {
                     path: path, message: "must be letters and digits without the dot, at most 16")
             }
         }
+        match.methods = try reader.strings("methods", lowercased: false) { text, path throws(FilterDefinitionError) in
+            // Methods are case-sensitive tokens (RFC 9110 §9.1): `get` is not GET, and stays as written.
+            guard text.utf8.count <= 32, text.utf8.allSatisfy(isTokenByte) else {
+                throw FilterDefinitionError(
+                    path: path, message: "must be a method token such as \"GET\" (RFC 9110 §9.1), at most 32 bytes")
+            }
+        }
         if let prefix = try reader.string("pathPrefix") {
             guard prefix.hasPrefix("/"), prefix.utf8.count <= 2048 else {
                 throw FilterDefinitionError(

@@ -48,6 +48,7 @@ extension FilterDefinition.Match {
         if !hosts.isEmpty { members.append(("hosts", .array(hosts.map { .string($0) }))) }
         if !extensions.isEmpty { members.append(("extensions", .array(extensions.map { .string($0) }))) }
         if let pathPrefix { members.append(("pathPrefix", .string(pathPrefix))) }
+        if !methods.isEmpty { members.append(("methods", .array(methods.map { .string($0) }))) }
         if !headers.isEmpty {
             members.append(
                 ("headers", .object(headers.map { ($0.name, .object([($0.comparison.rawValue, .string($0.value))])) })))

@@ -52,17 +52,21 @@ public struct FilterDefinition: Sendable, Equatable {
         public var pathPrefix: String?
         /// Header conditions, in the order written.
         public var headers: [HeaderCondition]
+        /// Request methods, as case-sensitive tokens (`GET`, `HEAD`); empty matches any method, those
+        /// Larder never heard of included.
+        public var methods: [String]
 
         /// Creates conditions; the defaults match every request.
         public init(
             schemes: [String] = [], hosts: [String] = [], extensions: [String] = [], pathPrefix: String? = nil,
-            headers: [HeaderCondition] = []
+            headers: [HeaderCondition] = [], methods: [String] = []
         ) {
             self.schemes = schemes
             self.hosts = hosts
             self.extensions = extensions
             self.pathPrefix = pathPrefix
             self.headers = headers
+            self.methods = methods
         }
     }
 
@@ -136,14 +140,21 @@ public struct FilterDefinition: Sendable, Equatable {
         self.ignoreNoStore = ignoreNoStore
     }
 
-    /// The filter every new database starts with: images over http(s) by extension, validated, and
-    /// stored only when the response is an image.
+    /// The extensions of the default image filters.
+    static let imageExtensions = ["jpg", "jpeg", "png", "gif", "tif", "tiff", "bmp", "ico", "webp", "avif"]
+
+    /// The first filter every new database starts with: GET and HEAD of images over http(s) by
+    /// extension, validated, and stored only when the response is an image.
     public static let images = FilterDefinition(
         name: "images",
-        match: Match(
-            schemes: ["http", "https"],
-            extensions: ["jpg", "jpeg", "png", "gif", "tif", "tiff", "bmp", "ico", "webp", "avif"]),
+        match: Match(schemes: ["http", "https"], extensions: imageExtensions, methods: ["GET", "HEAD"]),
         contentTypes: ["image/*"], validateImage: true)
+
+    /// The second: every other method on the same URLs is denied (403, nothing sent), so that no caller
+    /// can drop stored images with the invalidation an unsafe method causes (RFC 9111 §4.4).
+    public static let imagesReadOnly = FilterDefinition(
+        name: "images-read-only", match: Match(schemes: ["http", "https"], extensions: imageExtensions),
+        action: .deny)
 
     /// What `/fetch` does with a request this filter owns.
     public var decision: FilterDecision {

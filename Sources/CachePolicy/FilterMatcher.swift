@@ -45,6 +45,10 @@ final class FilterMatcher: Sendable {
     }
 
     let definition: FilterDefinition
+    /// Whether the filter before it in the chain has the same request conditions but for `methods` (the
+    /// default chain's `images` then `images-read-only`): when that one failed on one of them, this one
+    /// fails too, and `FilterChain.decide` need not ask.
+    let sharesConditionsWithPrevious: Bool
     private let enabled: Bool
     /// The decision for the requests this filter owns.
     let decision: FilterDecision
@@ -52,29 +56,38 @@ final class FilterMatcher: Sendable {
     private let hosts: [HostTest]
     private let extensions: [[UInt8]]
     private let pathPrefix: [UInt8]?
+    private let methods: [HTTPMethod]
     private let headers: [HeaderTest]
 
-    init(_ definition: FilterDefinition) {
+    init(_ definition: FilterDefinition, previous: FilterDefinition? = nil) {
         self.definition = definition
+        if var conditions = previous?.match {
+            conditions.methods = definition.match.methods
+            sharesConditionsWithPrevious = conditions == definition.match
+        } else {
+            sharesConditionsWithPrevious = false
+        }
         enabled = definition.enabled
         decision = definition.decision
         schemes = definition.match.schemes
         hosts = definition.match.hosts.map { HostTest($0.lowercased()) }
         extensions = definition.match.extensions.map { Array($0.lowercased().utf8) }
         pathPrefix = definition.match.pathPrefix.map { Array($0.utf8) }
+        methods = definition.match.methods.map { HTTPMethod(rawValue: $0) }
         headers = definition.match.headers.map {
             HeaderTest(name: $0.name, comparison: $0.comparison, value: Array($0.value.utf8))
         }
     }
 
     /// The first condition that does not hold, in the order `disabled`, scheme, host, extension, path
-    /// prefix, headers; `nil` when the filter owns the request.
-    func firstFailure(url: CanonicalURL, headers requestHeaders: HTTPHeaders) -> FilterCondition? {
+    /// prefix, method, headers; `nil` when the filter owns the request.
+    func firstFailure(url: CanonicalURL, method: HTTPMethod, headers requestHeaders: HTTPHeaders) -> FilterCondition? {
         guard enabled else { return .disabled }
         if !schemes.isEmpty && !schemes.contains(url.scheme) { return .scheme }
         if !hosts.isEmpty && !hostMatches(url.host) { return .host }
         if !extensions.isEmpty && !Self.hasExtension(url.path, in: extensions) { return .extension }
         if let pathPrefix, !url.path.utf8.starts(with: pathPrefix) { return .pathPrefix }
+        if !methods.isEmpty && !methods.contains(method) { return .method }
         for test in headers where !Self.holds(test, in: requestHeaders) { return .header(test.name) }
         return nil
     }

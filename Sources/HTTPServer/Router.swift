@@ -7,11 +7,19 @@ public import HTTPCore
 /// ([RFC 9110 §9.1](https://www.rfc-editor.org/rfc/rfc9110#section-9.1): unrecognized or not implemented);
 /// otherwise a path that matches no pattern gets 404, and a path that
 /// matches with another method 405 with `Allow`. HEAD is served by the GET route when no HEAD route is
-/// given. The errors are problem+json.
+/// given. A pattern may take every method (`addAnyMethod`: `/fetch` forwards any method to origins); its
+/// own handlers for given methods still come first. The errors are problem+json.
 public struct Router: HTTPResponder {
     private struct Route: Sendable {
         let pattern: RoutePattern
         var handlers: [HTTPMethod: any HTTPResponder]
+        /// What answers the methods `handlers` does not name, when the route takes every method.
+        var anyMethod: (any HTTPResponder)?
+
+        /// The responder for a method: its own, GET's for HEAD, else the one for every method.
+        func handler(for method: HTTPMethod) -> (any HTTPResponder)? {
+            handlers[method] ?? (method == .head ? handlers[.get] : nil) ?? anyMethod
+        }
     }
 
     private var routes: [Route] = []
@@ -40,7 +48,24 @@ public struct Router: HTTPResponder {
         if let index = routes.firstIndex(where: { $0.pattern == parsed }) {
             routes[index].handlers[method] = responder
         } else {
-            routes.append(Route(pattern: parsed, handlers: [method: responder]))
+            routes.append(Route(pattern: parsed, handlers: [method: responder], anyMethod: nil))
+            if let path = parsed.literalPath, !routes.dropLast().contains(where: { $0.pattern.match(path) != nil }) {
+                literalRoutes[path] = routes.count - 1
+            }
+        }
+    }
+
+    /// Lets a pattern take every method, those no route names included (they are then not 501 there):
+    /// `responder` answers each method the pattern has no handler of its own for.
+    /// - Parameters:
+    ///   - pattern: the path pattern, starting with `/`; a route added with `add` for it keeps its handlers.
+    ///   - responder: what answers the other methods.
+    public mutating func addAnyMethod(_ pattern: String, _ responder: any HTTPResponder) {
+        let parsed = RoutePattern(pattern)
+        if let index = routes.firstIndex(where: { $0.pattern == parsed }) {
+            routes[index].anyMethod = responder
+        } else {
+            routes.append(Route(pattern: parsed, handlers: [:], anyMethod: responder))
             if let path = parsed.literalPath, !routes.dropLast().contains(where: { $0.pattern.match(path) != nil }) {
                 literalRoutes[path] = routes.count - 1
             }
@@ -64,8 +89,7 @@ public struct Router: HTTPResponder {
     /// no handler for the method, 404 when no pattern matches.
     public func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
         if let index = literalRoutes[request.path] {
-            let handlers = routes[index].handlers
-            if let handler = handlers[request.method] ?? (request.method == .head ? handlers[.get] : nil) {
+            if let handler = routes[index].handler(for: request.method) {
                 var routed = context
                 routed.parameters = HTTPRouteParameters()
                 return handler.respond(to: request, context: routed, writer: writer)
@@ -74,8 +98,7 @@ public struct Router: HTTPResponder {
         var allowed: [HTTPMethod]?
         for route in routes {
             guard let parameters = route.pattern.match(request.path) else { continue }
-            let handler = route.handlers[request.method] ?? (request.method == .head ? route.handlers[.get] : nil)
-            if let handler {
+            if let handler = route.handler(for: request.method) {
                 var routed = context
                 routed.parameters = parameters
                 handler.respond(to: request, context: routed, writer: writer)

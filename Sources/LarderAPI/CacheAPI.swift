@@ -97,7 +97,8 @@ public struct CacheAPI: Sendable {
             }
             guard !value.isEmpty else { throw .badQuery("parameter '\(name)' is empty.") }
             if repeatable.contains(name) {
-                if lists[name]?.contains(value) != true { lists[name, default: []].append(value) }
+                // Repeats are kept: a bound on how many may be given counts each (`tags` drops them).
+                lists[name, default: []].append(value)
                 continue
             }
             guard values[name] == nil else { throw .badQuery("parameter '\(name)' is given more than once.") }
@@ -107,9 +108,9 @@ public struct CacheAPI: Sendable {
     }
 
     /// The `tag` parameters of a request's query, checked (`EntryTags.isValid`, at most as many as an entry
-    /// can carry, `EntryTags.maxCount`).
+    /// can carry, `EntryTags.maxCount`, repeats counted as the contract's `maxItems` counts them).
     /// - Parameter tags: the values given.
-    /// - Returns: them.
+    /// - Returns: them, each once, in the order first given.
     /// - Throws: `APIError.badQuery` for a value that cannot be a tag, or too many.
     static func tags(_ tags: [String]) throws(APIError) -> [String] {
         for tag in tags where !EntryTags.isValid(tag) {
@@ -120,7 +121,9 @@ public struct CacheAPI: Sendable {
         guard tags.count <= EntryTags.maxCount else {
             throw .badQuery("more than \(EntryTags.maxCount) tag parameters.")
         }
-        return tags
+        var unique: [String] = []
+        for tag in tags where !unique.contains(tag) { unique.append(tag) }
+        return unique
     }
 
     /// A JSON response with `Cache-Control: no-store` (admin answers describe a changing store).

@@ -3,13 +3,14 @@ import CachePolicy
 import HTTPCore
 import HTTPServer
 
-/// `GET /filters/explain?url=U[&header=Name:%20value...]`: how Larder would treat a request for `U` from
-/// this caller, without fetching anything. The request's own headers stand for the caller's (so
+/// `GET /filters/explain?url=U[&method=M][&header=Name:%20value...]`: how Larder would treat a request for
+/// `U` from this caller, without fetching anything; `method` (a case-sensitive token, GET by default) is
+/// the method of the `/fetch` request asked about, for filters' `methods` condition. The request's own headers stand for the caller's (so
 /// `curl -A ...` tests a `User-Agent` condition), unless `header` parameters are given: then those, and
 /// only those, are the request's headers. A browser cannot set `User-Agent` from a script, so this is how
 /// the operator page asks about one.
 ///
-/// The answer: `url`, `canonicalURL` (with the owning filter's canonicalization), `key` (the primary
+/// The answer: `url`, `method`, `canonicalURL` (with the owning filter's canonicalization), `key` (the primary
 /// cache key; a response with `Vary` adds the caller's headers), `version`, `filters` (each with its
 /// `verdict`: `owns`, the failed condition, or `not reached`), `owner`, `action`, `defaultPolicy` when no
 /// filter owns it, `freshness` (in words), `overrides` (the filter's seconds, `null` when unset), the
@@ -19,7 +20,7 @@ struct FiltersExplainHandler: APIHandler {
     let api: FiltersAPI
 
     func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
-        let (target, assumed) = try Self.parameters(of: request)
+        let (target, assumed, method) = try Self.parameters(of: request)
         let url: CanonicalURL
         switch URLCanonicalizer().canonicalize(target) {
         case .success(let canonical): url = canonical
@@ -28,26 +29,36 @@ struct FiltersExplainHandler: APIHandler {
                 status: .badRequest, type: .invalidURL, detail: "url is not one Larder fetches: \(rejection).")
         }
         let chain = api.registry.chain
-        let explanation = chain.explain(url: url, headers: assumed ?? request.headers)
+        let explanation = chain.explain(url: url, method: method, headers: assumed ?? request.headers)
         let verdicts = api.addressVerdicts
         api.executor.respond(writer) {
             let body = Self.render(
-                target: target, url: url, chain: chain, explanation: explanation,
+                target: target, method: method, url: url, chain: chain, explanation: explanation,
                 addresses: verdicts(url.host).map { (address: "\($0.address)", verdict: $0.verdict) })
             return FiltersAPI.json(body, version: chain.version)
         }
     }
 
-    /// Reads `url` (required, once) and the `header` parameters (each `Name: value`, a field name of
-    /// RFC 9110 §5.1 and a colon; repeats allowed).
+    /// Reads `url` (required, once), `method` (at most once, a token) and the `header` parameters (each
+    /// `Name: value`, a field name of RFC 9110 §5.1 and a colon; repeats allowed).
     /// - Parameter request: the request.
-    /// - Returns: the URL, and the headers to assume (`nil` when none were given).
-    /// - Throws: `APIError.badQuery` for an unknown, repeated or empty `url`, or a malformed `header`.
-    static func parameters(of request: HTTPRequest) throws(APIError) -> (url: String, headers: HTTPHeaders?) {
+    /// - Returns: the URL, the headers to assume (`nil` when none were given) and the method (GET unless given).
+    /// - Throws: `APIError.badQuery` for an unknown, repeated or empty `url`, a repeated or malformed
+    ///   `method`, or a malformed `header`.
+    static func parameters(of request: HTTPRequest) throws(APIError) -> (
+        url: String, headers: HTTPHeaders?, method: HTTPMethod
+    ) {
         var url: String?
         var headers: HTTPHeaders?
+        var method: HTTPMethod?
         for (name, value) in request.queryParameters {
             switch name {
+            case "method":
+                guard method == nil else { throw .badQuery("parameter 'method' is given more than once.") }
+                guard !value.isEmpty, value.utf8.count <= 32, value.utf8.allSatisfy(Self.isTokenByte) else {
+                    throw .badQuery("method '\(value.prefix(50))' is not a method token such as GET (RFC 9110 §9.1).")
+                }
+                method = HTTPMethod(rawValue: value)
             case "url":
                 guard url == nil else { throw .badQuery("parameter 'url' is given more than once.") }
                 guard !value.isEmpty else { throw .badQuery("parameter 'url' is empty.") }
@@ -64,11 +75,12 @@ struct FiltersExplainHandler: APIHandler {
                 headers = headers ?? HTTPHeaders()
                 headers?.add(name: String(parts[0]), value: String(fieldValue))
             default:
-                throw .badQuery("unknown parameter '\(name.prefix(50))'; this endpoint takes [\"header\", \"url\"].")
+                throw .badQuery(
+                    "unknown parameter '\(name.prefix(50))'; this endpoint takes [\"header\", \"method\", \"url\"].")
             }
         }
         guard let url else { throw .badQuery("parameter 'url' is required.") }
-        return (url, headers)
+        return (url, headers, method ?? .get)
     }
 
     /// `tchar` of RFC 9110 §5.6.2, the bytes of a field name.
@@ -82,13 +94,15 @@ struct FiltersExplainHandler: APIHandler {
     }
 
     static func render(
-        target: String, url: CanonicalURL, chain: FilterChain, explanation: FilterExplanation,
+        target: String, method: HTTPMethod = .get, url: CanonicalURL, chain: FilterChain,
+        explanation: FilterExplanation,
         addresses: [(address: String, verdict: some CustomStringConvertible & Sendable)]
     ) -> String {
         let decision = explanation.decision
         let canonical = (try? URLCanonicalizer(options: decision.canonicalization).canonicalize(target).get()) ?? url
         var object = JSONObjectWriter()
         object.add("url", target)
+        object.add("method", method.rawValue)
         object.add("canonicalURL", canonical.string)
         object.add("key", CacheKey.make(canonicalURL: canonical.string).hex)
         object.add("version", chain.version)

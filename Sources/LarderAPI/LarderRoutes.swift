@@ -67,6 +67,8 @@ public struct LarderRoutes: Sendable {
                 ? FetchGuard(access: fetchAccess, wrapping: FetchHandler(service: fetch)) : FetchHandler(service: fetch)
             router.add(.get, "/fetch", handler)
             router.add(.head, "/fetch", handler)
+            // Every other method is forwarded uncached (RFC 9111 §4.4), after the routes above.
+            router.addAnyMethod("/fetch", handler)
             router.addAdmin(.get, "/fetches", access: access, FetchesHandler(service: fetch))
         }
         if let cache {

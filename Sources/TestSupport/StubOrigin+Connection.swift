@@ -14,13 +14,15 @@ extension StubOrigin {
         var buffer: [UInt8] = []
         while !isStopped {
             guard let head = readHead(fd, buffer: &buffer) else { return }
-            guard let request = record(head, connection: connection) else {
+            guard var request = record(head, connection: connection) else {
                 _ = sendAll(
                     fd, Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
                 return
             }
             if let length = request.headers["Content-Length"].flatMap(Int.init), length > 0 {
-                guard discard(length, fd, buffer: &buffer) else { return }
+                guard let body = readBody(length, fd, buffer: &buffer) else { return }
+                request.body = body
+                state.withLock { $0.requests[request.sequence - 1].body = body }
             }
             let response = route(request)
             let keepOpen = answer(request, with: response, on: fd)
@@ -148,18 +150,19 @@ extension StubOrigin {
         }
     }
 
-    private func discard(_ length: Int, _ fd: Int32, buffer: inout [UInt8]) -> Bool {
-        var remaining = length
-        let taken = min(remaining, buffer.count)
+    /// Reads `length` bytes of content, those already buffered first; `nil` when the peer left before.
+    private func readBody(_ length: Int, _ fd: Int32, buffer: inout [UInt8]) -> [UInt8]? {
+        let taken = min(length, buffer.count)
+        var body = Array(buffer[..<taken])
         buffer.removeFirst(taken)
-        remaining -= taken
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while remaining > 0 {
-            let count = recv(fd, &chunk, min(chunk.count, remaining), 0)
-            guard count > 0 else { return false }
-            remaining -= count
+        while body.count < length {
+            let count = recv(fd, &chunk, min(chunk.count, length - body.count), 0)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            body.append(contentsOf: chunk[0..<count])
         }
-        return true
+        return body
     }
 
     func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {

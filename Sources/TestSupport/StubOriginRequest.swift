@@ -1,6 +1,6 @@
 public import HTTPCore
 
-/// One request head as a `StubOrigin` received it.
+/// One request as a `StubOrigin` received it: its head, and its content when it had a `Content-Length`.
 public struct StubOriginRequest: Sendable {
     /// The method token, e.g. `GET`.
     public var method: String
@@ -12,6 +12,8 @@ public struct StubOriginRequest: Sendable {
     public var version: String
     /// The header fields in order.
     public var headers: HTTPHeaders
+    /// The content (`Content-Length` framing; empty without one).
+    public var body: [UInt8] = []
     /// Which accepted connection carried it (1 for the first connection).
     public var connection: Int
     /// Its position among all requests the stub received (1 for the first).

@@ -73,7 +73,7 @@ public enum OriginHeaderForwarding {
 
 extension UInt8 {
     /// tchar of RFC 9110 §5.6.2.
-    fileprivate var isHTTPTokenByte: Bool {
+    var isHTTPTokenByte: Bool {
         switch self {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"):

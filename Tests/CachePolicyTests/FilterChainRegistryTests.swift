@@ -11,8 +11,8 @@ struct FilterChainRegistryTests {
         let store = InMemoryCacheStore()
         let registry = try FilterChainRegistry(store: store)
         #expect(registry.chain.version == 1)
-        #expect(registry.chain.filters == [.images])
-        #expect(try store.loadFilterChain().filters.map(\.name) == ["images"])
+        #expect(registry.chain.filters == FilterChain.defaultFilters)
+        #expect(try store.loadFilterChain().filters.map(\.name) == ["images", "images-read-only"])
         #expect(registry.decide(url: Self.png, headers: HTTPHeaders()).filterName == "images")
     }
 
@@ -34,10 +34,10 @@ struct FilterChainRegistryTests {
         #expect(registry.decide(url: Self.png, headers: HTTPHeaders()).action == .deny)
         let (_, created) = try registry.put(FilterDefinition(name: "deny-a", action: .bypass))
         #expect(!created)
-        #expect(registry.chain.filters.map(\.name) == ["deny-a", "images"])
+        #expect(registry.chain.filters.map(\.name) == ["deny-a", "images", "images-read-only"])
         #expect(try registry.put(FilterDefinition(name: "z")).created)
         try registry.remove(named: "images")
-        #expect(registry.chain.filters.map(\.name) == ["deny-a", "z"])
+        #expect(registry.chain.filters.map(\.name) == ["deny-a", "images-read-only", "z"])
         #expect(registry.chain.version == 5)
         let reloaded = try FilterChainRegistry(store: store)
         #expect(reloaded.chain.filters == registry.chain.filters)
@@ -87,7 +87,7 @@ struct FilterChainRegistryTests {
         #expect(throws: FilterChainError.preconditionFailed(currentVersion: 2)) {
             try registry.add(FilterDefinition(name: "n"))
         }
-        #expect(registry.chain.filters == [.images])
+        #expect(registry.chain.filters == FilterChain.defaultFilters)
     }
 
     @Test func concurrentChangesAreSerialisedAndNoneIsLost() throws {
@@ -100,9 +100,9 @@ struct FilterChainRegistryTests {
                 _ = try? registry.add(FilterDefinition(name: "f\(index)", match: .init(hosts: ["h\(index).example"])))
             }
         }
-        #expect(registry.chain.filters.count == 1 + 30)
+        #expect(registry.chain.filters.count == FilterChain.defaultFilters.count + 30)
         #expect(registry.chain.version == 1 + 30)
-        #expect(Set(registry.chain.filters.map(\.name)).count == 31)
+        #expect(Set(registry.chain.filters.map(\.name)).count == FilterChain.defaultFilters.count + 30)
     }
 
     @Test func aStoredFilterThatNoLongerDecodesStopsTheLoad() throws {

@@ -213,3 +213,41 @@ import Testing
         }
     }
 }
+
+@Suite struct RouterAnyMethodTests {
+    static func makeRouter() -> Router {
+        var router = RouterTests.makeRouter()
+        router.add(.get, "/fetch") { _, _, writer in
+            writer.send(HTTPResponse(status: .ok, body: .bytes(Array("get".utf8))))
+        }
+        router.addAnyMethod(
+            "/fetch",
+            HTTPClosureResponder { request, _, writer in
+                writer.send(HTTPResponse(status: .ok, body: .bytes(Array("any \(request.method)".utf8))))
+            })
+        return router
+    }
+
+    @Test(arguments: [
+        ("GET", "get"), ("POST", "any POST"), ("PROPFIND", "any PROPFIND"), ("get", "any get"),
+        ("M-SEARCH", "any M-SEARCH"),
+    ])
+    func aPatternThatTakesEveryMethodAnswersEachAfterItsOwnHandlers(method: String, body: String) async throws {
+        try await withServer(responder: Self.makeRouter()) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send("\(method) /fetch?url=x HTTP/1.1\r\nHost: test\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.text == body)
+        }
+    }
+
+    @Test(arguments: [("PROPFIND", "/cache/abc", 501), ("POST", "/cache/abc", 405), ("POST", "/nope", 404)])
+    func otherPathsStillRefuseWhatTheyDoNotTake(method: String, path: String, status: Int) async throws {
+        try await withServer(responder: Self.makeRouter()) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send("\(method) \(path) HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n")
+            #expect(try client.readResponse().status == status)
+        }
+    }
+}

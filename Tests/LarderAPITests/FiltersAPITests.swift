@@ -94,11 +94,11 @@ struct FiltersAPITests {
             #expect(appended.status == 201)
             #expect(appended.header("Location") == "/filters/last")
             #expect(appended.header("ETag") == "\"2\"")
-            #expect(try FiltersAPIHarness.names(appended) == ["images", "last"])
+            #expect(try FiltersAPIHarness.names(appended) == ["images", "images-read-only", "last"])
             let inserted = try harness.request(
                 "POST", "/filters?before=images", body: #"{"name":"first","action":"deny"}"#)
             #expect(inserted.status == 201)
-            #expect(try FiltersAPIHarness.names(inserted) == ["first", "images", "last"])
+            #expect(try FiltersAPIHarness.names(inserted) == ["first", "images", "images-read-only", "last"])
             let duplicate = try harness.request("POST", "/filters", body: #"{"name":"images"}"#)
             #expect(duplicate.status == 409)
             #expect(try FiltersAPIHarness.json(duplicate)["type"] as? String == ProblemType.filterExists.uri)
@@ -123,13 +123,15 @@ struct FiltersAPITests {
             #expect(try FiltersAPIHarness.json(replaced)["ttl"] as? Int == 60)
             let created = try harness.request("PUT", "/filters/pages", body: #"{"name":"pages","action":"bypass"}"#)
             #expect(created.status == 201)
-            #expect(harness.registry.chain.filters.map(\.name) == ["images", "pages"])
+            #expect(harness.registry.chain.filters.map(\.name) == ["images", "images-read-only", "pages"])
 
             let deleted = try harness.request("DELETE", "/filters/images")
             #expect(deleted.status == 200)
-            #expect(try FiltersAPIHarness.names(deleted) == ["pages"])
+            #expect(try FiltersAPIHarness.names(deleted) == ["images-read-only", "pages"])
             #expect(deleted.header("ETag") == "\"4\"")
             #expect(try harness.request("DELETE", "/filters/images").status == 404)
+            // The default chain's second filter now owns every method on images: it goes too.
+            #expect(try harness.request("DELETE", "/filters/images-read-only").status == 200)
             #expect(harness.registry.decide(url: Self.png, headers: HTTPHeaders()).action == .bypass)
         }
     }

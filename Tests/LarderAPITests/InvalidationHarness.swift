@@ -1,6 +1,7 @@
 import CacheCore
 import CachePolicy
 import Foundation
+import HTTPCore
 import HTTPServer
 import LarderAPI
 import LarderTesting
@@ -27,9 +28,10 @@ final class InvalidationHarness: @unchecked Sendable {
     /// The test's client, set by `withInvalidationHarness` for the length of the test.
     fileprivate(set) var client: LarderTestClient!
 
+    /// - Parameter maxBodyBytes: the largest request body the server takes (`--max-body-bytes`).
     init(
         origin: StubOrigin? = nil, decider: any FilterDecider = DefaultFilterDecider(),
-        configuration: FetchConfiguration = FetchConfiguration()
+        configuration: FetchConfiguration = FetchConfiguration(), maxBodyBytes: Int = 1 << 20
     ) throws {
         self.origin = try origin ?? StubOrigin()
         ownsOrigin = origin == nil
@@ -45,7 +47,10 @@ final class InvalidationHarness: @unchecked Sendable {
             store: store, executor: executor, client: originClient, decider: decider, clock: { clock.now },
             configuration: configuration)
         cache = CacheAPI(store: service.store, executor: executor, clock: { clock.now }, decider: decider)
-        app = LarderTestApp(routes: LarderRoutes(access: AdminAccess(token: nil), fetch: service, cache: cache))
+        var server = LarderTestApp.serverConfiguration()
+        server.parserLimits = HTTPParserLimits(maxBodyBytes: maxBodyBytes)
+        app = LarderTestApp(
+            routes: LarderRoutes(access: AdminAccess(token: nil), fetch: service, cache: cache), server: server)
     }
 
     /// Stops what the app does not: the origin client and the stub origin.
@@ -83,9 +88,9 @@ final class InvalidationHarness: @unchecked Sendable {
 /// stops it.
 func withInvalidationHarness(
     decider: any FilterDecider = DefaultFilterDecider(), configuration: FetchConfiguration = FetchConfiguration(),
-    mode: LarderTestMode = .live, _ body: (InvalidationHarness) async throws -> Void
+    maxBodyBytes: Int = 1 << 20, mode: LarderTestMode = .live, _ body: (InvalidationHarness) async throws -> Void
 ) async throws {
-    let harness = try InvalidationHarness(decider: decider, configuration: configuration)
+    let harness = try InvalidationHarness(decider: decider, configuration: configuration, maxBodyBytes: maxBodyBytes)
     defer { harness.stop() }
     try await harness.app.test(mode) { client in
         harness.client = client

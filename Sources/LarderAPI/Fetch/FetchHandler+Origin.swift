@@ -72,7 +72,7 @@ extension FetchHandler {
     ///   - id: its number in the registry.
     ///   - revalidating: the stored entry its request is conditional on, if any.
     ///   - mayStore: `false` for a bypass.
-    private func makeFetch(
+    func makeFetch(
         _ id: Int, _ call: Call, key: CacheKey, revalidating stored: StoredEntry?, mayStore: Bool
     ) -> InFlightFetch {
         InFlightFetch(
@@ -83,7 +83,7 @@ extension FetchHandler {
     /// Registers the caller on a fetch with a deadline for the outcome, and as a reader of its body from
     /// the first byte.
     /// - Returns: `false` when the fetch no longer takes callers (nothing was done for this one).
-    private func wait(
+    func wait(
         on fetch: InFlightFetch, call: Call, key: CacheKey, stored: StoredEntry?, forward: CacheStatus.Forward,
         collapsed: Bool
     ) -> Bool {
@@ -180,8 +180,17 @@ extension FetchHandler {
                 collapsed: collapsed, detail: admission.refusal)
             let response = relayed(
                 head, body: fetch.body, reader: reader, call: call, key: key,
-                xCache: forward == .bypass || admission.invalidImage ? .bypass : .miss, cacheStatus: status)
+                xCache: forward == .bypass || forward == .method || admission.invalidImage ? .bypass : .miss,
+                cacheStatus: status)
             let relaying = if case .stream = response.body { true } else { false }
+            if forward == .method, Self.invalidates(method: call.method, status: head.status) {
+                // Before the answer leaves, so that a caller who saw it cannot then be served what it replaced.
+                service.executor.submit { [self] in
+                    invalidate(after: call, responseHeaders: head.headers)
+                    call.writer.send(response)
+                }
+                return relaying
+            }
             call.writer.send(response)
             return relaying
         }

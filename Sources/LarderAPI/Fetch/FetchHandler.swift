@@ -4,12 +4,14 @@ import HTTPCore
 import HTTPServer
 import Upstream
 
-/// `GET|HEAD /fetch?url=U`: validates the request on the connection's queue, asks the filter chain who
-/// owns it, then answers from the store or the origin (see `FetchHandler+Lookup`, `+Origin`, `+Stored`).
+/// `/fetch?url=U`: validates the request on the connection's queue, asks the filter chain who owns it,
+/// then answers a GET or HEAD from the store or the origin (see `FetchHandler+Lookup`, `+Origin`,
+/// `+Stored`), and forwards any other method to the origin uncached (`+Unsafe`, RFC 9111 §4.4).
 ///
-/// Checks, in order: exactly one non-empty `url` (400); the URL canonicalizes (`URLCanonicalizer`, 400;
-/// the origin client's `OriginURL` check runs before any fetch, also 400); the request does not carry
-/// our own `Via` pseudonym (508, loop guard); the owning filter does not `deny` it (403).
+/// Checks, in order, for every method: exactly one non-empty `url` (400); the URL canonicalizes
+/// (`URLCanonicalizer`, 400; the origin client's `OriginURL` check runs before any fetch, also 400); the
+/// request does not carry our own `Via` pseudonym (508, loop guard); the filter that owns the request
+/// with its method does not `deny` it (403).
 struct FetchHandler: HTTPResponder {
     let service: FetchService
 
@@ -45,6 +47,8 @@ struct FetchHandler: HTTPResponder {
                 writer.send(
                     APIError(status: .forbidden, type: .deniedByFilter, detail: "Denied by \(owner).")
                         .makeResponse())
+            case _ where !Self.isCacheable(call.method):
+                forward(call, body: request.body)
             case .bypass:
                 bypass(call)
             case .cache:
@@ -77,7 +81,7 @@ struct FetchHandler: HTTPResponder {
                         "The request already passed through this Larder (Via names '\(service.configuration.viaName)')."
                 ))
         }
-        let decision = service.decider.decide(url: canonical.url, headers: request.headers)
+        let decision = service.decider.decide(url: canonical.url, method: request.method, headers: request.headers)
         var fetchURL = canonical.string
         var keyURL = fetchURL
         if let keyed = decision.keyedURL(for: text) {

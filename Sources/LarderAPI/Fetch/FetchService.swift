@@ -14,6 +14,7 @@ public import Upstream
 /// | route | answer |
 /// | --- | --- |
 /// | `GET`, `HEAD /fetch?url=U` | the origin's (or the stored) response with `X-Cache`, `Cache-Status`, `X-Cache-Key`, `Age` (`FetchHandler`) |
+/// | any other method on `/fetch?url=U` | forwarded with its body, never stored; a 2xx/3xx to an unsafe method invalidates the URL (RFC 9111 §4.4) |
 /// | `GET /fetches` | JSON list of in-flight origin fetches, admin only (`FetchesHandler`) |
 ///
 /// Store calls run on the `StorageExecutor`, origin callbacks on the origin client's thread, stores of

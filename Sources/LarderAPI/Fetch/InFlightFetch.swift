@@ -95,8 +95,10 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     /// Sends the request to the origin, conditional on the stored entry's validators when there is one.
     /// - Parameters:
     ///   - conditionalHeaders: `If-None-Match` / `If-Modified-Since` for a revalidation.
-    ///   - method: GET, or HEAD for a bypassed HEAD request (a stored fetch always GETs the body).
-    func start(conditionalHeaders: HTTPHeaders, method: OriginRequest.Method = .get) {
+    ///   - method: GET; for a fetch that stores nothing, the caller's method (HEAD, or an unsafe one
+    ///     forwarded as it came: a stored fetch always GETs the body).
+    ///   - body: the caller's content, for a method that sends one.
+    func start(conditionalHeaders: HTTPHeaders, method: OriginRequest.Method = .get, body content: [UInt8]? = nil) {
         var headers = requestHeaders
         if mayStore {
             // The fetch is shared and its answer stored: the caller's own conditionals and ranges are
@@ -108,7 +110,10 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                 name: "Accept-Encoding", value: EncodingVariant(requestHeaders: requestHeaders).acceptEncodingField)
             for field in conditionalHeaders { headers.add(name: field.name, value: field.value) }
         }
-        let request = OriginRequest(method: mayStore ? .get : method, url: url, headers: headers)
+        let request =
+            mayStore
+            ? OriginRequest(method: .get, url: url, headers: headers)
+            : OriginRequest(method: method, url: url, headers: headers, body: content)
         let fetch = dependencies.client.fetch(request, delegate: self)
         body.attach(fetch)
         state.withLock { $0.originFetch = fetch }

@@ -47,6 +47,16 @@ final class InFlightRegistry: Sendable {
         }
     }
 
+    /// Stops handing out every coalescable fetch of a canonical URL (any `Vary` variant) to new callers:
+    /// after an invalidation, a caller must not join a request that left before it. They stay listed
+    /// until they end.
+    /// - Parameter keyURL: the canonical URL the fetches' keys were made from.
+    func seal(keyURL: String) {
+        state.withLock { state in
+            for (key, fetch) in state.byKey where fetch.keyURL == keyURL { state.byKey[key] = nil }
+        }
+    }
+
     /// Every fetch under way, oldest first.
     var all: [InFlightFetch] { state.withLock { $0.all.values.sorted { $0.id < $1.id } } }
 }

@@ -41,9 +41,14 @@ final class CurlTransfer: @unchecked Sendable {
         tls = configuration.tls
         prepared = Result { () throws(OriginError) in
             let url = try OriginURL(validating: fetch.request.url, maximumLength: configuration.maxURLLength)
+            let method = fetch.request.method.rawValue
+            // The request line is built from it (CURLOPT_CUSTOMREQUEST): never a space, CR or LF in it.
+            guard !method.isEmpty, method.utf8.allSatisfy(\.isHTTPTokenByte) else {
+                throw .invalidRequestHeader(name: "method", reason: "not a token")
+            }
             let headers = try OriginHeaderForwarding.forwardedRequestHeaders(
                 fetch.request.headers, viaName: configuration.viaName)
-            return (url, Self.curlHeaderLines(headers))
+            return (url, Self.curlHeaderLines(headers, sendsBody: Self.sendsBody(fetch.request)))
         }
     }
 
@@ -55,11 +60,46 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Header lines as libcurl wants them: `Name;` sends an empty value, `Accept:` suppresses curl's
-    /// default `Accept: */*` when the caller sent none.
-    static func curlHeaderLines(_ headers: HTTPHeaders) -> [String] {
+    /// default `Accept: */*` when the caller sent none. With a body, `Content-Type:` suppresses the form
+    /// type curl would invent for a caller who named none, and `Expect:` its `100-continue` round trip
+    /// (the body is in memory already, bounded by `--max-body-bytes`).
+    static func curlHeaderLines(_ headers: HTTPHeaders, sendsBody: Bool = false) -> [String] {
         var lines = headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
         if !headers.contains("Accept") { lines.append("Accept:") }
+        if sendsBody {
+            if !headers.contains("Content-Type") { lines.append("Content-Type:") }
+            lines.append("Expect:")
+        }
         return lines
+    }
+
+    /// Whether the request carries content: GET and HEAD never; another method when it has a body, or
+    /// when it is one whose content is expected (POST, PUT, PATCH: sent with `Content-Length: 0` when empty).
+    static func sendsBody(_ request: OriginRequest) -> Bool {
+        guard request.method != .get, request.method != .head, let body = request.body else { return false }
+        return !body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method.rawValue)
+    }
+
+    /// The options that choose the method and send the content (https://curl.se/libcurl/c/CURLOPT_CUSTOMREQUEST.html,
+    /// https://curl.se/libcurl/c/CURLOPT_COPYPOSTFIELDS.html): curl copies the body, so the request may go.
+    private func methodOptions(_ easy: CurlEasy) -> [CURLcode] {
+        let request = fetch.request
+        if request.method == .head { return [easy.set(CURLOPT_NOBODY, 1)] }
+        if request.method == .get { return [easy.set(CURLOPT_HTTPGET, 1)] }
+        var codes: [CURLcode] = []
+        if Self.sendsBody(request), let body = request.body {
+            // The size first: the body may hold NUL bytes, and COPYPOSTFIELDS copies exactly that many.
+            codes.append(easy.set(CURLOPT_POSTFIELDSIZE, body.count))
+            codes.append(
+                body.withUnsafeBytes { bytes in
+                    // An empty body still needs a pointer (NULL would make curl read the body from a callback).
+                    guard let start = bytes.baseAddress else { return easy.set(CURLOPT_COPYPOSTFIELDS, "") }
+                    return easy.set(CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: start))
+                })
+        }
+        // After POSTFIELDS, which would make it a POST: the caller's method, sent as given.
+        codes.append(easy.set(CURLOPT_CUSTOMREQUEST, request.method.rawValue))
+        return codes
     }
 
     /// Creates and configures the easy handle. Returns the failure to report if that is impossible.
@@ -88,7 +128,7 @@ final class CurlTransfer: @unchecked Sendable {
             easy.set(CURLOPT_OPENSOCKETDATA, pointer: me),
         ]
         codes += easy.applyTLS(tls)
-        codes.append(fetch.request.method == .head ? easy.set(CURLOPT_NOBODY, 1) : easy.set(CURLOPT_HTTPGET, 1))
+        codes += methodOptions(easy)
         if let failed = codes.first(where: { $0 != CURLE_OK }) {
             return .protocolError(detail: "curl_easy_setopt: \(String(cString: curl_easy_strerror(failed)))")
         }

@@ -1,0 +1,84 @@
+import CacheCore
+import CachePolicy
+import Foundation
+import HTTPCore
+import HTTPServer
+import Upstream
+
+extension FetchHandler {
+    /// Whether `/fetch` answers a method from the cache: GET and HEAD. Every other token is forwarded to
+    /// the origin as it came (`forward(_:body:)`).
+    static func isCacheable(_ method: HTTPMethod) -> Bool { method == .get || method == .head }
+
+    /// The safe methods of RFC 9110 §9.2.1, and QUERY (safe by its definition): their answers invalidate
+    /// nothing. Any other method, one Larder never heard of included, is unsafe (RFC 9111 §4.4).
+    static let safeMethods: Set<HTTPMethod> = [.get, .head, .options, .trace, .query]
+
+    /// Whether an answer with `status` to `method` invalidates what is stored for the target: a non-error
+    /// status (2xx, 3xx) to an unsafe method (RFC 9111 §4.4).
+    static func invalidates(method: HTTPMethod, status: Int) -> Bool {
+        (200..<400).contains(status) && !safeMethods.contains(method)
+    }
+
+    /// Forwards a request with a method other than GET and HEAD to the origin, with its content, for this
+    /// caller alone (never coalesced, never stored), and relays the answer with `X-Cache: BYPASS` and
+    /// `Cache-Status: …; fwd=method`. A non-error answer to an unsafe method invalidates first
+    /// (`invalidate(after:responseHeaders:)`).
+    /// - Parameters:
+    ///   - call: the request, after the same checks and filter decision as a GET.
+    ///   - body: its content (the server bounds it with `--max-body-bytes`: 413 beyond, before this runs).
+    func forward(_ call: Call, body: [UInt8]) {
+        let key = CacheKey.make(canonicalURL: call.keyURL)
+        let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
+            makeFetch(id, call, key: key, revalidating: nil, mayStore: false)
+        }
+        // A new fetch always takes its first caller.
+        _ = wait(on: fetch, call: call, key: key, stored: nil, forward: .method, collapsed: false)
+        fetch.start(
+            conditionalHeaders: HTTPHeaders(), method: OriginRequest.Method(rawValue: call.method.rawValue), body: body)
+    }
+
+    /// Invalidates every stored variant of the request's target and of the same-origin URIs its answer's
+    /// `Location` and `Content-Location` name (RFC 9111 §4.4), memory tier included, each keyed as a GET of
+    /// it would be (canonicalized, then with its owning filter's rules). It is the purge by URL
+    /// (`DELETE /cache?url=`): the same store operation, so that a GET whose request left before it and
+    /// whose answer is committed after it is committed stale (`CacheBodyHints.purgesBefore`). Fetches under
+    /// way for those URLs take no new callers. Runs on the storage executor.
+    /// - Parameters:
+    ///   - call: the unsafe request.
+    ///   - responseHeaders: the origin's answer's fields.
+    func invalidate(after call: Call, responseHeaders: HTTPHeaders) {
+        for url in Self.invalidatedURLs(call: call, responseHeaders: responseHeaders, decider: service.decider) {
+            service.registry.seal(keyURL: url)
+            do {
+                try service.store.purge(.url(url), soft: false)
+            } catch {
+                // Nothing else can be done here: the answer still goes out, and the failure is logged.
+                service.onStoreFailure(url, error)
+            }
+        }
+    }
+
+    /// The canonical URLs an unsafe request's non-error answer invalidates: the target's key URL, then the
+    /// `Location` and `Content-Location` URIs resolved against the target, when they have its origin
+    /// (scheme, host and port: RFC 9111 §4.4 forbids invalidating another origin's entries on its word).
+    static func invalidatedURLs(call: Call, responseHeaders: HTTPHeaders, decider: any FilterDecider) -> [String] {
+        var urls = [call.keyURL]
+        guard case .success(let target) = URLCanonicalizer().canonicalize(call.fetchURL),
+            let base = URL(string: call.fetchURL)
+        else { return urls }
+        for name in ["Location", "Content-Location"] {
+            guard let value = responseHeaders[name], !value.isEmpty,
+                let resolved = URL(string: value, relativeTo: base)?.absoluteString,
+                case .success(let canonical) = URLCanonicalizer().canonicalize(resolved),
+                canonical.scheme == target.scheme, canonical.host == target.host,
+                canonical.effectivePort == target.effectivePort
+            else { continue }
+            let keyed =
+                decider.decide(url: canonical, method: .get, headers: call.headers).keyedURL(for: resolved)
+                ?? canonical.string
+            if !urls.contains(keyed) { urls.append(keyed) }
+        }
+        return urls
+    }
+}
