@@ -1,8 +1,10 @@
 /// Validates image payloads from their bytes: the format, the structure end to end, and the size.
 ///
 /// The validator reads headers and walks chunks, segments, blocks, IFDs and boxes; it never decodes
-/// pixels, runs in time linear in the input and allocates nothing proportional to the sizes a file
-/// claims (every length is compared with the bytes present before it is used). It answers what
+/// pixels (a PNG's image data is inflated, to check it against the header, but not unfiltered), runs in
+/// time linear in the input and in the size of that image data, and allocates nothing proportional to
+/// the sizes a file claims (every length is compared with the bytes present before it is used; PNG data
+/// is inflated a slice at a time). It answers what
 /// Larder needs to decide whether a response is worth storing: a complete image of a known format
 /// within the limits, or a stable reason code.
 ///
