@@ -10,9 +10,10 @@ import Zlib
 enum PNGValidator {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
-    static func validate(_ bytes: UnsafeRawBufferPointer, limits: ImageValidationLimits) throws(ImageRejection)
-        -> ImageInfo
-    {
+    /// - Parameter inflating: whether the image data is inflated and checked (`PNGImageData`).
+    static func validate(
+        _ bytes: UnsafeRawBufferPointer, limits: ImageValidationLimits, inflating: Bool = true
+    ) throws(ImageRejection) -> ImageInfo {
         var reader = ByteReader(bytes, format: .png)
         try reader.skip(signature.count)
 
@@ -46,9 +47,11 @@ enum PNGValidator {
                 let header = try readHeader(&data, limits: limits)
                 size = (header.width, header.height)
                 colourType = header.colourType
-                imageData = try PNGImageData(
-                    width: header.width, height: header.height, bitsPerPixel: header.bitsPerPixel,
-                    interlaced: header.interlaced)
+                if inflating {
+                    imageData = try PNGImageData(
+                        width: header.width, height: header.height, bitsPerPixel: header.bitsPerPixel,
+                        interlaced: header.interlaced)
+                }
                 continue
             }
             switch type {

@@ -128,3 +128,24 @@ import Zlib
         #expect(ImageValidator().validate(png).info == ImageInfo(format: .png, width: 2000, height: 2000))
     }
 }
+
+/// `ImageValidator.Depth`: admission inflates, reads from the store check the structure only.
+@Suite struct ImageValidatorDepthTests {
+    /// A PNG whose chunks are sound (CRCs recomputed) but whose image data is not zlib.
+    static let badData = PNGImageDataTests.png(idat: Array("not zlib".utf8))
+
+    @Test func aStructureValidationDoesNotInflate() {
+        #expect(ImageValidator().validate(Self.badData).rejection?.reason == .pngBadImageData)
+        #expect(ImageValidator(depth: .structure).validate(Self.badData).info?.width == 3)
+        // The structure is still checked at that depth.
+        #expect(
+            ImageValidator(depth: .structure).validate(Array(Self.badData.dropLast())).rejection?.reason == .truncated)
+    }
+
+    @Test func anIconsPNGImageIsInflatedAtFullDepthOnly() {
+        let icon = Crafted.icon(images: [(3, 2, Self.badData)])
+        #expect(ImageValidator().validate(icon).rejection?.reason == .icoBadImage)
+        #expect(ImageValidator(depth: .structure).validate(icon).info != nil)
+        #expect(ImageValidator().validate(Crafted.icon(images: [(3, 2, Crafted.png())])).info != nil)
+    }
+}
