@@ -14,6 +14,7 @@ import Testing
         harness.origin.respond(to: path) { request in
             if request.method == "HEAD" { return head() }
             return .ok("body").header("Cache-Control", "max-age=10").header("X-Version", "1")
+                .header("X-Stored-Only", "kept")
         }
     }
 
@@ -33,7 +34,11 @@ import Testing
             try await Self.storeThenAge(harness, "/h")
             let head = try harness.fetch("/h", method: "HEAD")
             #expect(head.status == 200)
+            // Answered from the updated entry: the HEAD's fields, and the stored ones it did not repeat.
+            #expect(head.header("X-Cache") == "REVALIDATED")
             #expect(head.header("X-Version") == "2")
+            #expect(head.header("X-Stored-Only") == "kept")
+            #expect(head.header("Cache-Status")?.contains("fwd-status=200") == true)
             #expect(head.body.isEmpty)
             #expect(harness.origin.requests(for: "/h").map(\.method) == ["GET", "HEAD"])
 
@@ -66,6 +71,9 @@ import Testing
             #expect(try harness.store.entry(for: key) != nil)
             let head = try harness.fetch("/d", method: "HEAD")
             #expect(head.status == 200, "\(reason)")
+            // The origin's answer, relayed: nothing stored answers for it any more.
+            #expect(head.header("X-Cache") == "MISS", "\(reason)")
+            #expect(head.header("X-Stored-Only") == nil, "\(reason)")
             #expect(try harness.store.entry(for: key) == nil, "\(reason): the stored response is gone")
             let next = try harness.fetch("/d")
             #expect(next.header("X-Cache") == "MISS", "\(reason)")
@@ -82,6 +90,7 @@ import Testing
             try await Self.storeThenAge(harness, "/g")
             let head = try harness.fetch("/g", method: "HEAD")
             #expect(head.status == status)
+            #expect(head.header("X-Cache") == "MISS")
             let key = try #require(CacheKey(hex: harness.key("/g")))
             let entry = try #require(try harness.store.entry(for: key))
             #expect(entry.headers["X-Version"] == "1")

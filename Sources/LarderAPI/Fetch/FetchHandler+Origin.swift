@@ -199,9 +199,21 @@ extension FetchHandler {
             if headUpdates, let stored {
                 // Before the answer leaves: the caller's next request must find the stored response updated.
                 service.executor.submit { [self] in
-                    updateStored(
-                        stored, fromHead: head, requestTime: fetch.requestTime, overrides: call.decision.overrides)
-                    call.writer.send(response)
+                    guard
+                        let updated = updateStored(
+                            stored, fromHead: head, requestTime: fetch.requestTime,
+                            overrides: call.decision.overrides)
+                    else { return call.writer.send(response) }
+                    // Updated: answered from the store, as after a 304, so the fields the HEAD did not
+                    // repeat are there too.
+                    if relaying { fetch.body.removeReader(reader) }
+                    let facts = updated.facts
+                    let age = facts.currentAge(now: Int64(service.clock().timeIntervalSince1970))
+                    let status = CacheStatus(
+                        cacheName: cacheName, forward: forward, forwardStatus: head.status,
+                        ttl: facts.freshnessLifetime(overrides: call.decision.overrides).seconds - age)
+                    serveStoredOrRefetch(
+                        call, key: key, entry: updated, xCache: .revalidated, age: age, cacheStatus: status)
                 }
                 return relaying
             }
