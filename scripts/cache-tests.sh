@@ -10,7 +10,7 @@
 # own origin (scripts/cache-tests/origin.mjs) and a relay (relay.mjs) that maps its requests onto
 # /fetch?url= are started on 127.0.0.1; undici, needed for the interim-response tests, is replaced
 # by a shim over Node's built-in fetch. Larder is the release build (LARDER_BIN to run another
-# binary) with a fresh database and loopback origins allowed; extra flags go in LARDER_FLAGS.
+# binary) with a fresh database and loopback origins allowed; extra flags go in CACHE_TESTS_FLAGS.
 # With TEST_ID it runs that one test and prints its requests and responses.
 # Output: the score, the scored tests that fail, the unscored "check" tests; the raw results are
 # kept in CACHE_TESTS_RESULTS (default: $TMPDIR/cache-tests-results.json). Takes about 3 minutes.
@@ -38,9 +38,9 @@ if [[ -z "$larder" ]]; then
     swift build -c release --product larder >&2
     larder=.build/release/larder
 fi
-# shellcheck disable=SC2086 # LARDER_FLAGS is a list of flags
+# shellcheck disable=SC2086 # CACHE_TESTS_FLAGS is a list of flags
 "$larder" serve --host 127.0.0.1 --port 0 --db "$work/larder.db" --allow-network 127.0.0.1/32 \
-    --access-log false ${LARDER_FLAGS:-} >"$work/larder.log" 2>&1 &
+    --access-log false ${CACHE_TESTS_FLAGS:-} >"$work/larder.log" 2>&1 &
 pids+=($!)
 larder_port=$(port_from_log "$work/larder.log" 'listening on [^ ]*:[0-9]+')
 node "$helpers/origin.mjs" "$work/suite" >"$work/origin.log" 2>&1 &
