@@ -104,7 +104,7 @@ let package = Package(
         .testTarget(name: "ZlibTests", dependencies: ["Zlib", "TestSupport"]),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPCore", "TestSupport"]),
-        .testTarget(name: "ImageSniffingTests", dependencies: ["ImageSniffing", "TestSupport"]),
+        .testTarget(name: "ImageSniffingTests", dependencies: ["ImageSniffing", "TestSupport", "Zlib"]),
         .testTarget(name: "CacheCoreTests", dependencies: ["CacheCore", "HTTPCore", "TestSupport"]),
         .testTarget(name: "CachePolicyTests", dependencies: ["CachePolicy", "HTTPCore", "CacheCore"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CacheCore", "TestSupport"]),

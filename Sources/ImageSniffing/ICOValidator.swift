@@ -6,9 +6,10 @@
 /// with the PNG signature is validated as PNG; any other as a DIB whose height counts the colour
 /// rows and the AND-mask rows. The reported size is the largest image's, from its own header.
 enum ICOValidator {
-    static func validate(_ bytes: UnsafeRawBufferPointer, format: ImageFormat, limits: ImageValidationLimits)
-        throws(ImageRejection) -> ImageInfo
-    {
+    /// - Parameter inflating: whether embedded PNG images have their image data inflated and checked.
+    static func validate(
+        _ bytes: UnsafeRawBufferPointer, format: ImageFormat, limits: ImageValidationLimits, inflating: Bool = true
+    ) throws(ImageRejection) -> ImageInfo {
         var reader = ByteReader(bytes, format: format)
         try reader.skip(4)  // reserved 0 and type, checked by sniffing
         let count = Int(try reader.readUInt16(.littleEndian))
@@ -37,7 +38,7 @@ enum ICOValidator {
                 throw reader.rejection(.icoBadDirectory, "images overlap")
             }
             let image = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + size])
-            let info = try validateImage(image, index: index, format: format, limits: limits)
+            let info = try validateImage(image, index: index, format: format, limits: limits, inflating: inflating)
             if largest.map({ info.width * info.height > $0.width * $0.height }) ?? true {
                 largest = (info.width, info.height)
             }
@@ -46,11 +47,12 @@ enum ICOValidator {
     }
 
     private static func validateImage(
-        _ image: UnsafeRawBufferPointer, index: Int, format: ImageFormat, limits: ImageValidationLimits
+        _ image: UnsafeRawBufferPointer, index: Int, format: ImageFormat, limits: ImageValidationLimits,
+        inflating: Bool
     ) throws(ImageRejection) -> ImageInfo {
         do throws(ImageRejection) {
             if ByteReader(image, format: format).peek(matches: PNGValidator.signature) {
-                return try PNGValidator.validate(image, limits: limits)
+                return try PNGValidator.validate(image, limits: limits, inflating: inflating)
             }
             return try validateDIB(image, format: format, limits: limits)
         } catch {

@@ -32,6 +32,10 @@ extension ImageRejection.Reason {
     public static let pngIDATNotContiguous = Self(rawValue: "png.idat-not-contiguous")
     /// A second `IHDR`, or `IEND` with data.
     public static let pngMisplacedChunk = Self(rawValue: "png.misplaced-chunk")
+    /// The `IDAT` stream does not inflate to exactly the scanlines `IHDR` describes: corrupt or cut short
+    /// zlib data, a wrong Adler-32, more or fewer bytes than the geometry, a bad filter type, or bytes
+    /// after the stream's end.
+    public static let pngBadImageData = Self(rawValue: "png.bad-idat")
 
     /// Something other than a marker where a marker must be, or a marker not allowed there.
     public static let jpegBadMarker = Self(rawValue: "jpeg.bad-marker")

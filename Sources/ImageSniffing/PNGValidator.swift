@@ -1,6 +1,7 @@
 import Zlib
 
-/// Validates PNG structure: signature, `IHDR` first, every chunk's length and CRC, `IDAT`, `IEND`.
+/// Validates PNG structure: signature, `IHDR` first, every chunk's length and CRC, `IDAT`, `IEND`, and
+/// the image data: the `IDAT` stream inflated to exactly the scanlines `IHDR` describes (`PNGImageData`).
 ///
 /// Implements the chunk rules of [PNG (Third Edition) §5](https://www.w3.org/TR/png-3/#5DataRep)
 /// and the `IHDR` field table of [§11.2.1](https://www.w3.org/TR/png-3/#11IHDR). Bytes after `IEND`
@@ -9,14 +10,16 @@ import Zlib
 enum PNGValidator {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
-    static func validate(_ bytes: UnsafeRawBufferPointer, limits: ImageValidationLimits) throws(ImageRejection)
-        -> ImageInfo
-    {
+    /// - Parameter inflating: whether the image data is inflated and checked (`PNGImageData`).
+    static func validate(
+        _ bytes: UnsafeRawBufferPointer, limits: ImageValidationLimits, inflating: Bool = true
+    ) throws(ImageRejection) -> ImageInfo {
         var reader = ByteReader(bytes, format: .png)
         try reader.skip(signature.count)
 
         var size: (width: Int, height: Int)?
         var colourType: UInt8 = 0
+        var imageData: PNGImageData?
         var sawPalette = false
         var idatState = IDATState.none
         while true {
@@ -44,6 +47,11 @@ enum PNGValidator {
                 let header = try readHeader(&data, limits: limits)
                 size = (header.width, header.height)
                 colourType = header.colourType
+                if inflating {
+                    imageData = try PNGImageData(
+                        width: header.width, height: header.height, bitsPerPixel: header.bitsPerPixel,
+                        interlaced: header.interlaced)
+                }
                 continue
             }
             switch type {
@@ -64,12 +72,14 @@ enum PNGValidator {
                     throw reader.rejection(.pngBadPalette, "palette image without PLTE before IDAT")
                 }
                 idatState = .inside
+                try imageData?.append(data.bytes, chunkStart: chunkStart)
             case fourCC("IEND"):
                 guard idatState != .none else { throw reader.rejection(.pngMissingIDAT, "IEND before any IDAT") }
                 guard length == 0 else { throw reader.rejection(.pngMisplacedChunk, "IEND with \(length) bytes") }
                 guard reader.isAtEnd else {
                     throw reader.rejection(.trailingData, "\(reader.remaining) bytes after IEND")
                 }
+                try imageData?.finish()
                 return ImageInfo(format: .png, width: size!.width, height: size!.height)
             default:
                 if idatState == .inside { idatState = .ended }
@@ -80,7 +90,7 @@ enum PNGValidator {
     private enum IDATState { case none, inside, ended }
 
     private static func readHeader(_ data: inout ByteReader, limits: ImageValidationLimits) throws(ImageRejection)
-        -> (width: Int, height: Int, colourType: UInt8)
+        -> (width: Int, height: Int, colourType: UInt8, bitsPerPixel: Int, interlaced: Bool)
     {
         guard data.count == 13 else { throw data.rejection(.pngBadIHDR, "IHDR is \(data.count) bytes, not 13") }
         let width = try data.readUInt32(.bigEndian)
@@ -108,7 +118,14 @@ enum PNGValidator {
                 .pngBadIHDR, "compression \(compression), filter \(filter), interlace \(interlace)")
         }
         try limits.check(width: Int(width), height: Int(height), format: .png)
-        return (Int(width), Int(height), colourType)
+        let samples =
+            switch colourType {
+            case 2: 3
+            case 4: 2
+            case 6: 4
+            default: 1
+            }
+        return (Int(width), Int(height), colourType, samples * Int(bitDepth), interlace == 1)
     }
 
     /// Chunk types are four ASCII letters ([§5.4](https://www.w3.org/TR/png-3/#5Chunk-layout)).

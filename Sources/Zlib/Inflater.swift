@@ -101,6 +101,64 @@ public final class Inflater {
         return output
     }
 
+    /// Inflates `input` through a fixed buffer, handing each piece of output to `consume` as zlib fills it:
+    /// memory stays at the buffer's size whatever the stream inflates to, and nothing is kept.
+    ///
+    /// The limit and the errors are those of `inflate(_:isFinal:into:)`; `isFinished` tells whether the
+    /// stream ended, so that a caller can require it after its last input.
+    /// - Parameters:
+    ///   - input: the next compressed bytes.
+    ///   - buffer: where each piece is inflated, reused for the next one (at least one byte).
+    ///   - consume: takes each piece, valid only during the call; `false` stops inflating at once.
+    /// - Throws: `ZlibError` (`.inflate`): `.library` for a corrupt stream or a failed check value,
+    ///   `.outputLimitExceeded`, `.trailingBytes` when bytes follow the end.
+    public func inflate(
+        _ input: UnsafeRawBufferPointer, through buffer: UnsafeMutableRawBufferPointer,
+        _ consume: (UnsafeRawBufferPointer) -> Bool
+    ) throws(ZlibError) {
+        precondition(buffer.count > 0, "an output buffer of at least one byte")
+        if isFinished {
+            if input.isEmpty { return }
+            throw trailing(input.count)
+        }
+        var slices = InputSlices(input)
+        defer { stream.pointee.releaseBuffers() }
+        while true {
+            stream.pointee.refill(from: &slices)
+            let allowed = outputLimit - totalOut
+            // Never more room than the limit plus the one byte that tells a bomb.
+            let room = min(buffer.count, allowed < Int(uInt.max) ? allowed + 1 : Int(uInt.max))
+            stream.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
+            stream.pointee.avail_out = uInt(room)
+            let code = CZlib.inflate(stream, Z_NO_FLUSH)
+            let produced = room - Int(stream.pointee.avail_out)
+            totalOut += produced
+            if totalOut > outputLimit {
+                throw ZlibError(operation: .inflate, kind: .outputLimitExceeded(limit: outputLimit), code: .ok)
+            }
+            if produced > 0, !consume(UnsafeRawBufferPointer(rebasing: buffer[..<produced])) { return }
+            let inputLeft = Int(stream.pointee.avail_in) + slices.remaining
+            switch code {
+            case Z_STREAM_END:
+                isFinished = true
+                if inputLeft > 0 { throw trailing(inputLeft) }
+                return
+            case Z_OK where inputLeft == 0 && produced < room:
+                // All input taken and the output not full: nothing is held back.
+                return
+            case Z_OK:
+                continue
+            case Z_BUF_ERROR where inputLeft == 0:
+                // No progress without more input: a full buffer that held nothing back.
+                return
+            default:
+                throw ZlibError(
+                    operation: .inflate, kind: .library, code: .init(rawValue: code),
+                    message: stream.pointee.msg.map { String(cString: $0) })
+            }
+        }
+    }
+
     /// The loop around zlib's `inflate`; returns zlib's last return code.
     private func run(_ input: UnsafeRawBufferPointer, into output: inout [UInt8]) -> Result<Int32, ZlibError> {
         if isFinished {

@@ -1,4 +1,5 @@
 import TestSupport
+import Zlib
 
 @testable import ImageSniffing
 
@@ -23,14 +24,60 @@ enum Crafted {
         PNGValidator.signature + chunks.joined()
     }
 
-    static let idat = pngChunk("IDAT", [0x78, 0x9C, 0x63, 0x60, 0x00, 0x00, 0x00, 0x02, 0x00, 0x01])
+    /// The image data of the default `ihdr()` (3 × 2, RGB, 8 bits).
+    static let idat = idatChunk()
     static let iend = pngChunk("IEND", [])
 
-    /// A complete PNG (its IDAT is not real zlib data: the validator never inflates).
+    /// A complete PNG, its image data real (all black) when the geometry is small enough to make
+    /// (a header the validator refuses before its data gets a token IDAT).
     static func png(width: Int = 3, height: Int = 2, bitDepth: UInt8 = 8, colourType: UInt8 = 2) -> [UInt8] {
         let palette = colourType == 3 ? [pngChunk("PLTE", [0, 0, 0, 255, 255, 255])] : []
+        let data =
+            scanlineLength(width: width, height: height, bitDepth: bitDepth, colourType: colourType) == nil
+            ? pngChunk("IDAT", zlib([0]))
+            : idatChunk(width: width, height: height, bitDepth: bitDepth, colourType: colourType)
         return png(
-            [ihdr(width: width, height: height, bitDepth: bitDepth, colourType: colourType)] + palette + [idat, iend])
+            [ihdr(width: width, height: height, bitDepth: bitDepth, colourType: colourType)] + palette + [data, iend])
+    }
+
+    /// An `IDAT` holding the whole image data of a geometry: all-zero scanlines (filter None, black).
+    static func idatChunk(
+        width: Int = 3, height: Int = 2, bitDepth: UInt8 = 8, colourType: UInt8 = 2, interlace: UInt8 = 0
+    ) -> [UInt8] {
+        let length = scanlineLength(
+            width: width, height: height, bitDepth: bitDepth, colourType: colourType, interlace: interlace)
+        return pngChunk("IDAT", zlib([UInt8](repeating: 0, count: length ?? 1)))
+    }
+
+    /// A zlib stream of `bytes`, as PNG wraps its image data.
+    static func zlib(_ bytes: [UInt8]) -> [UInt8] {
+        // Deflating into memory cannot fail but for a broken zlib.
+        try! Deflater(format: .zlib, level: 9).deflate(bytes, flush: .finish)
+    }
+
+    /// The length of the filtered scanlines of a geometry (PNG §7.2: a filter byte per row; per pass
+    /// for Adam7, §8.2), worked out apart from the validator's own code; `nil` past 64 MiB.
+    static func scanlineLength(
+        width: Int, height: Int, bitDepth: UInt8, colourType: UInt8, interlace: UInt8 = 0
+    ) -> Int? {
+        let samples = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(colourType)] ?? 1
+        let bitsPerPixel = samples * Int(bitDepth)
+        guard width > 0, height > 0, width <= 1 << 20, height <= 1 << 20 else { return nil }
+        var rowsAndColumns: [(Int, Int)] = []
+        if interlace == 1 {
+            // Adam7's passes: first column and row, and their steps.
+            for (x, dx, y, dy) in [
+                (0, 8, 0, 8), (4, 8, 0, 8), (0, 4, 4, 8), (2, 4, 0, 4), (0, 2, 2, 4), (1, 2, 0, 2), (0, 1, 1, 2),
+            ] {
+                let columns = stride(from: x, to: width, by: dx).reduce(0) { count, _ in count + 1 }
+                let rows = stride(from: y, to: height, by: dy).reduce(0) { count, _ in count + 1 }
+                if columns > 0 && rows > 0 { rowsAndColumns.append((rows, columns)) }
+            }
+        } else {
+            rowsAndColumns = [(height, width)]
+        }
+        let length = rowsAndColumns.reduce(0) { $0 + $1.0 * (1 + ($1.1 * bitsPerPixel + 7) / 8) }
+        return length <= 64 << 20 ? length : nil
     }
 
     // MARK: JPEG

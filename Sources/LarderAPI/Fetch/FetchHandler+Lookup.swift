@@ -44,7 +44,11 @@ extension FetchHandler {
             // Without a validator the stale entry can still stand in when the origin fails (RFC 5861 §4);
             // an entry this request may not reuse at all cannot.
             var usable: StoredEntry?
-            if case .noValidator = reason { usable = entry }
+            if case .noValidator = reason {
+                // RFC 9111 §4.3.5: a HEAD answers a HEAD, and its answer updates or invalidates the entry.
+                if call.method == .head { return forwardHead(call, key: key, stored: entry) }
+                usable = entry
+            }
             fetchFromOrigin(call, key: key, stored: usable, forward: .stale)
         case .onlyIfCachedMiss:
             sendOnlyIfCachedMiss(call)

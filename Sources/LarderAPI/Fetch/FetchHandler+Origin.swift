@@ -67,6 +67,19 @@ extension FetchHandler {
         fetch.start(conditionalHeaders: HTTPHeaders(), method: call.method == .head ? .head : .get)
     }
 
+    /// Forwards a `HEAD` as a `HEAD` when the stored response has no validator to make a conditional
+    /// `GET` with (an unconditional one would pull the whole body for a bodiless answer), relays the
+    /// origin's answer, and lets a `200` update or invalidate the stored response first (RFC 9111 §4.3.5).
+    /// Never coalesced: a `HEAD`'s answer is no `GET` caller's.
+    func forwardHead(_ call: Call, key: CacheKey, stored: StoredEntry) {
+        let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
+            makeFetch(id, call, key: key, revalidating: nil, mayStore: false)
+        }
+        _ = wait(
+            on: fetch, call: call, key: key, stored: stored, forward: .stale, collapsed: false, headUpdates: true)
+        fetch.start(conditionalHeaders: HTTPHeaders(), method: .head)
+    }
+
     /// The one way a fetch is made, for a shared miss, a background refresh or a bypass.
     /// - Parameters:
     ///   - id: its number in the registry.
@@ -82,17 +95,18 @@ extension FetchHandler {
 
     /// Registers the caller on a fetch with a deadline for the outcome, and as a reader of its body from
     /// the first byte.
+    /// - Parameter headUpdates: the fetch is a `HEAD` whose `200` updates or invalidates `stored`.
     /// - Returns: `false` when the fetch no longer takes callers (nothing was done for this one).
     func wait(
         on fetch: InFlightFetch, call: Call, key: CacheKey, stored: StoredEntry?, forward: CacheStatus.Forward,
-        collapsed: Bool
+        collapsed: Bool, headUpdates: Bool = false
     ) -> Bool {
         guard let reader = fetch.body.addReader() else { return false }
         let handler = self
         let joined = fetch.join { outcome in
             let relaying = handler.answer(
                 call, outcome: outcome, fetch: fetch, reader: reader, key: key, stored: stored, forward: forward,
-                collapsed: collapsed)
+                collapsed: collapsed, headUpdates: headUpdates)
             if !relaying { fetch.body.removeReader(reader) }
         }
         guard joined else {
@@ -112,7 +126,7 @@ extension FetchHandler {
     /// - Returns: whether the caller's answer reads the fetch's body with `reader` (else it is let go).
     private func answer(
         _ call: Call, outcome: InFlightOutcome, fetch: InFlightFetch, reader: Int, key: CacheKey,
-        stored: StoredEntry?, forward: CacheStatus.Forward, collapsed: Bool
+        stored: StoredEntry?, forward: CacheStatus.Forward, collapsed: Bool, headUpdates: Bool
     ) -> Bool {
         let cacheName = service.configuration.cacheName
         switch outcome {
@@ -188,6 +202,27 @@ extension FetchHandler {
                 service.executor.submit { [self] in
                     invalidate(after: call, responseHeaders: head.headers)
                     call.writer.send(response)
+                }
+                return relaying
+            }
+            if headUpdates, let stored {
+                // Before the answer leaves: the caller's next request must find the stored response updated.
+                service.executor.submit { [self] in
+                    guard
+                        let updated = updateStored(
+                            stored, fromHead: head, requestTime: fetch.requestTime,
+                            overrides: call.decision.overrides)
+                    else { return call.writer.send(response) }
+                    // Updated: answered from the store, as after a 304, so the fields the HEAD did not
+                    // repeat are there too.
+                    if relaying { fetch.body.removeReader(reader) }
+                    let facts = updated.facts
+                    let age = facts.currentAge(now: Int64(service.clock().timeIntervalSince1970))
+                    let status = CacheStatus(
+                        cacheName: cacheName, forward: forward, forwardStatus: head.status,
+                        ttl: facts.freshnessLifetime(overrides: call.decision.overrides).seconds - age)
+                    serveStoredOrRefetch(
+                        call, key: key, entry: updated, xCache: .revalidated, age: age, cacheStatus: status)
                 }
                 return relaying
             }

@@ -55,7 +55,8 @@ extension FetchHandler {
                 }
                 if form == .identity, call.decision.validateImage, entry.imageFormat != nil,
                     let rejection = ImageValidator(
-                        limits: service.configuration.imageLimits, allowSVG: call.decision.allowSVG
+                        limits: service.configuration.imageLimits, allowSVG: call.decision.allowSVG,
+                        depth: .structure
                     ).validate(body).rejection
                 {
                     // DESIGN.md: an image that no longer validates on read is deleted and refetched.
