@@ -110,15 +110,7 @@ import Testing
             // A version-3 file with one entry, as a version-3 Larder wrote it (no tag or stale columns).
             let connection = try SQLiteConnection(path: directory.file(), readOnly: false)
             try StorageSchema.migrate(connection, to: 3)
-            try connection.run(
-                """
-                INSERT INTO entry (id, seq, key, url, host, media_type, status, reason, headers, vary, request_time,
-                    response_time, date, age_received, freshness, stale_allowance, sweep_after, filter_name,
-                    image_format, original_size, stored_size, codec, crc32, chunk_size, hit_count, last_access,
-                    created, body_id, footprint, declared_content_type)
-                VALUES (?, 1, ?, ?, 'old.example', 'text/plain', 200, 'OK', 'Content-Type:text/plain', '', 0, 0,
-                    NULL, 0, 60, 0, 60, NULL, NULL, 0, 0, 0, 0, 65536, 0, 0, 0, 1, 300, NULL)
-                """, [.integer(SQLiteCacheStore.rowID(old.key)), .blob(old.key.bytes), .text(old.url)])
+            try Self.insertAsOlderVersions(old, into: connection)
         }
         let store = try SQLiteCacheStore(path: directory.file())
         #expect(try store.database.read { try $0.userVersion } == StorageSchema.currentVersion)
@@ -144,15 +136,7 @@ import Testing
             // A version-4 file with one entry, counted in `stats` by the insert trigger version 5 drops.
             let connection = try SQLiteConnection(path: directory.file(), readOnly: false)
             try StorageSchema.migrate(connection, to: 4)
-            try connection.run(
-                """
-                INSERT INTO entry (id, seq, key, url, host, media_type, status, reason, headers, vary, request_time,
-                    response_time, date, age_received, freshness, stale_allowance, sweep_after, filter_name,
-                    image_format, original_size, stored_size, codec, crc32, chunk_size, hit_count, last_access,
-                    created, body_id, footprint, declared_content_type)
-                VALUES (?, 1, ?, ?, 'old.example', 'text/plain', 200, 'OK', 'Content-Type:text/plain', '', 0, 0,
-                    NULL, 0, 60, 0, 60, NULL, NULL, 0, 0, 0, 0, 65536, 0, 0, 0, 1, 300, NULL)
-                """, [.integer(SQLiteCacheStore.rowID(old.key)), .blob(old.key.bytes), .text(old.url)])
+            try Self.insertAsOlderVersions(old, into: connection)
         }
         let store = try SQLiteCacheStore(path: directory.file())
         #expect(try store.stats() == CacheStoreStats(entryCount: 1, totalBytes: 300, maxSize: nil))
@@ -177,5 +161,18 @@ import Testing
         }
         #expect(try store.delete(old.key))
         #expect(try store.stats() == CacheStoreStats(entryCount: 1, totalBytes: footprints - 300, maxSize: nil))
+    }
+
+    /// Inserts an entry row with the columns versions 3 and 4 have in common, footprint 300, as they wrote it.
+    private static func insertAsOlderVersions(_ entry: StoredEntry, into connection: SQLiteConnection) throws {
+        try connection.run(
+            """
+            INSERT INTO entry (id, seq, key, url, host, media_type, status, reason, headers, vary, request_time,
+                response_time, date, age_received, freshness, stale_allowance, sweep_after, filter_name,
+                image_format, original_size, stored_size, codec, crc32, chunk_size, hit_count, last_access,
+                created, body_id, footprint, declared_content_type)
+            VALUES (?, 1, ?, ?, 'old.example', 'text/plain', 200, 'OK', 'Content-Type:text/plain', '', 0, 0,
+                NULL, 0, 60, 0, 60, NULL, NULL, 0, 0, 0, 0, 65536, 0, 0, 0, 1, 300, NULL)
+            """, [.integer(SQLiteCacheStore.rowID(entry.key)), .blob(entry.key.bytes), .text(entry.url)])
     }
 }
