@@ -30,7 +30,7 @@ extension SQLiteCacheStore {
                                     crc32: CRC32.checksum(body), chunkSize: configuration.chunkSize),
                                 lastChunk: body.isEmpty ? nil : (body, 0), pendingBody: nil,
                                 purgeGeneration: purgeLog.generation, now: configuration.clock(), completion: { _ in })
-                            _ = try SQLiteCommitGroup.apply(job, connection: connection, purges: purgeLog)
+                            _ = try SQLiteCommitGroup.apply(job, connection: connection, purges: purgeLog, hits: hitLog)
                         }
                         return .commit
                     }

@@ -3,25 +3,36 @@ public import Foundation
 import Synchronization
 
 extension SQLiteCacheStore {
-    /// Gathers the hits in memory (`SQLiteHitLog`); a full log is written on a queue of its own, so
-    /// serving a hit costs no write.
+    /// Gathers the hits in memory (`SQLiteHitLog`); a full log is written on `hitFlushes`, so serving a
+    /// hit costs no write.
     public func recordHits(_ key: CacheKey, count: Int, at now: Date) {
         guard hitLog.record(Self.rowID(key), count: count, at: now.timeIntervalSince1970) else { return }
-        hitFlushes.async { [weak self] in try? self?.flushHits() }
+        hitFlushes.async { [weak self] in try? self?.writeHitLog() }
     }
 
-    /// Writes every hit the hit log holds, in rowid order, `hitBatch` rows per transaction so that
-    /// commits waiting for the writer get it between batches.
-    /// - Throws: `CacheStoreError` when the store cannot be written (the hits not yet written are then
+    /// Writes every hit the hit log holds, and returns once they are written: on `hitFlushes`, after a
+    /// flush the full log started, so that nothing taken by that one is still unwritten when this returns
+    /// (shutdown and `checkpoint` rely on it).
+    /// - Throws: `CacheStoreError` when the store cannot be written (the hits of the failed batch are then
     ///   dropped: they are statistics and LRU hints, not data).
     public func flushHits() throws {
-        let hits = hitLog.takeAll()
-        for start in stride(from: 0, to: hits.count, by: Self.hitBatch) {
-            let batch = hits[start..<min(start + Self.hitBatch, hits.count)]
+        try hitFlushes.sync { try writeHitLog() }
+    }
+
+    /// Writes the hit log in rowid order, `hitBatch` rows a transaction, each batch taken from the log
+    /// inside its transaction; between batches the writer goes to whoever waits for it.
+    private func writeHitLog() throws {
+        defer { hitLog.flushEnded() }
+        let rows = hitLog.rowsInOrder()
+        for start in stride(from: 0, to: rows.count, by: Self.hitBatch) {
+            if start > 0 { database.letWaitingWritersIn() }
+            let batch = rows[start..<min(start + Self.hitBatch, rows.count)]
             try guarded("record hits") {
                 try database.write { connection in
                     try connection.inTransaction {
-                        for row in batch { try Self.writeHits(row.hits, row: row.rowID, connection: connection) }
+                        for row in hitLog.take(batch) {
+                            try Self.writeHits(row.hits, row: row.rowID, connection: connection)
+                        }
                         return .commit
                     }
                 }
@@ -32,11 +43,12 @@ extension SQLiteCacheStore {
     /// Rows of hits one transaction of `flushHits` writes.
     static let hitBatch = 4096
 
+    private static let addHits = SQLiteQuery(
+        "UPDATE entry SET hit_count = hit_count + ?, last_access = max(last_access, ?) WHERE id = ?")
+
     /// Adds hits to an entry's row and moves it up the LRU order.
     private static func writeHits(_ hits: SQLiteHitLog.Hits, row: Int64, connection: SQLiteConnection) throws {
-        try connection.run(
-            "UPDATE entry SET hit_count = hit_count + ?, last_access = max(last_access, ?) WHERE id = ?",
-            [.int(hits.count), .real(hits.last), .integer(row)])
+        _ = try connection.run(addHits, [.int(hits.count), .real(hits.last), .integer(row)])
     }
 
     /// The entry with the hits the hit log holds for it added.
@@ -95,11 +107,11 @@ extension SQLiteCacheStore {
                 }
                 if victims.isEmpty { break }
                 // A candidate the hit log has seen used since its row was written is moved up the LRU
-                // order instead (its hits written now), and the next query looks again.
-                let used = hitLog.take(victims.map(\.id))
+                // order instead (its hits written now), and the next query looks again. Only the
+                // candidates looked at are taken from the log.
                 for victim in victims where total > maxSize {
-                    if let hits = used[victim.id] {
-                        try Self.writeHits(hits, row: victim.id, connection: connection)
+                    if let used = hitLog.take(victim.id) {
+                        try Self.writeHits(used, row: victim.id, connection: connection)
                     } else {
                         try connection.run("DELETE FROM entry WHERE id = ?", [.integer(victim.id)])
                         total -= victim.footprint

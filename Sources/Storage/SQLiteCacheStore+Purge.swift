@@ -1,6 +1,5 @@
 public import CacheCore
 import Foundation
-import Glibc
 import Synchronization
 
 extension SQLiteCacheStore {
@@ -76,9 +75,7 @@ extension SQLiteCacheStore {
                     if changed < batch { break }
                     let took = max(clock.now - started, .microseconds(100))
                     batch = min(Self.purgeBatchSize, max(10, Int(Double(batch) * (Self.purgeBatchTarget / took))))
-                    // The writer lock is not fair: taken again at once, it would go to this loop before a
-                    // commit waiting for it. A moment's pause lets waiting stores in between batches.
-                    usleep(500)
+                    database.letWaitingWritersIn()
                 }
                 return total
             }

@@ -51,6 +51,9 @@ extension SQLiteCacheStore {
     }
 
     /// Inserts a committed entry row (the caller has deleted any previous one of the key).
+    private static let countInsert = SQLiteQuery(
+        "UPDATE stats SET entry_count = entry_count + 1, total_bytes = total_bytes + ? WHERE id = 1")
+
     static func insert(_ entry: StoredEntry, into connection: SQLiteConnection) throws {
         let headers = encodeHeaders(entry.headers)
         let footprint = entry.storedSize + entry.url.utf8.count + headers.utf8.count + entryOverhead
@@ -80,9 +83,7 @@ extension SQLiteCacheStore {
                 entry.tags.isEmpty ? .null : .text(encodeTags(entry.tags)),
             ])
         // Counted here rather than by a trigger (schema version 5).
-        try connection.run(
-            "UPDATE stats SET entry_count = entry_count + 1, total_bytes = total_bytes + ? WHERE id = 1",
-            [.int(footprint)])
+        _ = try connection.run(countInsert, [.int(footprint)])
         // Tags only when present: an untagged entry writes no index row.
         if !entry.tags.isEmpty { try insertTags(entry.tags, of: entry.key, connection: connection) }
     }

@@ -5,7 +5,8 @@ import Synchronization
 
 /// The `CacheStore` of Larder: one SQLite file in WAL mode, bodies in fixed-size chunks (deflated
 /// with a full flush per chunk when that pays), a size bound kept by LRU eviction, and O(1) stats
-/// maintained by triggers in the same transactions as the changes they count.
+/// maintained in the same transactions as the changes they count (by the insert code and by triggers on
+/// update and delete).
 public final class SQLiteCacheStore: CacheStore {
     /// How a store is set up.
     public struct Configuration: Sendable {
@@ -20,6 +21,9 @@ public final class SQLiteCacheStore: CacheStore {
         public var compressionThreshold: Double
         /// zlib level, 1…9.
         public var deflateLevel: Int32
+        /// The hit log's default size: 262 144 entries, about 12 MiB.
+        public static let defaultHitLogCapacity = 1 << 18
+
         /// Entries whose hits are kept in memory before they are written in one batch (`SQLiteHitLog`).
         public var hitLogCapacity: Int
         /// The time source for commit dates and hits without a given time.
@@ -42,7 +46,7 @@ public final class SQLiteCacheStore: CacheStore {
         ///   - clock: the time source.
         public init(
             path: String, maxSize: Int? = nil, chunkSize: Int = 64 * 1024, compressionThreshold: Double = 0.9,
-            deflateLevel: Int32 = 6, hitLogCapacity: Int = 1 << 18, memoryMapSize: Int = 1 << 30,
+            deflateLevel: Int32 = 6, hitLogCapacity: Int = defaultHitLogCapacity, memoryMapSize: Int = 1 << 30,
             clock: @escaping @Sendable () -> Date = Date.init
         ) {
             self.path = path
@@ -201,11 +205,14 @@ public final class SQLiteCacheStore: CacheStore {
 
     @discardableResult
     public func delete(_ key: CacheKey) throws -> Bool {
-        hitLog.forget(Self.rowID(key))
-        return try guarded("delete") {
+        try guarded("delete") {
             try database.write {
-                try $0.run("DELETE FROM entry WHERE id = ? AND key = ?", [.integer(Self.rowID(key)), .blob(key.bytes)])
+                let deleted =
+                    try $0.run(
+                        "DELETE FROM entry WHERE id = ? AND key = ?", [.integer(Self.rowID(key)), .blob(key.bytes)])
                     > 0
+                if deleted { hitLog.forget(Self.rowID(key)) }
+                return deleted
             }
         }
     }

@@ -12,7 +12,15 @@ import Synchronization
 ///
 /// What callers see is unchanged: `entry(for:)` and `list(_:)` add what the log holds to the row. A crash
 /// loses the hits gathered since the last write, which are statistics and LRU hints, not data.
-/// Memory: about 48 bytes an entry, so at most `capacity` × 48 bytes (12 MiB at the default).
+///
+/// Everything that moves hits out of the log does so under the writer lock: a flush takes each batch
+/// inside its transaction, eviction takes the candidate it looks at, and a commit or delete that replaces
+/// or removes a row forgets that row's hits next to its `DELETE`. So hits are always either in the log or
+/// in a row, and never land on the row of an entry that replaced the one they were counted for.
+///
+/// Memory: about 48 bytes an entry. The log asks for a flush at `capacity` entries (12 MiB at the default)
+/// and keeps counting while the flush runs, so it holds `capacity` plus the new entries hit during one
+/// flush; the flush itself holds the sorted row ids (8 bytes an entry).
 final class SQLiteHitLog: Sendable {
     struct Hits: Equatable {
         var count: Int
@@ -21,16 +29,19 @@ final class SQLiteHitLog: Sendable {
     }
 
     private struct State {
-        var pending: [Int64: Hits] = [:]
+        var pending: [Int64: Hits]
         var flushRequested = false
     }
 
     /// Entries the log holds before it asks for a flush.
     let capacity: Int
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(capacity: Int) {
         self.capacity = max(capacity, 1)
+        // Sized once: emptied entry by entry as batches are written, the table keeps its storage and
+        // never rehashes under the lock every hit takes.
+        state = Mutex(State(pending: Dictionary(minimumCapacity: self.capacity)))
     }
 
     /// Adds hits of the entry in row `rowID`.
@@ -52,32 +63,31 @@ final class SQLiteHitLog: Sendable {
         state.withLock { $0.pending[rowID] }
     }
 
-    /// Forgets a row's hits: its entry was deleted or replaced.
-    func forget(_ rowID: Int64) {
-        state.withLock { _ = $0.pending.removeValue(forKey: rowID) }
+    /// The rows the log holds, in rowid order (the order that writes each page once).
+    func rowsInOrder() -> [Int64] {
+        state.withLock { Array($0.pending.keys) }.sorted()
     }
 
-    /// Takes everything the log holds, in rowid order (the order that writes each page once).
-    func takeAll() -> [(rowID: Int64, hits: Hits)] {
-        let taken = state.withLock { state in
-            defer {
-                state.pending = [:]
-                state.flushRequested = false
-            }
-            return state.pending
-        }
-        return taken.map { (rowID: $0.key, hits: $0.value) }.sorted { $0.rowID < $1.rowID }
-    }
-
-    /// Takes what the log holds for the given rows (eviction's candidates).
-    func take(_ rowIDs: some Sequence<Int64>) -> [Int64: Hits] {
+    /// Takes what the log holds for `rowIDs`, in their order; rows it holds nothing for are left out.
+    func take(_ rowIDs: some Sequence<Int64>) -> [(rowID: Int64, hits: Hits)] {
         state.withLock { state in
-            var taken: [Int64: Hits] = [:]
-            for rowID in rowIDs {
-                if let hits = state.pending.removeValue(forKey: rowID) { taken[rowID] = hits }
-            }
-            return taken
+            rowIDs.compactMap { row in state.pending.removeValue(forKey: row).map { (rowID: row, hits: $0) } }
         }
+    }
+
+    /// Takes what the log holds for one row (eviction's candidate).
+    func take(_ rowID: Int64) -> Hits? {
+        state.withLock { $0.pending.removeValue(forKey: rowID) }
+    }
+
+    /// Forgets a row's hits: its entry is being deleted or replaced.
+    func forget(_ rowID: Int64) {
+        _ = take(rowID)
+    }
+
+    /// A flush ended: the next time the log is full asks for another.
+    func flushEnded() {
+        state.withLock { $0.flushRequested = false }
     }
 
     /// How many entries the log holds.

@@ -76,7 +76,9 @@ import Testing
                         "SELECT coalesce(sum((original_size + chunk_size - 1) / chunk_size), 0) FROM entry"
                     ) { $0.int(0) } ?? -2,
                     pending: try connection.queryFirst("SELECT count(*) FROM pending_body") { $0.int(0) } ?? -1,
-                    stats: try connection.queryFirst("SELECT entry_count = (SELECT count(*) FROM entry) FROM stats") {
+                    stats: try connection.queryFirst(
+                        "SELECT entry_count = (SELECT count(*) FROM entry) AND total_bytes = (SELECT coalesce(sum(footprint), 0) FROM entry) FROM stats"
+                    ) {
                         $0.int(0)
                     } ?? 0
                 )

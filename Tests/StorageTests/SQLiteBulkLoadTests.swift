@@ -25,5 +25,9 @@ import Testing
         #expect(try harness.store.varyNames(forPrimaryKey: varied.primaryKey) == ["accept-language"])
         let variant = try #require(try harness.store.entry(for: varied.key))
         #expect(try harness.read(variant) == bodies[1])
+        // Loaded entries are counted as committed ones are.
+        let stats = try harness.store.stats()
+        #expect(stats.entryCount == 2)
+        #expect(stats.totalBytes == (try harness.count("SELECT sum(footprint) FROM entry")))
     }
 }

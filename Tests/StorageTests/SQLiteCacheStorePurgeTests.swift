@@ -101,24 +101,14 @@ import Testing
         #expect(try harness.store.entry(for: CacheKey.make(canonicalURL: "https://a.example/page?other")) != nil)
     }
 
-    /// 2 500 tagged rows inserted directly (the commit path is not what these tests are about).
+    /// 2 500 tagged entries, loaded as `bulkLoad` loads them (counted in `stats` as the commit path counts).
     private static func bulkTagged(_ harness: StorageTestHarness) throws {
-        for index in 0..<2_500 {
-            try harness.sql(
-                """
-                INSERT INTO entry (id, seq, key, url, host, status, reason, headers, vary, request_time, response_time,
-                    age_received, freshness, stale_allowance, sweep_after, original_size, stored_size, codec, crc32,
-                    chunk_size, last_access, created, body_id, footprint, tags)
-                VALUES (?, ?, ?, ?, 'bulk.example', 200, 'OK', '', '', 0, 0, 0, 60, 0, 9e9, 0, 0, 0, 0, 4096, 0, 0,
-                    ?, 200, '["bulk"]')
-                """,
-                [
-                    .integer(Int64(index + 1)), .integer(Int64(index + 1)),
-                    .blob(Array(repeating: UInt8(index % 256), count: 32)),
-                    .text("https://bulk.example/\(index)"), .integer(Int64(index + 1)),
-                ])
-            try harness.sql("INSERT INTO entry_tag (tag, entry) VALUES ('bulk', ?)", [.integer(Int64(index + 1))])
-        }
+        try harness.store.bulkLoad(
+            (0..<2_500).lazy.map { index in
+                var entry = CacheCoreFixtures.makeEntry(url: "https://bulk.example/\(index)")
+                entry.tags = ["bulk"]
+                return (entry, [UInt8]())
+            })
     }
 
     @Test func aPurgeOfManyEntriesRunsInTransactionsOfAtMostTheBatchSize() throws {

@@ -55,6 +55,7 @@ import Testing
         #expect(try harness.store.entry(for: second.key)?.hitCount == 0)
         harness.store.recordHits(second.key, count: 2, at: Self.at(6))
         #expect(try harness.store.delete(second.key))
+        #expect(harness.store.hitLog.pending(SQLiteCacheStore.rowID(second.key)) == nil)
         try harness.put(CacheCoreFixtures.makeEntry(), [3])
         try harness.store.flushHits()
         #expect(try harness.count("SELECT hit_count FROM entry") == 0)
@@ -86,25 +87,32 @@ import Testing
     @Test func aFlushLargerThanOneBatchWritesEveryRow() throws {
         let harness = try StorageTestHarness()
         let count = SQLiteCacheStore.hitBatch + 10
-        let rows = (0..<count).map { Int64($0) * 7919 - 40_000 }
-        try harness.store.database.write { connection in
-            try connection.inTransaction {
-                for row in rows {
-                    try connection.run(
-                        """
-                        INSERT INTO entry (id, seq, key, url, host, status, reason, headers, vary, request_time,
-                            response_time, age_received, freshness, stale_allowance, sweep_after, original_size,
-                            stored_size, codec, crc32, chunk_size, last_access, created, body_id, footprint)
-                        VALUES (?, ?, x'00', 'https://e.example/', 'e.example', 200, 'OK', '', '', 0, 0, 0, 0, 0,
-                            0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-                        """, [.integer(row), .integer(row)])
-                }
-                return .commit
-            }
-        }
-        for row in rows { _ = harness.store.hitLog.record(row, count: 2, at: 50) }
+        let entries = (0..<count).map { CacheCoreFixtures.makeEntry(url: "https://e.example/\($0)") }
+        try harness.store.bulkLoad(entries.lazy.map { ($0, [UInt8]()) })
+        for entry in entries { harness.store.recordHits(entry.key, count: 2, at: Self.at(50)) }
         try harness.store.flushHits()
-        #expect(try harness.count("SELECT count(*) FROM entry WHERE hit_count = 2 AND last_access = 50") == count)
+        let written =
+            "SELECT count(*) FROM entry WHERE hit_count = 2 AND last_access = \(Self.at(50).timeIntervalSince1970)"
+        #expect(try harness.count(written) == count)
+        #expect(try harness.store.stats().entryCount == count)
+    }
+
+    @Test func evictionLeavesTheHitsOfCandidatesItDidNotLookAt() throws {
+        let clock = TestClock()
+        let harness = try StorageTestHarness(maxSize: 3 * 1_400) { clock.now() }
+        var keys: [CacheKey] = []
+        for index in 0..<3 {
+            let body = CacheCoreFixtures.randomBody(length: 1000, seed: UInt64(index))
+            keys.append(try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/\(index)"), body).key)
+        }
+        // The third oldest was used too; removing the second oldest is enough, so eviction never gets to it.
+        harness.store.recordHits(keys[2], count: 3, at: clock.now())
+        let body = CacheCoreFixtures.randomBody(length: 1000, seed: 9)
+        try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/new"), body)
+        #expect(try harness.store.entry(for: keys[0]) == nil)
+        #expect(try harness.store.entry(for: keys[2])?.hitCount == 3)
+        try harness.store.flushHits()
+        #expect(try harness.store.entry(for: keys[2])?.hitCount == 3)
     }
 }
 

@@ -12,7 +12,8 @@ final class StorageTestHarness {
     let store: SQLiteCacheStore
 
     init(
-        maxSize: Int? = nil, chunkSize: Int = StorageTestHarness.chunkSize, hitLogCapacity: Int = 1 << 18,
+        maxSize: Int? = nil, chunkSize: Int = StorageTestHarness.chunkSize,
+        hitLogCapacity: Int = SQLiteCacheStore.Configuration.defaultHitLogCapacity,
         clock: @escaping @Sendable () -> Date = { CacheCoreFixtures.epoch }
     ) throws {
         store = try SQLiteCacheStore(

@@ -91,7 +91,6 @@ final class SQLiteCommitGroup: Sendable {
         for (job, result) in zip(jobs, results.outcomes) {
             switch result {
             case .success(let stored):
-                store.hitLog.forget(SQLiteCacheStore.rowID(job.entry.key))
                 store.liveBodies.withLock { _ = $0.remove(stored.bodyID) }
             case .failure:
                 if let body = job.pendingBody { store.discardPendingBody(body) }
@@ -112,7 +111,8 @@ final class SQLiteCommitGroup: Sendable {
                 try connection.inTransaction {
                     for job in jobs {
                         do {
-                            committed.append(try Self.apply(job, connection: connection, purges: store.purgeLog))
+                            committed.append(
+                                try Self.apply(job, connection: connection, purges: store.purgeLog, hits: store.hitLog))
                         } catch {
                             aJobFailed = true
                             throw error
@@ -134,7 +134,7 @@ final class SQLiteCommitGroup: Sendable {
     /// Writes one job in the group's transaction (or `bulkLoad`'s); a failure leaves the transaction to be
     /// rolled back.
     static func apply(
-        _ job: SQLiteCommitJob, connection: SQLiteConnection, purges: SQLitePurgeLog
+        _ job: SQLiteCommitJob, connection: SQLiteConnection, purges: SQLitePurgeLog, hits: SQLiteHitLog
     ) throws -> StoredEntry {
         let bodyID = try job.pendingBody ?? SQLiteBodyWriter.nextBodyID(connection)
         if let last = job.lastChunk {
@@ -149,8 +149,11 @@ final class SQLiteCommitGroup: Sendable {
         if let since = purges.staleSince(stored, after: job.purgeGeneration) {
             stored.staleSince = min(stored.staleSince ?? since, since)
         }
-        // By rowid alone: this also replaces an entry whose key shares the first 64 bits.
-        try connection.run("DELETE FROM entry WHERE id = ?", [.integer(SQLiteCacheStore.rowID(stored.key))])
+        // By rowid alone: this also replaces an entry whose key shares the first 64 bits. The entry it
+        // replaces takes its unwritten hits with it, under the same lock as the delete.
+        let row = SQLiteCacheStore.rowID(stored.key)
+        try connection.run("DELETE FROM entry WHERE id = ?", [.integer(row)])
+        hits.forget(row)
         try SQLiteCacheStore.insert(stored, into: connection)
         if stored.varyNames.isEmpty {
             try connection.run("DELETE FROM vary WHERE primary_key = ?", [.blob(stored.primaryKey.bytes)])

@@ -22,8 +22,8 @@ public struct CacheDatabaseSummary: Sendable, Equatable {
     public let storedBytes: Int
     /// Bytes of the bodies as the origins sent them (before compression).
     public let originalBodyBytes: Int
-    /// Hits recorded on the entries still stored (hits are written in batches, so the newest few may
-    /// not be counted yet).
+    /// Hits written to the entries still stored. A running server keeps hits in memory (`SQLiteHitLog`)
+    /// until its log fills, the next sweep or shutdown, so read from a live file this lags by up to that.
     public let recordedHits: Int
     /// When the oldest entry still stored was written.
     public let oldest: Date?

@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// One database file opened as one writer connection and a pool of reader connections.
@@ -54,6 +55,13 @@ final class SQLiteDatabase: Sendable {
     /// - Throws: what `body` throws.
     func write<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try writer.withLock { connection throws -> T in try body(connection) }
+    }
+
+    /// For work done in many write transactions (purges, the hit log's batches), between two of them. The
+    /// writer lock is not fair: released and taken again at once, it goes back to the same thread before a
+    /// commit waiting for it wakes. A moment's pause lets waiting writers in between batches.
+    func letWaitingWritersIn() {
+        usleep(500)
     }
 
     /// Opens a reader (memory-mapped when configured) with a page cache large enough for the interior pages of the entry table and its
