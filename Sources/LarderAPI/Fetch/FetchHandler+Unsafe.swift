@@ -30,12 +30,13 @@ extension FetchHandler {
     func forward(_ call: Call, body: [UInt8]) {
         let key = CacheKey.make(canonicalURL: call.keyURL)
         let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
-            makeFetch(id, call, key: key, revalidating: nil, mayStore: false)
+            makeFetch(
+                id, call, key: key, revalidating: nil, mayStore: false,
+                method: OriginRequest.Method(rawValue: call.method.rawValue), content: body)
         }
         // A new fetch always takes its first caller.
         _ = wait(on: fetch, call: call, key: key, stored: nil, forward: .method, collapsed: false)
-        fetch.start(
-            conditionalHeaders: HTTPHeaders(), method: OriginRequest.Method(rawValue: call.method.rawValue), body: body)
+        fetch.start()
     }
 
     /// Invalidates every stored variant of the request's target and of the same-origin URIs its answer's
