@@ -149,9 +149,7 @@ extension InFlightFetch {
             state.responseTime = responseTime
         }
         storeQueue.async { [self] in
-            if let current = (try? dependencies.store.entry(for: stored.key)) ?? nil, current.bodyID == stored.bodyID {
-                _ = try? dependencies.store.delete(stored.key)
-            }
+            _ = try? dependencies.store.delete(stored)
             waiters.settle(.response(head, admission: .bypass), tellingNow: true)
         }
     }
