@@ -60,8 +60,8 @@ extension FetchHandler {
     func bypass(_ call: Call) {
         let key = CacheKey.make(canonicalURL: call.keyURL)
         let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
-            makeFetch(
-                id, call, key: key, revalidating: nil, mayStore: false, method: call.method == .head ? .head : .get)
+            // Only GET and HEAD come here: every other method is forwarded before a filter can bypass.
+            makeFetch(id, call, key: key, revalidating: nil, mayStore: false, method: call.method)
         }
         // A new fetch always takes its first caller.
         _ = wait(on: fetch, call: call, key: key, stored: nil, forward: .bypass, collapsed: false)
@@ -89,7 +89,7 @@ extension FetchHandler {
     ///   - content: the caller's content, for a method that sends one.
     func makeFetch(
         _ id: Int, _ call: Call, key: CacheKey, revalidating stored: StoredEntry?, mayStore: Bool,
-        method: OriginRequest.Method = .get, content: [UInt8]? = nil
+        method: HTTPMethod = .get, content: [UInt8]? = nil
     ) -> InFlightFetch {
         InFlightFetch(
             id: id, key: key, url: call.fetchURL, keyURL: call.keyURL, decision: call.decision, stored: stored,

@@ -32,7 +32,7 @@ extension FetchHandler {
         let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
             makeFetch(
                 id, call, key: key, revalidating: nil, mayStore: false,
-                method: OriginRequest.Method(rawValue: call.method.rawValue), content: body)
+                method: call.method, content: body)
         }
         // A new fetch always takes its first caller.
         _ = wait(on: fetch, call: call, key: key, stored: nil, forward: .method, collapsed: false)

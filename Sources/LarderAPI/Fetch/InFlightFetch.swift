@@ -50,7 +50,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     let mayStore: Bool
     /// The method sent: GET; for a fetch that stores nothing, the caller's own (HEAD, or an unsafe one
     /// forwarded as it came: a stored fetch always GETs the body).
-    let method: OriginRequest.Method
+    let method: HTTPMethod
     /// The caller's content, for a method that sends one.
     let content: [UInt8]?
     /// When the fetch started.
@@ -73,7 +73,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
 
     init(
         id: Int, key: CacheKey, url: String, keyURL: String, decision: FilterDecision, stored: StoredEntry?,
-        requestHeaders: HTTPHeaders, mayStore: Bool, method: OriginRequest.Method = .get, content: [UInt8]? = nil,
+        requestHeaders: HTTPHeaders, mayStore: Bool, method: HTTPMethod = .get, content: [UInt8]? = nil,
         dependencies: InFlightDependencies
     ) {
         self.id = id
