@@ -65,9 +65,8 @@ extension FetchHandler {
     /// (scheme, host and port: RFC 9111 §4.4 forbids invalidating another origin's entries on its word).
     static func invalidatedURLs(call: Call, responseHeaders: HTTPHeaders, decider: any FilterDecider) -> [String] {
         var urls = [call.keyURL]
-        guard case .success(let target) = URLCanonicalizer().canonicalize(call.fetchURL),
-            let base = URL(string: call.fetchURL)
-        else { return urls }
+        let target = call.target
+        guard let base = URL(string: call.fetchURL) else { return urls }
         for name in ["Location", "Content-Location"] {
             guard let value = responseHeaders[name], !value.isEmpty,
                 let resolved = URL(string: value, relativeTo: base)?.absoluteString,
@@ -75,9 +74,7 @@ extension FetchHandler {
                 canonical.scheme == target.scheme, canonical.host == target.host,
                 canonical.effectivePort == target.effectivePort
             else { continue }
-            let keyed =
-                decider.decide(url: canonical, method: .get, headers: call.headers).keyedURL(for: resolved)
-                ?? canonical.string
+            let keyed = decider.keyURL(of: canonical, text: resolved, headers: call.headers)
             if !urls.contains(keyed) { urls.append(keyed) }
         }
         return urls
