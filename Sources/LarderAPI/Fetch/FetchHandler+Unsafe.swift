@@ -10,14 +10,10 @@ extension FetchHandler {
     /// the origin as it came (`forward(_:body:)`).
     static func isCacheable(_ method: HTTPMethod) -> Bool { method == .get || method == .head }
 
-    /// The safe methods of RFC 9110 §9.2.1, and QUERY (safe by its definition): their answers invalidate
-    /// nothing. Any other method, one Larder never heard of included, is unsafe (RFC 9111 §4.4).
-    static let safeMethods: Set<HTTPMethod> = [.get, .head, .options, .trace, .query]
-
     /// Whether an answer with `status` to `method` invalidates what is stored for the target: a non-error
-    /// status (2xx, 3xx) to an unsafe method (RFC 9111 §4.4).
+    /// status (2xx, 3xx) to an unsafe method (RFC 9111 §4.4; `HTTPMethod.isSafe`).
     static func invalidates(method: HTTPMethod, status: Int) -> Bool {
-        (200..<400).contains(status) && !safeMethods.contains(method)
+        (200..<400).contains(status) && !method.isSafe
     }
 
     /// Forwards a request with a method other than GET and HEAD to the origin, with its content, for this
