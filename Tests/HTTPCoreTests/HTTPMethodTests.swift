@@ -11,4 +11,14 @@ import Testing
     func safeMethodsAreTheRFCsAndNoOthers(token: String, safe: Bool) {
         #expect(HTTPMethod(rawValue: token).isSafe == safe)
     }
+
+    @Test(arguments: [
+        ("GET", true), ("get", true), ("PURGE", true), ("M-SEARCH", true), ("!#$%&'*+-.^_`|~09", true), ("", false),
+        ("GET ", false), ("G\rT", false), ("G\nT", false), ("GE/T", false), ("GÉT", false), ("G(T)", false),
+    ])
+    func aMethodIsMadeFromATokenOnly(text: String, valid: Bool) {
+        let method = HTTPMethod(validatingToken: text)
+        #expect((method != nil) == valid)
+        if valid { #expect(method?.rawValue == text) }
+    }
 }
