@@ -58,25 +58,33 @@ extension FetchHandler {
 
     /// Fetches for this caller alone, streams the answer and stores nothing (`X-Cache: BYPASS`).
     func bypass(_ call: Call) {
-        let key = CacheKey.make(canonicalURL: call.keyURL)
-        let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
-            // Only GET and HEAD come here: every other method is forwarded before a filter can bypass.
-            makeFetch(id, call, key: key, revalidating: nil, mayStore: false, method: call.method)
-        }
-        // A new fetch always takes its first caller.
-        _ = wait(on: fetch, call: call, key: key, stored: nil, forward: .bypass, collapsed: false)
-        fetch.start()
+        // Only GET and HEAD come here: every other method is forwarded before a filter can bypass.
+        fetchAlone(call, key: CacheKey.make(canonicalURL: call.keyURL), method: call.method, forward: .bypass)
     }
 
     /// Forwards a `HEAD` as a `HEAD` when the stored response has no validator to make a conditional
     /// `GET` with (an unconditional one would pull the whole body for a bodiless answer), relays the
-    /// origin's answer, and lets a `200` update or invalidate the stored response first (RFC 9111 §4.3.5).
-    /// Never coalesced: a `HEAD`'s answer is no `GET` caller's.
+    /// origin's answer, and lets a `200` update or invalidate the stored response first (RFC 9111 §4.3.5,
+    /// in `InFlightFetch`). Never coalesced: a `HEAD`'s answer is no `GET` caller's.
     func forwardHead(_ call: Call, key: CacheKey, stored: StoredEntry) {
+        fetchAlone(call, key: key, method: .head, updating: stored, forward: .stale)
+    }
+
+    /// Fetches for this caller alone: never coalesced, never stored, the answer relayed to it.
+    /// - Parameters:
+    ///   - method: the method sent.
+    ///   - content: the caller's content, for a method that sends one.
+    ///   - stored: the stored response a `HEAD`'s answer updates or invalidates, if any.
+    ///   - forward: why the cache forwarded it (`Cache-Status`).
+    func fetchAlone(
+        _ call: Call, key: CacheKey, method: HTTPMethod, content: [UInt8]? = nil, updating stored: StoredEntry? = nil,
+        forward: CacheStatus.Forward
+    ) {
         let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
-            makeFetch(id, call, key: key, revalidating: stored, mayStore: false, method: .head)
+            makeFetch(id, call, key: key, revalidating: stored, mayStore: false, method: method, content: content)
         }
-        _ = wait(on: fetch, call: call, key: key, stored: stored, forward: .stale, collapsed: false)
+        // A new fetch always takes its first caller.
+        _ = wait(on: fetch, call: call, key: key, stored: stored, forward: forward, collapsed: false)
         fetch.start()
     }
 

@@ -24,15 +24,8 @@ extension FetchHandler {
     ///   - call: the request, after the same checks and filter decision as a GET.
     ///   - body: its content (the server bounds it with `--max-body-bytes`: 413 beyond, before this runs).
     func forward(_ call: Call, body: [UInt8]) {
-        let key = CacheKey.make(canonicalURL: call.keyURL)
-        let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
-            makeFetch(
-                id, call, key: key, revalidating: nil, mayStore: false,
-                method: call.method, content: body)
-        }
-        // A new fetch always takes its first caller.
-        _ = wait(on: fetch, call: call, key: key, stored: nil, forward: .method, collapsed: false)
-        fetch.start()
+        fetchAlone(
+            call, key: CacheKey.make(canonicalURL: call.keyURL), method: call.method, content: body, forward: .method)
     }
 
     /// Invalidates every stored variant of the request's target and of the same-origin URIs its answer's
