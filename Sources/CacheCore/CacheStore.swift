@@ -60,6 +60,15 @@ public protocol CacheStore: AnyObject, Sendable {
     @discardableResult
     func delete(_ key: CacheKey) throws -> Bool
 
+    /// Deletes one entry unless it was replaced since it was read: the entry under its key must still
+    /// have its body (`StoredEntry.bodyID`), so that a decision taken on an old response never deletes
+    /// the new one that took its place.
+    /// - Parameter entry: the entry as it was read.
+    /// - Returns: whether it was deleted.
+    /// - Throws: `CacheStoreError` when the store cannot be written.
+    @discardableResult
+    func delete(_ entry: StoredEntry) throws -> Bool
+
     /// Deletes the entries a purge selects, or marks them stale (a soft purge): a soft-purged entry is
     /// kept with `StoredEntry.staleSince` set, so the next request revalidates it and, while the origin
     /// cannot be reached, it may still answer under the offline rules. Either way, a body being written

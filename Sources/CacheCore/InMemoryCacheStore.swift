@@ -134,6 +134,14 @@ public final class InMemoryCacheStore: CacheStore {
     }
 
     @discardableResult
+    public func delete(_ entry: StoredEntry) throws -> Bool {
+        state.withLock { state in
+            guard state.records[entry.key]?.entry.bodyID == entry.bodyID else { return false }
+            return remove(entry.key, from: &state)
+        }
+    }
+
+    @discardableResult
     public func purge(_ scope: CachePurgeScope, soft: Bool) throws -> Int {
         let now = clock()
         return state.withLock { state in

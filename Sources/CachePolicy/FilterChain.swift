@@ -30,16 +30,6 @@ public struct FilterChain: FilterDecider {
         self.matchers = filters.indices.map { FilterMatcher(filters[$0], previous: $0 > 0 ? filters[$0 - 1] : nil) }
     }
 
-    /// The decision of the first filter that owns the request, or the default policy's.
-    ///
-    /// - Parameters:
-    ///   - url: The target URL, canonicalized with default options.
-    ///   - headers: The caller's request headers.
-    /// - Returns: The decision.
-    public func decide(url: CanonicalURL, headers: HTTPHeaders) -> FilterDecision {
-        decide(url: url, method: .get, headers: headers)
-    }
-
     /// The decision of the first filter that owns a request with this method, or the default policy's.
     ///
     /// - Parameters:

@@ -51,16 +51,6 @@ public final class FilterChainRegistry: FilterDecider {
     /// The current chain.
     public var chain: FilterChain { current.withLock { $0 } }
 
-    /// Decides with the current chain.
-    ///
-    /// - Parameters:
-    ///   - url: The target URL, canonicalized with default options.
-    ///   - headers: The caller's request headers.
-    /// - Returns: The decision.
-    public func decide(url: CanonicalURL, headers: HTTPHeaders) -> FilterDecision {
-        chain.decide(url: url, method: .get, headers: headers)
-    }
-
     /// Decides a request with this method with the current chain.
     ///
     /// - Parameters:

@@ -89,30 +89,26 @@ public struct FilterDecision: Sendable, Equatable {
 /// Decides which filter owns a request. Implemented by the filter chain; the fetch path calls it once
 /// per request, so it must be cheap and must not block.
 public protocol FilterDecider: Sendable {
-    /// The decision for a request to `url` (canonicalized without filter options) carrying the caller's
-    /// `headers`.
-    ///
-    /// - Parameters:
-    ///   - url: The target URL, canonicalized with default options.
-    ///   - headers: The caller's request headers (e.g. `User-Agent`).
-    /// - Returns: The owning filter's decision, or the default policy's.
-    func decide(url: CanonicalURL, headers: HTTPHeaders) -> FilterDecision
-
-    /// The decision for a request with this method (filters' `methods` condition); the method-less form
-    /// decides for GET.
+    /// The decision for a request to `url` (canonicalized without filter options) with this method
+    /// (filters' `methods` condition), carrying the caller's `headers`.
     ///
     /// - Parameters:
     ///   - url: The target URL, canonicalized with default options.
     ///   - method: The request's method.
-    ///   - headers: The caller's request headers.
+    ///   - headers: The caller's request headers (e.g. `User-Agent`).
     /// - Returns: The owning filter's decision, or the default policy's.
     func decide(url: CanonicalURL, method: HTTPMethod, headers: HTTPHeaders) -> FilterDecision
 }
 
 extension FilterDecider {
-    /// A decider that does not look at methods decides every method as it decides GET.
-    public func decide(url: CanonicalURL, method: HTTPMethod, headers: HTTPHeaders) -> FilterDecision {
-        decide(url: url, headers: headers)
+    /// The decision for a GET of `url` carrying the caller's `headers`.
+    ///
+    /// - Parameters:
+    ///   - url: The target URL, canonicalized with default options.
+    ///   - headers: The caller's request headers.
+    /// - Returns: The owning filter's decision, or the default policy's.
+    public func decide(url: CanonicalURL, headers: HTTPHeaders) -> FilterDecision {
+        decide(url: url, method: .get, headers: headers)
     }
 }
 
@@ -126,7 +122,7 @@ public struct DefaultFilterDecider: FilterDecider {
         self.decision = decision
     }
 
-    public func decide(url: CanonicalURL, headers: HTTPHeaders) -> FilterDecision {
+    public func decide(url: CanonicalURL, method: HTTPMethod, headers: HTTPHeaders) -> FilterDecision {
         decision
     }
 }

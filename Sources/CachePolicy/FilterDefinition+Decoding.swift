@@ -181,7 +181,7 @@ extension FilterDefinition {
         }
         match.methods = try reader.strings("methods", lowercased: false) { text, path throws(FilterDefinitionError) in
             // Methods are case-sensitive tokens (RFC 9110 §9.1): `get` is not GET, and stays as written.
-            guard text.utf8.count <= 32, text.utf8.allSatisfy(isTokenByte) else {
+            guard text.utf8.count <= 32, HTTPMethod(validatingToken: text) != nil else {
                 throw FilterDefinitionError(
                     path: path, message: "must be a method token such as \"GET\" (RFC 9110 §9.1), at most 32 bytes")
             }
@@ -212,7 +212,7 @@ extension FilterDefinition {
         var conditions: [HeaderCondition] = []
         for member in members {
             let fieldPath = path + "." + member.name
-            guard !member.name.isEmpty, member.name.utf8.allSatisfy(isTokenByte) else {
+            guard HTTPToken.isValid(member.name) else {
                 throw FilterDefinitionError(path: fieldPath, message: "is not a header field name (RFC 9110 §5.1)")
             }
             guard !conditions.contains(where: { $0.name.lowercased() == member.name.lowercased() }) else {
@@ -245,22 +245,11 @@ extension FilterDefinition {
     private static func validateMediaRange(_ text: String, path: String) throws(FilterDefinitionError) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         let valid =
-            parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy(isTokenByte) }
+            parts.count == 2 && parts.allSatisfy(HTTPToken.isValid)
             && (parts[0] != "*" || parts[1] == "*")
         guard valid else {
             throw FilterDefinitionError(
                 path: path, message: "must be a media range such as \"image/*\" or \"text/html\"")
-        }
-    }
-
-    /// `tchar` of RFC 9110 §5.6.2.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
         }
     }
 }

@@ -19,4 +19,13 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let trace = HTTPMethod(rawValue: "TRACE")
     /// The safe method with a body of the IETF's `QUERY` specification (registered in IANA's method registry).
     public static let query = HTTPMethod(rawValue: "QUERY")
+
+    /// Whether the method is safe, only reading (RFC 9110 §9.2.1): GET, HEAD, OPTIONS and TRACE, and QUERY
+    /// by its own definition. Any other token, one never heard of included, is unsafe.
+    public var isSafe: Bool {
+        switch self {
+        case .get, .head, .options, .trace, .query: true
+        default: false
+        }
+    }
 }

@@ -93,7 +93,7 @@ public struct AdminAccess: Sendable {
             case .failure(let error): return .failure(error)
             }
         }
-        let safe = Self.isSafe(request.method)
+        let safe = request.method.isSafe
         guard identity.scope >= AdminScope.required(safe: safe) else { return .failure(Self.insufficientScope) }
         guard !safe, identity.method == .session || request.headers["Origin"] != nil else { return .success(identity) }
         if let value = request.headers[Self.csrfHeader], !value.isEmpty { return .success(identity) }
@@ -101,14 +101,6 @@ public struct AdminAccess: Sendable {
             APIError(
                 status: .forbidden, type: .missingCSRFHeader,
                 detail: "A state-changing request from a browser must carry the \(Self.csrfHeader) header."))
-    }
-
-    /// Whether a method only reads (RFC 9110 §9.2.1: GET, HEAD, OPTIONS here).
-    static func isSafe(_ method: HTTPMethod) -> Bool {
-        switch method {
-        case .get, .head, .options: true
-        default: false
-        }
     }
 
     private func liveSession(_ headers: HTTPHeaders) -> AdminIdentity? {

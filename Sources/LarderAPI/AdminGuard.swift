@@ -4,7 +4,7 @@ public import HTTPServer
 /// A responder that lets a request through to the one it wraps only when `AdminAccess` allows it, and
 /// otherwise answers the refusal itself. Mount one around each admin route.
 ///
-/// A state-changing request that is let through (any method but GET, HEAD and OPTIONS: purges, deletes,
+/// A state-changing request that is let through (any unsafe method, `HTTPMethod.isSafe`: purges, deletes,
 /// filter changes) is recorded in the policy's `AuditTrail` once its answer is known, with who made it.
 public struct AdminGuard: HTTPResponder {
     private let access: AdminAccess
@@ -23,7 +23,7 @@ public struct AdminGuard: HTTPResponder {
     public func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
         switch access.authorize(request: request, context: context) {
         case .success(let identity):
-            guard let audit = access.audit, !AdminAccess.isSafe(request.method) else {
+            guard let audit = access.audit, !request.method.isSafe else {
                 return wrapped.respond(to: request, context: context, writer: writer)
             }
             let method = request.method

@@ -87,7 +87,7 @@ public struct CachePurgeHandler: APIHandler {
         case .success(let url): canonical = url
         case .failure(let rejection): throw .badQuery("url is not one Larder fetches: \(rejection).")
         }
-        return decider.decide(url: canonical, headers: headers).keyedURL(for: text) ?? canonical.string
+        return decider.keyURL(of: canonical, text: text, headers: headers)
     }
 
     private static func flag(_ name: String, _ value: String?) throws(APIError) -> Bool {

@@ -55,17 +55,17 @@ struct FiltersExplainHandler: APIHandler {
             switch name {
             case "method":
                 guard method == nil else { throw .badQuery("parameter 'method' is given more than once.") }
-                guard !value.isEmpty, value.utf8.count <= 32, value.utf8.allSatisfy(Self.isTokenByte) else {
+                guard value.utf8.count <= 32, let token = HTTPMethod(validatingToken: value) else {
                     throw .badQuery("method '\(value.prefix(50))' is not a method token such as GET (RFC 9110 §9.1).")
                 }
-                method = HTTPMethod(rawValue: value)
+                method = token
             case "url":
                 guard url == nil else { throw .badQuery("parameter 'url' is given more than once.") }
                 guard !value.isEmpty else { throw .badQuery("parameter 'url' is empty.") }
                 url = value
             case "header":
                 let parts = value.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-                guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.allSatisfy(Self.isTokenByte) else {
+                guard parts.count == 2, HTTPToken.isValid(parts[0]) else {
                     throw .badQuery("header '\(value.prefix(50))' is not 'Name: value'.")
                 }
                 let fieldValue = parts[1].trimmingHTTPWhitespace()
@@ -81,16 +81,6 @@ struct FiltersExplainHandler: APIHandler {
         }
         guard let url else { throw .badQuery("parameter 'url' is required.") }
         return (url, headers, method ?? .get)
-    }
-
-    /// `tchar` of RFC 9110 §5.6.2, the bytes of a field name.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
     }
 
     static func render(

@@ -127,11 +127,7 @@ extension SQLiteCacheStore {
 
     /// Deletes an entry whose body failed its checks, unless it was replaced meanwhile.
     func deleteCorrupt(_ entry: StoredEntry) {
-        _ = try? database.write { connection in
-            try connection.run(
-                "DELETE FROM entry WHERE id = ? AND key = ? AND body_id = ?",
-                [.integer(Self.rowID(entry.key)), .blob(entry.key.bytes), .integer(entry.bodyID)])
-        }
+        _ = try? delete(entry)
     }
 
     /// Deletes a body's chunks (and its pending row).

@@ -74,6 +74,12 @@ public final class APIRecordingStore: CacheStore {
     }
 
     @discardableResult
+    public func delete(_ entry: StoredEntry) throws -> Bool {
+        check("delete")
+        return try wrapped.delete(entry)
+    }
+
+    @discardableResult
     public func purge(_ scope: CachePurgeScope, soft: Bool) throws -> Int {
         check("purge")
         return try wrapped.purge(scope, soft: soft)

@@ -40,7 +40,7 @@ public enum OriginHeaderForwarding {
         -> HTTPHeaders
     {
         for field in headers {
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy(\.isHTTPTokenByte) else {
+            guard HTTPToken.isValid(field.name) else {
                 throw .invalidRequestHeader(name: field.name, reason: "name is not a token")
             }
             if field.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
@@ -67,19 +67,6 @@ public enum OriginHeaderForwarding {
             // via-entry = received-protocol RWS received-by [ RWS comment ]
             let words = entry.split(whereSeparator: { $0 == " " || $0 == "\t" })
             return words.count >= 2 && String(words[1]).equalsIgnoringASCIICase(viaName)
-        }
-    }
-}
-
-extension UInt8 {
-    /// tchar of RFC 9110 §5.6.2.
-    var isHTTPTokenByte: Bool {
-        switch self {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            Array("!#$%&'*+-.^_`|~".utf8).contains(self)
         }
     }
 }

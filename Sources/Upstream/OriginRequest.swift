@@ -3,23 +3,8 @@ public import HTTPCore
 /// One request to an origin.
 public struct OriginRequest: Sendable {
     /// The method sent: GET and HEAD for the cache's own fetches, any other token for a request `/fetch`
-    /// forwards without caching (RFC 9111 §4.4).
-    public struct Method: RawRepresentable, Hashable, Sendable {
-        /// The token as sent on the request line (case-sensitive, RFC 9110 §9.1).
-        public let rawValue: String
-
-        /// Creates a method from its token; the origin client refuses one that is not a token.
-        /// - Parameter rawValue: the token.
-        public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// GET.
-        public static let get = Method(rawValue: "GET")
-        /// HEAD: the head only (RFC 9110 §9.3.2).
-        public static let head = Method(rawValue: "HEAD")
-    }
-
-    /// The method.
-    public var method: Method
+    /// forwards without caching (RFC 9111 §4.4); the origin client refuses one that is not a token.
+    public var method: HTTPMethod
     /// The absolute http(s) URL; validated by `OriginURL` before anything is sent.
     public var url: String
     /// The caller's request fields; hop-by-hop ones are dropped and `Via` is added on the way.
@@ -38,7 +23,7 @@ public struct OriginRequest: Sendable {
     ///   - body: the content, for methods other than GET and HEAD.
     ///   - limits: limits instead of the client's.
     public init(
-        method: Method = .get, url: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8]? = nil,
+        method: HTTPMethod = .get, url: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8]? = nil,
         limits: OriginLimits? = nil
     ) {
         self.method = method

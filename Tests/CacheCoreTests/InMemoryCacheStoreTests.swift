@@ -70,4 +70,15 @@ import Testing
         }
         #expect(try store.loadFilterChain() == saved)
     }
+
+    @Test func anEntryReplacedMeanwhileIsNotDeleted() throws {
+        let store = InMemoryCacheStore()
+        let old = try put(store, CacheCoreFixtures.makeEntry(), [1, 2, 3])
+        let new = try put(store, CacheCoreFixtures.makeEntry(), [4, 5, 6, 7])
+        #expect(old.key == new.key && old.bodyID != new.bodyID)
+        #expect(try store.delete(old) == false)
+        #expect(try store.entry(for: new.key)?.bodyID == new.bodyID)
+        #expect(try store.delete(new))
+        #expect(try store.entry(for: new.key) == nil)
+    }
 }

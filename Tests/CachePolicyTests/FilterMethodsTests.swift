@@ -1,4 +1,5 @@
 import HTTPCore
+import Synchronization
 import Testing
 
 @testable import CachePolicy
@@ -77,10 +78,12 @@ struct FilterMethodsTests {
         #expect(chain.decide(url: page, method: .post, headers: HTTPHeaders()).filterName == nil)
     }
 
-    @Test func aDeciderThatIgnoresMethodsDecidesEveryMethodAsGet() throws {
-        let decider: any FilterDecider = DefaultFilterDecider(.defaultBypass)
+    @Test func theMethodLessFormAsksForAGet() throws {
+        let decider = MethodRecordingDecider()
         let url = try Self.url("http://a.example/x")
-        #expect(decider.decide(url: url, method: .post, headers: HTTPHeaders()) == .defaultBypass)
+        _ = decider.decide(url: url, headers: HTTPHeaders())
+        _ = decider.decide(url: url, method: .post, headers: HTTPHeaders())
+        #expect(decider.asked == [.get, .post])
     }
 }
 
@@ -119,5 +122,18 @@ struct FilterChainSharedConditionsTests {
         ])
         let url = try FilterMethodsTests.url("https://b.example/x")
         #expect(chain.decide(url: url, method: .get, headers: HTTPHeaders()).filterName == "b")
+    }
+}
+
+/// A decider that records the method of every decision it is asked for.
+final class MethodRecordingDecider: FilterDecider {
+    private let methods = Mutex<[HTTPMethod]>([])
+
+    /// The methods asked, in order.
+    var asked: [HTTPMethod] { methods.withLock { $0 } }
+
+    func decide(url: CanonicalURL, method: HTTPMethod, headers: HTTPHeaders) -> FilterDecision {
+        methods.withLock { $0.append(method) }
+        return .defaultBypass
     }
 }

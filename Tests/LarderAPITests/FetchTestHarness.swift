@@ -21,7 +21,7 @@ final class ManualClock: Sendable {
 /// A decider that answers one decision for every request, for deny / bypass / filter-option cases.
 struct FixedDecider: FilterDecider {
     let decision: FilterDecision
-    func decide(url: CanonicalURL, headers: HTTPHeaders) -> FilterDecision { decision }
+    func decide(url: CanonicalURL, method: HTTPMethod, headers: HTTPHeaders) -> FilterDecision { decision }
 }
 
 /// Larder's `/fetch` and `/fetches` from the route table (`LarderRoutes`) over a real SQLite store in a

@@ -215,14 +215,14 @@ import Testing
         try await withFetchHarness(fetchAccess: FetchAccessIntegrationTests.access()) { harness in
             harness.origin.respond(to: "/form", with: .status(201))
             let signed = FetchAccessIntegrationTests.signedPath(harness, "/form")
-            let refused = try sendWithBody(port: harness.server.port, "POST", signed, body: "x")
+            let refused = try harness.http.request("POST", signed, body: "x")
             #expect(refused.status == 403)
             #expect(refused.text.contains("signature-invalid"))
             #expect(harness.origin.requestCount == 0)
             let token = FetchAccessIntegrationTests.token
-            let admitted = try sendWithBody(
-                port: harness.server.port, "POST", harness.fetchPath("/form"), body: "x",
-                headers: [(FetchAccess.tokenField, String(decoding: token.secret, as: UTF8.self))])
+            let admitted = try harness.http.request(
+                "POST", harness.fetchPath("/form"),
+                headers: [(FetchAccess.tokenField, String(decoding: token.secret, as: UTF8.self))], body: "x")
             #expect(admitted.status == 201)
             #expect(admitted.header("X-Cache") == "BYPASS")
             #expect(harness.origin.lastRequest?.headers[FetchAccess.tokenField] == nil)
@@ -232,7 +232,7 @@ import Testing
     @Test func anAddressThePolicyRefusesIs403WithoutAConnection() async throws {
         try await withFetchHarness(allowNetworks: []) { harness in
             harness.origin.respond(to: "/form", with: .status(201))
-            let refused = try sendWithBody(port: harness.server.port, "PUT", harness.fetchPath("/form"), body: "x")
+            let refused = try harness.http.request("PUT", harness.fetchPath("/form"), body: "x")
             #expect(refused.status == 403)
             #expect(refused.text.contains("address-refused"))
             #expect(harness.origin.requestCount == 0)
@@ -249,29 +249,15 @@ import Testing
     }
 }
 
-/// Sends `method` to `target` on a new connection to `port`, with `body` as `Content-Length` content
-/// (`nil`: no body and no length).
-func sendWithBody(
-    port: Int, _ method: String, _ target: String, body: String?, headers: [(String, String)] = []
-) throws -> RawHTTPResponse {
-    let client = try RawSocketClient(port: port, timeout: 30)
-    defer { client.close() }
-    var text = "\(method) \(target) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
-    for (name, value) in headers { text += "\(name): \(value)\r\n" }
-    if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
-    try client.send(text + "\r\n" + (body ?? ""))
-    return try client.readResponse(isHeadResponse: method == "HEAD")
-}
-
 extension InvalidationHarness {
-    /// Sends `method` to `/fetch?url=` for a stub origin path, with `body` as `Content-Length` content
-    /// (`nil`: no body and no length), on a new connection.
+    /// Sends `method` to `/fetch?url=` for a stub origin path through the test's client, with `body` as
+    /// `Content-Length` content (`nil`: no body and no length).
     func send(_ method: String, _ path: String, body: String?, headers: [(String, String)] = []) throws
         -> RawHTTPResponse
     {
-        try sendWithBody(
-            port: client.port, method, "/fetch?url=" + FetchTestHarness.encode(origin.url(path)), body: body,
-            headers: headers)
+        try client.request(
+            method, "/fetch?url=" + FetchTestHarness.encode(origin.url(path)), headers: headers,
+            body: body.map { Array($0.utf8) })
     }
 
     /// The same with `body` sent in chunked framing, in pieces of 100 bytes.

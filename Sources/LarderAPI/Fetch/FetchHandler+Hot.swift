@@ -20,9 +20,9 @@ extension FetchHandler {
     /// answer (a range, a conditional, a gzip-capable entry whose gzip form is not in memory for a gzip
     /// caller, a variant not in memory, staleness) returns `nil` and takes the full path on the storage
     /// executor.
+    /// Only GET and HEAD come here: `respond` forwards every other method first.
     /// - Returns: the response, or `nil`.
     func hotHit(_ call: Call) -> HTTPResponse? {
-        guard call.method == .get || call.method == .head else { return nil }
         // One pass over the request's fields instead of one lookup per name: only names of the lengths
         // looked for are compared at all.
         var hasAcceptEncoding = false

@@ -58,55 +58,66 @@ extension FetchHandler {
 
     /// Fetches for this caller alone, streams the answer and stores nothing (`X-Cache: BYPASS`).
     func bypass(_ call: Call) {
-        let key = CacheKey.make(canonicalURL: call.keyURL)
-        let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
-            makeFetch(id, call, key: key, revalidating: nil, mayStore: false)
-        }
-        // A new fetch always takes its first caller.
-        _ = wait(on: fetch, call: call, key: key, stored: nil, forward: .bypass, collapsed: false)
-        fetch.start(conditionalHeaders: HTTPHeaders(), method: call.method == .head ? .head : .get)
+        // Only GET and HEAD come here: every other method is forwarded before a filter can bypass.
+        fetchAlone(call, key: CacheKey.make(canonicalURL: call.keyURL), method: call.method, forward: .bypass)
     }
 
     /// Forwards a `HEAD` as a `HEAD` when the stored response has no validator to make a conditional
     /// `GET` with (an unconditional one would pull the whole body for a bodiless answer), relays the
-    /// origin's answer, and lets a `200` update or invalidate the stored response first (RFC 9111 §4.3.5).
-    /// Never coalesced: a `HEAD`'s answer is no `GET` caller's.
+    /// origin's answer, and lets a `200` update or invalidate the stored response first (RFC 9111 §4.3.5,
+    /// in `InFlightFetch`). Never coalesced: a `HEAD`'s answer is no `GET` caller's.
     func forwardHead(_ call: Call, key: CacheKey, stored: StoredEntry) {
-        let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
-            makeFetch(id, call, key: key, revalidating: nil, mayStore: false)
-        }
-        _ = wait(
-            on: fetch, call: call, key: key, stored: stored, forward: .stale, collapsed: false, headUpdates: true)
-        fetch.start(conditionalHeaders: HTTPHeaders(), method: .head)
+        fetchAlone(call, key: key, method: .head, updating: stored, forward: .stale)
     }
 
-    /// The one way a fetch is made, for a shared miss, a background refresh or a bypass.
+    /// Fetches for this caller alone: never coalesced, never stored, the answer relayed to it.
+    /// - Parameters:
+    ///   - method: the method sent.
+    ///   - content: the caller's content, for a method that sends one.
+    ///   - stored: the stored response a `HEAD`'s answer updates or invalidates, if any.
+    ///   - forward: why the cache forwarded it (`Cache-Status`).
+    func fetchAlone(
+        _ call: Call, key: CacheKey, method: HTTPMethod, content: [UInt8]? = nil, updating stored: StoredEntry? = nil,
+        forward: CacheStatus.Forward
+    ) {
+        let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
+            makeFetch(id, call, key: key, revalidating: stored, mayStore: false, method: method, content: content)
+        }
+        // A new fetch always takes its first caller.
+        _ = wait(on: fetch, call: call, key: key, stored: stored, forward: forward, collapsed: false)
+        fetch.start()
+    }
+
+    /// The one way a fetch is made, for a shared miss, a background refresh, a bypass or a forward.
     /// - Parameters:
     ///   - id: its number in the registry.
-    ///   - revalidating: the stored entry its request is conditional on, if any.
-    ///   - mayStore: `false` for a bypass.
+    ///   - revalidating: the stored entry its request is conditional on, or a forwarded HEAD's answer updates.
+    ///   - mayStore: `false` for a bypass or a forward.
+    ///   - method: the method sent when `mayStore` is `false` (a stored fetch always GETs).
+    ///   - content: the caller's content, for a method that sends one.
     func makeFetch(
-        _ id: Int, _ call: Call, key: CacheKey, revalidating stored: StoredEntry?, mayStore: Bool
+        _ id: Int, _ call: Call, key: CacheKey, revalidating stored: StoredEntry?, mayStore: Bool,
+        method: HTTPMethod = .get, content: [UInt8]? = nil
     ) -> InFlightFetch {
         InFlightFetch(
             id: id, key: key, url: call.fetchURL, keyURL: call.keyURL, decision: call.decision, stored: stored,
-            requestHeaders: call.originHeaders, mayStore: mayStore, dependencies: service.inFlight)
+            requestHeaders: call.originHeaders, mayStore: mayStore, method: method, content: content,
+            dependencies: service.inFlight)
     }
 
     /// Registers the caller on a fetch with a deadline for the outcome, and as a reader of its body from
     /// the first byte.
-    /// - Parameter headUpdates: the fetch is a `HEAD` whose `200` updates or invalidates `stored`.
     /// - Returns: `false` when the fetch no longer takes callers (nothing was done for this one).
     func wait(
         on fetch: InFlightFetch, call: Call, key: CacheKey, stored: StoredEntry?, forward: CacheStatus.Forward,
-        collapsed: Bool, headUpdates: Bool = false
+        collapsed: Bool
     ) -> Bool {
         guard let reader = fetch.body.addReader() else { return false }
         let handler = self
         let joined = fetch.join { outcome in
             let relaying = handler.answer(
                 call, outcome: outcome, fetch: fetch, reader: reader, key: key, stored: stored, forward: forward,
-                collapsed: collapsed, headUpdates: headUpdates)
+                collapsed: collapsed)
             if !relaying { fetch.body.removeReader(reader) }
         }
         guard joined else {
@@ -126,18 +137,19 @@ extension FetchHandler {
     /// - Returns: whether the caller's answer reads the fetch's body with `reader` (else it is let go).
     private func answer(
         _ call: Call, outcome: InFlightOutcome, fetch: InFlightFetch, reader: Int, key: CacheKey,
-        stored: StoredEntry?, forward: CacheStatus.Forward, collapsed: Bool, headUpdates: Bool
+        stored: StoredEntry?, forward: CacheStatus.Forward, collapsed: Bool
     ) -> Bool {
         let cacheName = service.configuration.cacheName
         switch outcome {
-        case .revalidated(let entry):
+        case .revalidated(let entry, let forwardStatus):
             service.executor.submit { [self] in
                 let facts = entry.facts
                 let now = Int64(service.clock().timeIntervalSince1970)
                 let age = facts.currentAge(now: now)
                 let ttl = facts.freshnessLifetime(overrides: call.decision.overrides).seconds - age
                 let status = CacheStatus(
-                    cacheName: cacheName, forward: forward, forwardStatus: 304, ttl: ttl, collapsed: collapsed)
+                    cacheName: cacheName, forward: forward, forwardStatus: forwardStatus, ttl: ttl,
+                    collapsed: collapsed)
                 serveStoredOrRefetch(call, key: key, entry: entry, xCache: .revalidated, age: age, cacheStatus: status)
             }
             return false
@@ -202,27 +214,6 @@ extension FetchHandler {
                 service.executor.submit { [self] in
                     invalidate(after: call, responseHeaders: head.headers)
                     call.writer.send(response)
-                }
-                return relaying
-            }
-            if headUpdates, let stored {
-                // Before the answer leaves: the caller's next request must find the stored response updated.
-                service.executor.submit { [self] in
-                    guard
-                        let updated = updateStored(
-                            stored, fromHead: head, requestTime: fetch.requestTime,
-                            overrides: call.decision.overrides)
-                    else { return call.writer.send(response) }
-                    // Updated: answered from the store, as after a 304, so the fields the HEAD did not
-                    // repeat are there too.
-                    if relaying { fetch.body.removeReader(reader) }
-                    let facts = updated.facts
-                    let age = facts.currentAge(now: Int64(service.clock().timeIntervalSince1970))
-                    let status = CacheStatus(
-                        cacheName: cacheName, forward: forward, forwardStatus: head.status,
-                        ttl: facts.freshnessLifetime(overrides: call.decision.overrides).seconds - age)
-                    serveStoredOrRefetch(
-                        call, key: key, entry: updated, xCache: .revalidated, age: age, cacheStatus: status)
                 }
                 return relaying
             }

@@ -61,7 +61,7 @@ extension FetchHandler {
                 {
                     // DESIGN.md: an image that no longer validates on read is deleted and refetched.
                     service.metrics.imageValidationFailed(format: rejection.format, stage: .read)
-                    _ = try? service.store.delete(entry.key)
+                    _ = try? service.store.delete(entry)
                     throw CacheStoreError.corruptEntryDeleted(key: entry.key, reason: "image: \(rejection)")
                 }
                 if keepsInMemory {

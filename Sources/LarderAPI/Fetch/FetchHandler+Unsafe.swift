@@ -10,14 +10,10 @@ extension FetchHandler {
     /// the origin as it came (`forward(_:body:)`).
     static func isCacheable(_ method: HTTPMethod) -> Bool { method == .get || method == .head }
 
-    /// The safe methods of RFC 9110 §9.2.1, and QUERY (safe by its definition): their answers invalidate
-    /// nothing. Any other method, one Larder never heard of included, is unsafe (RFC 9111 §4.4).
-    static let safeMethods: Set<HTTPMethod> = [.get, .head, .options, .trace, .query]
-
     /// Whether an answer with `status` to `method` invalidates what is stored for the target: a non-error
-    /// status (2xx, 3xx) to an unsafe method (RFC 9111 §4.4).
+    /// status (2xx, 3xx) to an unsafe method (RFC 9111 §4.4; `HTTPMethod.isSafe`).
     static func invalidates(method: HTTPMethod, status: Int) -> Bool {
-        (200..<400).contains(status) && !safeMethods.contains(method)
+        (200..<400).contains(status) && !method.isSafe
     }
 
     /// Forwards a request with a method other than GET and HEAD to the origin, with its content, for this
@@ -28,14 +24,8 @@ extension FetchHandler {
     ///   - call: the request, after the same checks and filter decision as a GET.
     ///   - body: its content (the server bounds it with `--max-body-bytes`: 413 beyond, before this runs).
     func forward(_ call: Call, body: [UInt8]) {
-        let key = CacheKey.make(canonicalURL: call.keyURL)
-        let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
-            makeFetch(id, call, key: key, revalidating: nil, mayStore: false)
-        }
-        // A new fetch always takes its first caller.
-        _ = wait(on: fetch, call: call, key: key, stored: nil, forward: .method, collapsed: false)
-        fetch.start(
-            conditionalHeaders: HTTPHeaders(), method: OriginRequest.Method(rawValue: call.method.rawValue), body: body)
+        fetchAlone(
+            call, key: CacheKey.make(canonicalURL: call.keyURL), method: call.method, content: body, forward: .method)
     }
 
     /// Invalidates every stored variant of the request's target and of the same-origin URIs its answer's
@@ -64,9 +54,8 @@ extension FetchHandler {
     /// (scheme, host and port: RFC 9111 §4.4 forbids invalidating another origin's entries on its word).
     static func invalidatedURLs(call: Call, responseHeaders: HTTPHeaders, decider: any FilterDecider) -> [String] {
         var urls = [call.keyURL]
-        guard case .success(let target) = URLCanonicalizer().canonicalize(call.fetchURL),
-            let base = URL(string: call.fetchURL)
-        else { return urls }
+        let target = call.target
+        guard let base = URL(string: call.fetchURL) else { return urls }
         for name in ["Location", "Content-Location"] {
             guard let value = responseHeaders[name], !value.isEmpty,
                 let resolved = URL(string: value, relativeTo: base)?.absoluteString,
@@ -74,9 +63,7 @@ extension FetchHandler {
                 canonical.scheme == target.scheme, canonical.host == target.host,
                 canonical.effectivePort == target.effectivePort
             else { continue }
-            let keyed =
-                decider.decide(url: canonical, method: .get, headers: call.headers).keyedURL(for: resolved)
-                ?? canonical.string
+            let keyed = decider.keyURL(of: canonical, text: resolved, headers: call.headers)
             if !urls.contains(keyed) { urls.append(keyed) }
         }
         return urls

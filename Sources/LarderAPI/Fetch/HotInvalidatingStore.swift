@@ -55,6 +55,13 @@ public final class HotInvalidatingStore: CacheStore {
         return try wrapped.delete(key)
     }
 
+    @discardableResult
+    public func delete(_ entry: StoredEntry) throws -> Bool {
+        hot.remove(entry.key)
+        defer { hot.remove(entry.key) }
+        return try wrapped.delete(entry)
+    }
+
     /// Purges in the store and drops the selected entries from memory, before and after (a hit may
     /// have put one back meanwhile). A soft purge drops them too: memory serves only fresh entries, and
     /// the store's copy now says stale.

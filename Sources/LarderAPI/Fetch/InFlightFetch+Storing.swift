@@ -121,21 +121,36 @@ extension InFlightFetch {
         waiters.settle(.response(head, admission: admission), tellingNow: true)
     }
 
-    /// Freshens the stored entry after a 304 (RFC 9111 §4.3.4) and tells every caller.
-    func revalidate(_ stored: StoredEntry, notModified head: OriginResponseHead, responseTime: Date) {
+    /// Freshens the stored entry after a 304, or a matching 200 to a forwarded HEAD (RFC 9111 §4.3.4,
+    /// §4.3.5), and tells every caller; `head.status` is the forward status their `Cache-Status` names.
+    func revalidate(_ stored: StoredEntry, by head: OriginResponseHead, responseTime: Date) {
         storeQueue.async { [self] in
             let outcome: InFlightOutcome
             if let entry = stored.freshened(
                 by: head.headers, requestTime: requestTime, responseTime: responseTime, lifetimes: lifetimes)
             {
                 _ = try? dependencies.store.updateMetadata(entry)
-                outcome = .revalidated(entry)
+                outcome = .revalidated(entry, forwardStatus: head.status)
             } else {
                 outcome = .failure(.protocolError(detail: "304 names another representation than the stored one"))
             }
             state.withLock { $0.finished = true }
             waiters.settle(outcome, tellingNow: true)
             dependencies.registry.remove(self)
+        }
+    }
+
+    /// Deletes the stored response a forwarded HEAD's answer says is another representation (RFC 9111
+    /// §4.3.5), unless another body replaced it meanwhile, then relays that answer: before it leaves, so
+    /// that the caller's next request cannot be served what it invalidated.
+    func invalidateThenRelay(_ stored: StoredEntry, head: OriginResponseHead, responseTime: Date) {
+        state.withLock { state in
+            state.head = head
+            state.responseTime = responseTime
+        }
+        storeQueue.async { [self] in
+            _ = try? dependencies.store.delete(stored)
+            waiters.settle(.response(head, admission: .bypass), tellingNow: true)
         }
     }
 }

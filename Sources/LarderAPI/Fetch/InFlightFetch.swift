@@ -48,6 +48,11 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     let requestHeaders: HTTPHeaders
     /// Whether the response may be stored at all (`false` for bypass).
     let mayStore: Bool
+    /// The method sent: GET; for a fetch that stores nothing, the caller's own (HEAD, or an unsafe one
+    /// forwarded as it came: a stored fetch always GETs the body).
+    let method: HTTPMethod
+    /// The caller's content, for a method that sends one.
+    let content: [UInt8]?
     /// When the fetch started.
     let startedAt: Date
     /// The same on the monotonic clock, for the latency metric (the injected clock may stand still).
@@ -68,7 +73,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
 
     init(
         id: Int, key: CacheKey, url: String, keyURL: String, decision: FilterDecision, stored: StoredEntry?,
-        requestHeaders: HTTPHeaders, mayStore: Bool, dependencies: InFlightDependencies
+        requestHeaders: HTTPHeaders, mayStore: Bool, method: HTTPMethod = .get, content: [UInt8]? = nil,
+        dependencies: InFlightDependencies
     ) {
         self.id = id
         self.key = key
@@ -78,6 +84,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         self.stored = stored
         self.requestHeaders = requestHeaders
         self.mayStore = mayStore
+        self.method = mayStore ? .get : method
+        self.content = mayStore ? nil : content
         self.dependencies = dependencies
         startedAt = dependencies.clock()
         requestTime = startedAt
@@ -93,12 +101,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     }
 
     /// Sends the request to the origin, conditional on the stored entry's validators when there is one.
-    /// - Parameters:
-    ///   - conditionalHeaders: `If-None-Match` / `If-Modified-Since` for a revalidation.
-    ///   - method: GET; for a fetch that stores nothing, the caller's method (HEAD, or an unsafe one
-    ///     forwarded as it came: a stored fetch always GETs the body).
-    ///   - body: the caller's content, for a method that sends one.
-    func start(conditionalHeaders: HTTPHeaders, method: OriginRequest.Method = .get, body content: [UInt8]? = nil) {
+    /// - Parameter conditionalHeaders: `If-None-Match` / `If-Modified-Since` for a revalidation.
+    func start(conditionalHeaders: HTTPHeaders = HTTPHeaders()) {
         var headers = requestHeaders
         if mayStore {
             // The fetch is shared and its answer stored: the caller's own conditionals and ranges are
@@ -110,10 +114,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                 name: "Accept-Encoding", value: EncodingVariant(requestHeaders: requestHeaders).acceptEncodingField)
             for field in conditionalHeaders { headers.add(name: field.name, value: field.value) }
         }
-        let request =
-            mayStore
-            ? OriginRequest(method: .get, url: url, headers: headers)
-            : OriginRequest(method: method, url: url, headers: headers, body: content)
+        let request = OriginRequest(method: method, url: url, headers: headers, body: content)
         let fetch = dependencies.client.fetch(request, delegate: self)
         body.attach(fetch)
         state.withLock { $0.originFetch = fetch }
@@ -142,9 +143,24 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
 
     func fetch(_ fetch: OriginFetch, didReceiveHead head: OriginResponseHead) {
         let responseTime = dependencies.clock()
-        if head.status == 304, let stored {
-            revalidate(stored, notModified: head, responseTime: responseTime)
+        if head.status == 304, mayStore, let stored {
+            revalidate(stored, by: head, responseTime: responseTime)
             return
+        }
+        if method == .head, !mayStore, let stored {
+            // A forwarded HEAD's answer updates or invalidates the stored response it could have been
+            // chosen for (RFC 9111 §4.3.5): a matching 200 freshens it as a 304 would.
+            switch HeadUpdate.outcome(
+                status: head.status, headers: head.headers, stored: stored.headers, storedLength: stored.originalSize)
+            {
+            case .update:
+                revalidate(stored, by: head, responseTime: responseTime)
+                return
+            case .invalidate:
+                return invalidateThenRelay(stored, head: head, responseTime: responseTime)
+            case .none:
+                break
+            }
         }
         var admission =
             mayStore

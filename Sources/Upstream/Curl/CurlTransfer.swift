@@ -41,9 +41,8 @@ final class CurlTransfer: @unchecked Sendable {
         tls = configuration.tls
         prepared = Result { () throws(OriginError) in
             let url = try OriginURL(validating: fetch.request.url, maximumLength: configuration.maxURLLength)
-            let method = fetch.request.method.rawValue
             // The request line is built from it (CURLOPT_CUSTOMREQUEST): never a space, CR or LF in it.
-            guard !method.isEmpty, method.utf8.allSatisfy(\.isHTTPTokenByte) else {
+            guard HTTPMethod(validatingToken: fetch.request.method.rawValue) != nil else {
                 throw .invalidRequestHeader(name: "method", reason: "not a token")
             }
             let headers = try OriginHeaderForwarding.forwardedRequestHeaders(

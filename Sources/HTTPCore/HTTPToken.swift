@@ -1,0 +1,20 @@
+/// The `token` of RFC 9110 §5.6.2: one or more `tchar`s. Method names and field names are tokens.
+public enum HTTPToken {
+    /// Whether `text` is a token, by the request parser's own byte class.
+    /// - Parameter text: the candidate.
+    /// - Returns: `true` when it is non-empty and every byte is a `tchar`.
+    public static func isValid(_ text: some StringProtocol) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy(HTTPByteClass.isToken)
+    }
+}
+
+extension HTTPMethod {
+    /// A method from text that must be a token (RFC 9110 §9.1): what the parser accepts on a request line,
+    /// for a method given elsewhere (a filter's `methods`, a query parameter, a request to an origin).
+    /// - Parameter token: the method as written; case-sensitive, kept as it is.
+    /// - Returns: `nil` when `token` is empty or holds a byte that is not a `tchar`.
+    public init?(validatingToken token: String) {
+        guard HTTPToken.isValid(token) else { return nil }
+        self.init(rawValue: token)
+    }
+}
