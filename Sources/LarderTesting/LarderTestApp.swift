@@ -82,7 +82,9 @@ public struct LarderTestApp: Sendable {
         responder = wired.responder
         server = settings.listening.serverConfiguration
         onServer = nil
-        let accessLogger = settings.logging.accessLog ? AccessLogger(format: settings.logging.format) : nil
+        let accessLogger =
+            settings.logging.accessLog
+            ? AccessLogger(format: settings.logging.format, logger: logger.part("larder.access")) : nil
         makeServer = { configuration in wired.makeServer(configuration: configuration, accessLogger: accessLogger) }
         finish = wired.finish
         shutdown = { wired.shutdown() }

@@ -74,7 +74,7 @@ public enum LarderWiring {
         warnIfCAFileReplacesTheSystemStore(tls, logger: logger)
         // One policy for every admin route: the operator page's login sessions must be known to all of them.
         // Secrets from files are read here, before the store exists: a bad file stops the start.
-        let access = try makeAdminAccess(settings.admin)
+        let access = try makeAdminAccess(settings.admin, logger: logger)
         let fetchAccess = try makeFetchAccess(settings.fetchAccess)
         metrics.registry.register(fetchAccess.metrics)
         // Before the store opens: its sweep and every stored entry's freshness read the target list.
@@ -93,7 +93,7 @@ public enum LarderWiring {
         let fetch = makeFetchService(
             store: store, executor: executor, settings: settings.fetch, decider: registry,
             listening: (settings.listening.host, settings.listening.port), metrics: metrics.registry, logger: logger)
-        let cache = makeCacheAPI(store: fetch.store, executor: executor, decider: registry)
+        let cache = makeCacheAPI(store: fetch.store, executor: executor, decider: registry, logger: logger)
         metrics.registry.register(cache.purgeMetrics)
         metrics.registry.register(
             StoreMetrics(
