@@ -46,7 +46,7 @@ public struct LarderTestApp: Sendable {
     ///   - responder: the root responder.
     ///   - server: the live server's settings.
     ///   - onServer: told about the live server before it starts.
-    init(
+    public init(
         responder: any HTTPResponder, server: HTTPServerConfiguration = serverConfiguration(),
         onServer: (@Sendable (HTTPServer) -> Void)? = nil
     ) {

@@ -75,7 +75,13 @@ public final class LarderTestClient: Sendable {
             case .chunked: answered.append((name: "Transfer-Encoding", value: "chunked"))
             default: break
             }
-            let content = framing.sendsContent ? try Self.content(of: response.body, timeout: timeout) : []
+            var content: [UInt8] = []
+            if framing.sendsContent {
+                content = try Self.content(of: response.body, timeout: timeout)
+            } else if case .stream(let source, _) = response.body {
+                // Not read, so released as the server releases it (HEAD, 204, 304): a store's reader closes.
+                source.cancel()
+            }
             return RawHTTPResponse(status: response.status.code, headers: answered, body: content)
         }
     }
