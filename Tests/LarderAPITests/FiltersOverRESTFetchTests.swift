@@ -36,8 +36,8 @@ import Testing
                 "PUT", "/filters", headers: [("Content-Type", "application/json")], body: Self.chain)
             #expect(put.status == 200, "\(put.text)")
             func fetch(_ path: String, userAgent: String = Self.curl) throws -> RawHTTPResponse {
-                let url = origin.url(path).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-                return try client.request("GET", "/fetch?url=" + url, headers: [("User-Agent", userAgent)])
+                try client.request(
+                    "GET", "/fetch?url=" + QueryEncoding.value(origin.url(path)), headers: [("User-Agent", userAgent)])
             }
             func storedURLs() throws -> [String] {
                 let listing = try client.request("GET", "/cache")
