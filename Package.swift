@@ -67,8 +67,7 @@ let package = Package(
         .executableTarget(
             name: "larder",
             dependencies: [
-                "HTTPCore", "HTTPServer", "CacheCore", "CachePolicy", "Storage", "Upstream", "LarderAPI", "Metrics",
-                "LarderApp",
+                "HTTPCore", "HTTPServer", "CacheCore", "Storage", "Upstream", "LarderAPI", "LarderApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

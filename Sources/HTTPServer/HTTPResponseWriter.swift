@@ -11,8 +11,6 @@ public final class HTTPResponseWriter: Sendable {
     private enum Destination {
         /// The connection the request came on, and the request's number on it.
         case connection(HTTPConnection, Int)
-        /// Another writer, after an observer has seen the response.
-        case observed(HTTPResponseWriter, @Sendable (HTTPResponse) -> Void)
         /// A closure, with no connection behind it.
         case detached(@Sendable (HTTPResponse) -> Void)
     }
@@ -29,8 +27,13 @@ public final class HTTPResponseWriter: Sendable {
     /// - Parameters:
     ///   - writer: where the response goes.
     ///   - observer: called once with the response, on the sending thread, before it is sent.
-    public init(forwardingTo writer: HTTPResponseWriter, observer: @escaping @Sendable (HTTPResponse) -> Void) {
-        destination = .observed(writer, observer)
+    public convenience init(
+        forwardingTo writer: HTTPResponseWriter, observer: @escaping @Sendable (HTTPResponse) -> Void
+    ) {
+        self.init(delivering: { response in
+            observer(response)
+            writer.send(response)
+        })
     }
 
     /// A writer with no connection: the response goes to `deliver` as the handler sent it, without the
@@ -51,9 +54,6 @@ public final class HTTPResponseWriter: Sendable {
         switch destination {
         case .connection(let connection, let requestNumber):
             connection.deliver(response, requestNumber: requestNumber)
-        case .observed(let writer, let observer):
-            observer(response)
-            writer.send(response)
         case .detached(let deliver):
             deliver(response)
         }

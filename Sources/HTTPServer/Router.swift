@@ -43,16 +43,8 @@ public struct Router: HTTPResponder {
     ///   - pattern: the path pattern, starting with `/`.
     ///   - responder: what answers the matching requests.
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ responder: any HTTPResponder) {
-        let parsed = RoutePattern(pattern)
         knownMethods.insert(method)
-        if let index = routes.firstIndex(where: { $0.pattern == parsed }) {
-            routes[index].handlers[method] = responder
-        } else {
-            routes.append(Route(pattern: parsed, handlers: [method: responder], anyMethod: nil))
-            if let path = parsed.literalPath, !routes.dropLast().contains(where: { $0.pattern.match(path) != nil }) {
-                literalRoutes[path] = routes.count - 1
-            }
-        }
+        routes[routeIndex(for: RoutePattern(pattern))].handlers[method] = responder
     }
 
     /// Lets a pattern take every method, those no route names included (they are then not 501 there):
@@ -61,15 +53,18 @@ public struct Router: HTTPResponder {
     ///   - pattern: the path pattern, starting with `/`; a route added with `add` for it keeps its handlers.
     ///   - responder: what answers the other methods.
     public mutating func addAnyMethod(_ pattern: String, _ responder: any HTTPResponder) {
-        let parsed = RoutePattern(pattern)
-        if let index = routes.firstIndex(where: { $0.pattern == parsed }) {
-            routes[index].anyMethod = responder
-        } else {
-            routes.append(Route(pattern: parsed, handlers: [:], anyMethod: responder))
-            if let path = parsed.literalPath, !routes.dropLast().contains(where: { $0.pattern.match(path) != nil }) {
-                literalRoutes[path] = routes.count - 1
-            }
+        routes[routeIndex(for: RoutePattern(pattern))].anyMethod = responder
+    }
+
+    /// The index of the route for `pattern`, appended without handlers when there is none yet. A new literal
+    /// path goes to the fast lookup unless an earlier pattern already owns it (the first match wins).
+    private mutating func routeIndex(for pattern: RoutePattern) -> Int {
+        if let index = routes.firstIndex(where: { $0.pattern == pattern }) { return index }
+        routes.append(Route(pattern: pattern, handlers: [:], anyMethod: nil))
+        if let path = pattern.literalPath, !routes.dropLast().contains(where: { $0.pattern.match(path) != nil }) {
+            literalRoutes[path] = routes.count - 1
         }
+        return routes.count - 1
     }
 
     /// Adds a route answered by a closure.

@@ -79,7 +79,8 @@ public struct CacheAPI: Sendable {
     }
 
     /// The request's query parameters: each allowed name at most once, but `repeatable` ones, which are
-    /// gathered in order (repeats dropped); none empty.
+    /// gathered in order, repeats included (a bound on how many may be given counts each; `tags` then keeps
+    /// each once); none empty.
     /// - Parameters:
     ///   - request: the request.
     ///   - allowed: the names the endpoint knows, `repeatable` ones included.

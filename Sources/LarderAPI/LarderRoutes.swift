@@ -65,6 +65,8 @@ public struct LarderRoutes: Sendable {
             let handler: any HTTPResponder =
                 fetchAccess.isEnabled
                 ? FetchGuard(access: fetchAccess, wrapping: FetchHandler(service: fetch)) : FetchHandler(service: fetch)
+            // GET and HEAD are routes of their own, not left to the fallbacks (HEAD to GET, any method):
+            // a literal path's GET is found by the router's first lookup, the fast path of every hit.
             router.add(.get, "/fetch", handler)
             router.add(.head, "/fetch", handler)
             // Every other method is forwarded uncached (RFC 9111 §4.4), after the routes above.
@@ -74,8 +76,8 @@ public struct LarderRoutes: Sendable {
         if let cache {
             router.addAdmin(.get, "/cache", access: access, CacheListHandler(api: cache))
             router.addAdmin(.delete, "/cache", access: access, CachePurgeHandler(api: cache))
+            // HEAD is answered by this GET route (the router's fallback), guard and all.
             router.addAdmin(.get, "/cache/:key", access: access, CacheBodyHandler(api: cache))
-            router.addAdmin(.head, "/cache/:key", access: access, CacheBodyHandler(api: cache))
             router.addAdmin(.delete, "/cache/:key", access: access, CacheDeleteHandler(api: cache))
             router.addAdmin(.get, "/cache/:key/meta", access: access, CacheMetaHandler(api: cache))
         }

@@ -26,6 +26,11 @@ public struct LarderTestApp: Sendable {
     public var accessLog: (@Sendable (HTTPAccessRecord) -> Void)?
     /// Run after the test's body (the wiring's shutdown step: stores finish, hit counts are written).
     let finish: (@Sendable () -> Void)?
+    /// Run after `finish`: stops what the wiring started (`LarderWiring.Wired.shutdown()`).
+    let shutdown: (@Sendable () -> Void)?
+    /// Makes the live server as `serve` does (`LarderWiring.Wired.makeServer`); `nil`: a bare `HTTPServer`
+    /// with `accessLog`, told to `onServer`.
+    let makeServer: (@Sendable (HTTPServerConfiguration) -> HTTPServer)?
 
     /// A server's settings for tests: short timeouts, two event loops.
     /// - Parameter timeout: the header, idle and write timeouts, in seconds.
@@ -49,6 +54,8 @@ public struct LarderTestApp: Sendable {
         self.server = server
         self.onServer = onServer
         finish = nil
+        shutdown = nil
+        makeServer = nil
     }
 
     /// An app serving the route table's routes for the parts given (the tests' own store, clock, origin).
@@ -63,7 +70,9 @@ public struct LarderTestApp: Sendable {
 
     /// The application `larder serve` runs for these settings, wired as it wires it (the database, the
     /// filters file, the admin and `/fetch` policies, every route); the process's own part (flags, signals,
-    /// log set-up) is not here.
+    /// log set-up) is not here. The live server is the one `serve` makes (`Wired.makeServer`: readiness, HTTP
+    /// metrics and access records attached) with the settings' listening limits (body size, timeouts, parser
+    /// limits, event loops); only its address is a test's, 127.0.0.1:0 (loopback, a free port).
     /// - Parameters:
     ///   - settings: the resolved settings (`ServeSettings.resolve(flags:environment:)`).
     ///   - logger: where the wiring logs.
@@ -71,14 +80,20 @@ public struct LarderTestApp: Sendable {
     public init(settings: ServeSettings, logger: Logger = Logger(label: "larder.test")) throws {
         let wired = try LarderWiring.makeResponder(settings: settings, logger: logger)
         responder = wired.responder
-        server = Self.serverConfiguration()
-        let readiness = wired.readiness
-        onServer = { readiness.attach($0) }
+        server = settings.listening.serverConfiguration
+        onServer = nil
+        let accessLogger =
+            settings.logging.accessLog
+            ? AccessLogger(format: settings.logging.format, logger: logger.part("larder.access")) : nil
+        makeServer = { configuration in wired.makeServer(configuration: configuration, accessLogger: accessLogger) }
         finish = wired.finish
+        shutdown = { wired.shutdown() }
     }
 
     /// The application `larder serve` runs for these flags and environment, resolved as `serve` resolves
-    /// them (flag over environment over default), on 127.0.0.1:0 unless the flags say otherwise.
+    /// them (flag over environment over default). `host` and `port` default to 127.0.0.1 and 0 for the
+    /// resolution (so that the fetch path's own-address guard knows a test's address), and the live server
+    /// listens on 127.0.0.1:0 whatever they say: a test never binds a fixed port or a public address.
     /// - Parameters:
     ///   - flags: values by flag without dashes (`["db": path, "max-size": "64M"]`).
     ///   - environment: the `LARDER_*` variables to resolve under the flags.
@@ -99,7 +114,10 @@ public struct LarderTestApp: Sendable {
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or why the live server could not start.
     public func test<T>(_ mode: LarderTestMode, _ body: (LarderTestClient) async throws -> T) async throws -> T {
-        defer { finish?() }
+        defer {
+            finish?()
+            shutdown?()
+        }
         switch mode {
         case .router:
             return try await body(LarderTestClient(responder: responder))
@@ -107,7 +125,9 @@ public struct LarderTestApp: Sendable {
             var configuration = server
             configuration.host = "127.0.0.1"
             configuration.port = 0
-            let server = HTTPServer(configuration: configuration, responder: responder, accessLog: accessLog)
+            let server =
+                makeServer?(configuration)
+                ?? HTTPServer(configuration: configuration, responder: responder, accessLog: accessLog)
             onServer?(server)
             try server.start()
             do {

@@ -50,13 +50,9 @@ public final class LarderTestClient: Sendable {
     ) throws -> RawHTTPResponse {
         switch self.target {
         case .server(let server):
-            let client = try RawSocketClient(port: server.port, timeout: timeout)
-            defer { client.close() }
-            var head = "\(method) \(target) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
-            for (name, value) in headers { head += "\(name): \(value)\r\n" }
-            if let body { head += "Content-Length: \(body.count)\r\n" }
-            try client.send(bytes: Array((head + "\r\n").utf8) + (body ?? []))
-            return try client.readResponse(isHeadResponse: method == "HEAD")
+            return try RawSocketClient.exchange(
+                port: server.port, method, target, headerLines: headers.map { "\($0): \($1)" }, body: body,
+                timeout: timeout)
         case .responder(let responder):
             var fields = HTTPHeaders([("Host", "test")])
             for (name, value) in headers { fields.add(name: name, value: value) }
@@ -75,7 +71,13 @@ public final class LarderTestClient: Sendable {
             case .chunked: answered.append((name: "Transfer-Encoding", value: "chunked"))
             default: break
             }
-            let content = framing.sendsContent ? try Self.content(of: response.body, timeout: timeout) : []
+            var content: [UInt8] = []
+            if framing.sendsContent {
+                content = try Self.content(of: response.body, timeout: timeout)
+            } else if case .stream(let source, _) = response.body {
+                // Not read, so released as the server releases it (HEAD, 204, 304): a store's reader closes.
+                source.cancel()
+            }
             return RawHTTPResponse(status: response.status.code, headers: answered, body: content)
         }
     }

@@ -130,7 +130,6 @@ extension SQLiteCacheStore {
         _ = try? delete(entry)
     }
 
-    /// Deletes a body's chunks (and its pending row).
     /// Deletes a pending body that will never be committed (an abandoned or failed write) and forgets it
     /// as live. If this fails, the pending row stays and the next sweep or start-up removes it.
     func discardPendingBody(_ body: Int64) {
@@ -143,6 +142,7 @@ extension SQLiteCacheStore {
         liveBodies.withLock { _ = $0.remove(body) }
     }
 
+    /// Deletes a body's chunks (and its pending row).
     static func deleteBody(_ body: Int64, pending: Bool, connection: SQLiteConnection) throws {
         let first = body << StorageSchema.chunkIDShift
         try connection.run(

@@ -219,16 +219,18 @@ public final class SQLiteCacheStore: CacheStore {
 
     @discardableResult
     public func delete(_ entry: StoredEntry) throws -> Bool {
-        let deleted = try guarded("delete") {
+        try guarded("delete") {
             try database.write {
-                try $0.run(
-                    "DELETE FROM entry WHERE id = ? AND key = ? AND body_id = ?",
-                    [.integer(Self.rowID(entry.key)), .blob(entry.key.bytes), .integer(entry.bodyID)]) > 0
+                let deleted =
+                    try $0.run(
+                        "DELETE FROM entry WHERE id = ? AND key = ? AND body_id = ?",
+                        [.integer(Self.rowID(entry.key)), .blob(entry.key.bytes), .integer(entry.bodyID)]) > 0
+                // Only when it went (the hits logged for a replacement are the replacement's), and under the
+                // writer lock, as every row removal forgets its hits.
+                if deleted { hitLog.forget(Self.rowID(entry.key)) }
+                return deleted
             }
         }
-        // Only when it went: the hits logged for a replacement are the replacement's.
-        if deleted { hitLog.forget(Self.rowID(entry.key)) }
-        return deleted
     }
 
     public func stats() throws -> CacheStoreStats {

@@ -17,13 +17,8 @@ extension LarderProcess {
     public func request(
         _ method: String, _ target: String, headers: [String] = [], body: String? = nil, timeout: Double = 30
     ) throws -> RawHTTPResponse {
-        let client = try RawSocketClient(port: port, timeout: timeout)
-        defer { client.close() }
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: test\r\n"
-        for header in headers { head += header + "\r\n" }
-        if let body { head += "Content-Length: \(body.utf8.count)\r\n" }
-        try client.send(head + "Connection: close\r\n\r\n" + (body ?? ""))
-        return try client.readResponse(isHeadResponse: method == "HEAD")
+        try RawSocketClient.exchange(
+            port: port, method, target, headerLines: headers, body: body.map { Array($0.utf8) }, timeout: timeout)
     }
 
     /// `GET /fetch?url=<url>`, the URL percent-encoded as a query value.
@@ -31,19 +26,7 @@ extension LarderProcess {
     /// - Returns: the response.
     /// - Throws: `RawSocketError` when the exchange fails.
     public func fetch(_ url: String) throws -> RawHTTPResponse {
-        try request("GET", "/fetch?url=" + Self.queryValue(url))
-    }
-
-    /// `value` with every byte outside RFC 3986's unreserved set percent-encoded.
-    /// - Parameter value: the text.
-    /// - Returns: the encoded text.
-    public static func queryValue(_ value: String) -> String {
-        value.utf8.map { byte -> String in
-            let unreserved =
-                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x7E
-            return unreserved ? String(UnicodeScalar(byte)) : String(format: "%%%02X", byte)
-        }.joined()
+        try request("GET", "/fetch?url=" + QueryEncoding.value(url))
     }
 
     /// Runs `larder arguments…` to its end, for one-shot commands (`stats`, `backup`, `health`, a

@@ -1,4 +1,5 @@
 import HTTPCore
+import LarderApp
 import Logging
 
 /// Writes one JSON object per line to standard output: `time`, `level`, `label`, `message` and the
@@ -18,8 +19,10 @@ struct JSONLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         var line = "{\"time\":\(LogTimestamp.now().jsonQuoted),\"level\":\(event.level.rawValue.jsonQuoted)"
-        line += ",\"label\":\(label.jsonQuoted),\"message\":\(event.message.description.jsonQuoted)"
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        // A part's logger (`Logger.part`) names its label in metadata (`Logger.partLabelKey`, which is "label").
+        let shownLabel = merged[Logger.partLabelKey].map { "\($0)" } ?? label
+        line += ",\"label\":\(shownLabel.jsonQuoted),\"message\":\(event.message.description.jsonQuoted)"
         for key in merged.keys.sorted() where !["time", "level", "label", "message"].contains(key) {
             line += ",\(key.jsonQuoted):\(Self.render(merged[key]!))"
         }

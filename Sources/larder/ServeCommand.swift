@@ -87,17 +87,18 @@ struct ServeCommand: ParsableCommand {
         let metrics = ServeMetrics()
         let wired = try LarderWiring.makeResponder(settings: settings, logger: logger, metrics: metrics)
         // Every access record feeds the metrics; the log line is written only when the access log is on.
-        let accessLog = metrics.accessRecordSink(
-            accessLogger: settings.logging.accessLog ? AccessLogger(format: settings.logging.format) : nil)
-        let server = HTTPServer(
-            configuration: settings.listening.serverConfiguration, responder: wired.responder, accessLog: accessLog,
+        let server = wired.makeServer(
+            configuration: settings.listening.serverConfiguration,
+            accessLogger: settings.logging.accessLog ? AccessLogger(format: settings.logging.format) : nil,
             onError: { error in Logger(label: "larder").error("\(error)") })
-        metrics.http.attach(server)
-        wired.readiness.attach(server)
         // Before "listening on": whoever waits for that line (an orchestrator, a script, a test) may send
         // SIGTERM at once; the handler caught it since the start of `run`, so it waits in the pipe for this.
         SignalDrain.install(
-            server: server, grace: settings.listening.shutdownGrace, logger: logger, finish: wired.finish)
+            server: server, grace: settings.listening.shutdownGrace, logger: logger,
+            finish: {
+                wired.finish()
+                wired.shutdown()
+            })
         do {
             try server.start()
         } catch {

@@ -1,5 +1,6 @@
 import Glibc
 import HTTPServer
+import LarderApp
 import Logging
 
 /// Writes `timestamp level label: message key=value ...` lines to standard output.
@@ -17,8 +18,10 @@ struct TextLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        var line = "\(LogTimestamp.now()) \(event.level) \(label): \(event.message)"
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        var merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        // A part's logger (`Logger.part`) names its label in metadata: shown as the label, not repeated.
+        let shownLabel = merged.removeValue(forKey: Logger.partLabelKey).map { "\($0)" } ?? label
+        var line = "\(LogTimestamp.now()) \(event.level) \(shownLabel): \(event.message)"
         for key in merged.keys.sorted() {
             line += " \(key)=\(merged[key]!)"
         }

@@ -242,6 +242,27 @@ import Testing
         }
     }
 
+    /// HEAD has no handler of its own on `/fetch`: GET's answers it (RFC 9110 §9.3.2), not the one for every
+    /// method. A HEAD response has no content, so the handlers say who they are in a field.
+    @Test func headOnAPathWithGETAndEveryMethodIsAnsweredByGET() async throws {
+        var router = RouterTests.makeRouter()
+        router.add(.get, "/fetch") { _, _, writer in
+            writer.send(HTTPResponse(status: .ok, headers: HTTPHeaders([("X-Handler", "get")])))
+        }
+        router.addAnyMethod(
+            "/fetch",
+            HTTPClosureResponder { _, _, writer in
+                writer.send(HTTPResponse(status: .ok, headers: HTTPHeaders([("X-Handler", "any")])))
+            })
+        try await withServer(responder: router) { server in
+            let client = try RawSocketClient(port: server.port)
+            try client.send("HEAD /fetch?url=x HTTP/1.1\r\nHost: test\r\n\r\n")
+            let response = try client.readResponse(isHeadResponse: true)
+            #expect(response.status == 200)
+            #expect(response.header("X-Handler") == "get")
+        }
+    }
+
     @Test(arguments: [("PROPFIND", "/cache/abc", 501), ("POST", "/cache/abc", 405), ("POST", "/nope", 404)])
     func otherPathsStillRefuseWhatTheyDoNotTake(method: String, path: String, status: Int) async throws {
         try await withServer(responder: Self.makeRouter()) { server in

@@ -70,14 +70,7 @@ final class FetchTestHarness: @unchecked Sendable {
 
     /// `/fetch?url=` for a path on the stub origin.
     func fetchPath(_ originPath: String) -> String {
-        "/fetch?url=" + Self.encode(origin.url(originPath))
-    }
-
-    /// Percent-encodes a query parameter value.
-    static func encode(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+        "/fetch?url=" + QueryEncoding.value(origin.url(originPath))
     }
 
     /// Fetches a stub origin path through Larder on a new connection.

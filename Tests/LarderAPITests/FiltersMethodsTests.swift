@@ -26,7 +26,7 @@ struct FiltersMethodsTests {
     @Test func explainTakesTheMethodAskedAbout() async throws {
         try await withFiltersHarness { harness, _ in
             #expect(try harness.request("PUT", "/filters", body: Self.readOnly).status == 200)
-            let url = FetchTestHarness.encode("http://a.example/x")
+            let url = QueryEncoding.value("http://a.example/x")
             let post = try FiltersAPIHarness.json(try harness.request("GET", "/filters/explain?url=\(url)&method=POST"))
             #expect(post["method"] as? String == "POST")
             #expect(post["owner"] as? String == "no-writes")

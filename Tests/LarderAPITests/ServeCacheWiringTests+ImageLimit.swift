@@ -27,7 +27,7 @@ extension ServeCacheWiringTests {
             environment: environment)
         try await app.test(.live) { client in
             func fetch() throws -> RawHTTPResponse {
-                try client.request("GET", "/fetch?url=" + LarderProcess.queryValue(origin.url("/j.jpg")))
+                try client.request("GET", "/fetch?url=" + QueryEncoding.value(origin.url("/j.jpg")))
             }
             let first = try fetch()
             #expect(sameBytes(first.body, ImageSamples.jpeg8x8))

@@ -35,8 +35,13 @@ import Testing
             let read = try get("/cache/\(entry.key.hex)", token: "t0ken-42")
             #expect(read.status == 200)
             #expect(sameBytes(read.body, body))
+            // Audited under the wiring's `larder.audit` part, which logs through the injected logger.
+            let deleted = try client.request(
+                "DELETE", "/cache/\(entry.key.hex)", headers: [("Authorization", "Bearer t0ken-42")])
+            #expect(deleted.status == 204)
         }
         #expect(log.text.contains("maxSize=67108864"))
+        #expect(log.text.contains("label=larder.audit"))
         #expect(!log.text.contains("t0ken-42"))
     }
 

@@ -24,6 +24,10 @@ import Testing
                 #expect(try client.request("GET", path, headers: cookie).status == 200, "\(path)")
                 #expect(try client.request("GET", path).status == (path == "/ui/" ? 200 : 401), "\(path)")
             }
+            // HEAD of an entry is answered by the GET route, behind the same guard.
+            let unknownEntry = "/cache/" + String(repeating: "0", count: 64)
+            #expect(try client.request("HEAD", unknownEntry).status == 401)
+            #expect(try client.request("HEAD", unknownEntry, headers: cookie).status == 404)
             #expect(try client.request("GET", "/ui/", headers: cookie).text.contains("operator.js"))
             #expect(try client.request("DELETE", "/cache", headers: cookie).status == 403)
             let purge = try client.request("DELETE", "/cache", headers: cookie + [("X-Larder-CSRF", "1")])

@@ -51,7 +51,7 @@ struct FaultKillTests {
                         // Bounded, so that checking every entry afterwards stays quick.
                         if index > round * 100_000 + Self.maxEntriesPerRound { break }
                         let url = origin.url("/obj?n=\(index)")
-                        guard let response = try? Self.get(port: port, "/fetch?url=" + LarderProcess.queryValue(url))
+                        guard let response = try? Self.get(port: port, "/fetch?url=" + QueryEncoding.value(url))
                         else {
                             continue
                         }
@@ -78,7 +78,7 @@ struct FaultKillTests {
             repeat {
                 let page = try restarted.request(
                     "GET",
-                    "/cache?limit=500" + (cursor.map { "&cursor=" + LarderProcess.queryValue($0) } ?? ""))
+                    "/cache?limit=500" + (cursor.map { "&cursor=" + QueryEncoding.value($0) } ?? ""))
                 let json = try #require(try JSONSerialization.jsonObject(with: Data(page.body)) as? [String: Any])
                 for entry in json["entries"] as? [[String: Any]] ?? [] {
                     let key = try #require(entry["key"] as? String)
@@ -87,7 +87,7 @@ struct FaultKillTests {
                     let stored = try restarted.request("GET", "/cache/\(key)")
                     #expect(stored.status == 200)
                     #expect(stored.body == Self.body(index), "round \(round): \(url) serves other bytes")
-                    let hit = try restarted.request("GET", "/fetch?url=" + LarderProcess.queryValue(url))
+                    let hit = try restarted.request("GET", "/fetch?url=" + QueryEncoding.value(url))
                     #expect(hit.header("X-Cache") == "HIT", "round \(round): \(url)")
                     #expect(hit.body == Self.body(index), "round \(round): \(url) serves other bytes")
                     entries += 1

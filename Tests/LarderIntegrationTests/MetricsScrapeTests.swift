@@ -76,7 +76,7 @@ import Testing
         ])
         defer { larder.stop() }
         func get(_ target: String) throws -> RawHTTPResponse { try larder.request("GET", target) }
-        func fetchTarget(_ url: String) -> String { "/fetch?url=" + LarderProcess.queryValue(url) }
+        func fetchTarget(_ url: String) -> String { "/fetch?url=" + QueryEncoding.value(url) }
 
         #expect(try get(fetchTarget(origin.url("/kept"))).header("X-Cache") == "MISS")
         // The entry is committed before the fetch leaves the registry; a hit may need a moment.

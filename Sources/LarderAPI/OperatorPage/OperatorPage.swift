@@ -18,19 +18,15 @@ import OperatorPageAssets
 /// own files only, no inline script, images and requests to this origin only), `X-Frame-Options: DENY`,
 /// and a script that inserts every value from the cache as text. None of this touches `/fetch`: the
 /// routes are separate, and the session check lives in `AdminAccess`, which only admin routes call.
-public struct OperatorPage: Sendable {
+///
+/// A namespace of the page's prebuilt responses; the handlers (`OperatorPageHandler`, `OperatorLoginHandler`,
+/// …) carry the admin policy.
+public enum OperatorPage {
     /// The policy the page's own responses carry (CSP Level 3): everything refused but what the page
     /// needs, all of it from this origin.
     public static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
         + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-
-    /// The admin policy: who sees the page, and the sessions its login opens.
-    public let access: AdminAccess
-
-    /// Creates the page.
-    /// - Parameter access: the admin policy every admin route shares (its sessions must be theirs).
-    public init(access: AdminAccess) { self.access = access }
 
     /// The fields every response of the page carries: its policy, no framing, no sniffing, no referrer.
     /// - Parameters:

@@ -1,16 +1,21 @@
 import HTTPCore
 public import HTTPServer
-import Logging
+public import Logging
 
 /// Turns the server's access records into one log line per request.
 public struct AccessLogger: Sendable {
     /// Text or JSON lines, as the process log.
     public let format: LoggingSettings.Format
-    private let logger = Logger(label: "larder.access")
+    private let logger: Logger
 
     /// Creates the logger.
-    /// - Parameter format: text or JSON lines.
-    public init(format: LoggingSettings.Format) { self.format = format }
+    /// - Parameters:
+    ///   - format: text or JSON lines.
+    ///   - logger: where the lines go (a test's recorder); by default the process log, label `larder.access`.
+    public init(format: LoggingSettings.Format, logger: Logger = Logger(label: "larder.access")) {
+        self.format = format
+        self.logger = logger
+    }
 
     /// Writes one line for a request.
     /// - Parameter record: what the server recorded.

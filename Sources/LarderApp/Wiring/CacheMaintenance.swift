@@ -6,9 +6,10 @@ import Storage
 /// Sweeps the store in the background: entries expired beyond their stale allowance go, orphaned
 /// partial bodies are cleared, and batched hit counts are written (DESIGN.md, "Capacity").
 ///
-/// The timer's handler holds this object, so it lives as long as the process, like the server.
-/// `@unchecked Sendable`: `timer` is set up in `init` and never touched again; its handler runs on the
-/// maintenance queue only.
+/// The timer runs until `cancel()` (`LarderWiring.Wired.shutdown()`): the wiring is a library that tests
+/// build many times, and a timer left running would keep its store open and sweeping for the process's life.
+/// `@unchecked Sendable`: `timer` is set up in `init` and only cancelled afterwards (`DispatchSource.cancel`
+/// is thread-safe); its handler runs on the maintenance queue only.
 final class CacheMaintenance: @unchecked Sendable {
     private let timer: any DispatchSourceTimer
 
@@ -22,8 +23,7 @@ final class CacheMaintenance: @unchecked Sendable {
         timer = DispatchSource.makeTimerSource(queue: queue)
         let period = DispatchTimeInterval.milliseconds(Int(interval * 1000))
         timer.schedule(deadline: .now() + period, repeating: period, leeway: .milliseconds(Int(interval * 100)))
-        timer.setEventHandler { [self] in
-            _ = self  // the handler keeps the maintenance alive
+        timer.setEventHandler {
             do {
                 let swept = try store.sweep(now: Date())
                 if swept > 0 { logger.info("swept expired entries", metadata: ["count": "\(swept)"]) }
@@ -33,6 +33,11 @@ final class CacheMaintenance: @unchecked Sendable {
         }
         timer.resume()
     }
+
+    /// Stops the sweeps; one already running finishes. The handler, and the store it holds, are released.
+    func cancel() {
+        timer.cancel()
+    }
 }
 
 extension LarderWiring {
@@ -41,8 +46,11 @@ extension LarderWiring {
     ///   - store: the SQLite store.
     ///   - settings: the resolved settings.
     ///   - logger: the process logger.
-    static func startMaintenance(store: SQLiteCacheStore, settings: ServeSettings, logger: Logger) {
-        guard settings.maintenance.sweepInterval > 0 else { return }
-        _ = CacheMaintenance(store: store, interval: settings.maintenance.sweepInterval, logger: logger)
+    /// - Returns: the running sweep, to cancel at shutdown; `nil` when there is none.
+    static func startMaintenance(store: SQLiteCacheStore, settings: ServeSettings, logger: Logger)
+        -> CacheMaintenance?
+    {
+        guard settings.maintenance.sweepInterval > 0 else { return nil }
+        return CacheMaintenance(store: store, interval: settings.maintenance.sweepInterval, logger: logger)
     }
 }

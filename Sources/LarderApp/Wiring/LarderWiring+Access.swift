@@ -11,10 +11,12 @@ struct AccessSettingsError: Error, CustomStringConvertible {
 extension LarderWiring {
     /// The admin policy: every admin token (`--admin-token` or its file as `admin`, the named read and full
     /// ones), and the audit trail of purges and filter changes (info, label `larder.audit`).
-    /// - Parameter settings: the admin settings.
+    /// - Parameters:
+    ///   - settings: the admin settings.
+    ///   - logger: the process logger; the audit trail writes through its `larder.audit` part.
     /// - Returns: the one policy every admin route shares.
     /// - Throws: `AccessSettingsError` for an unreadable file or a bad or duplicate token.
-    static func makeAdminAccess(_ settings: AdminSettings) throws(AccessSettingsError) -> AdminAccess {
+    static func makeAdminAccess(_ settings: AdminSettings, logger: Logger) throws(AccessSettingsError) -> AdminAccess {
         let tokens: [AdminSettings.Token]
         do {
             tokens = try settings.tokens()
@@ -25,7 +27,7 @@ extension LarderWiring {
             tokens: tokens.map {
                 AdminToken(name: $0.name, secret: $0.secret, scope: $0.scope == .full ? .full : .read)
             },
-            audit: AuditTrail.logging(to: Logger(label: "larder.audit")))
+            audit: AuditTrail.logging(to: logger.part("larder.audit")))
     }
 
     /// Who may use `/fetch`: the URL signing keys and caller tokens, from flags, environment and files.

@@ -32,14 +32,17 @@ extension LarderWiring {
     ///   - store: the cache store.
     ///   - executor: the queues store calls run on (shared with `/fetch`).
     ///   - decider: the filter chain (a purge by URL canonicalizes it as `/fetch` does).
+    ///   - logger: the process logger; body failures go to its `larder.cache` part.
     /// - Returns: the API (its `purgeMetrics` go to `/metrics`).
     static func makeCacheAPI(
-        store: any CacheStore, executor: StorageExecutor, decider: any FilterDecider = DefaultFilterDecider()
+        store: any CacheStore, executor: StorageExecutor, decider: any FilterDecider = DefaultFilterDecider(),
+        logger: Logger
     ) -> CacheAPI {
-        CacheAPI(
+        let logger = logger.part("larder.cache")
+        return CacheAPI(
             store: store, executor: executor,
             onBodyFailure: { key, error in
-                Logger(label: "larder.cache").warning(
+                logger.warning(
                     "body read failed mid-response", metadata: ["key": "\(key)", "error": "\(error)"])
             }, decider: decider)
     }

@@ -11,19 +11,49 @@ import Upstream
 /// Builds what `larder serve` runs. The integration point for the store, the origin client and the
 /// API handlers as they arrive: add them here, keep `ServeCommand` about flags and process life.
 public enum LarderWiring {
-    /// What `serve` runs: the root responder, and what must happen once the server has drained.
-    public struct Wired {
+    /// What `serve` runs: the root responder, the server that answers with it, and what must happen once
+    /// that server has drained.
+    public struct Wired: Sendable {
         /// The router with all routes.
         public let responder: any HTTPResponder
-        /// `/readyz`; attach the server to it once the server exists, so that a drain makes it 503.
+        /// `/readyz`; `makeServer` attaches the server to it, so that a drain makes it 503.
         public let readiness: ReadinessHandler
         /// Who may use the admin API and `/fetch`, as in force (for the start-up lines).
         public let admin: AdminAccess
         /// Who may use `/fetch`, as in force.
         public let fetchAccess: FetchAccess
+        /// What `/metrics` exposes; `makeServer` feeds its HTTP group.
+        public let metrics: ServeMetrics
         /// Writes what is still only in memory (hit counts of the hot tier and the store) to the
         /// database; call after the drain, before exiting.
         public let finish: @Sendable () -> Void
+        /// Stops what the wiring started besides the server: the maintenance sweep and the origin client.
+        let stop: @Sendable () -> Void
+
+        /// The server `serve` runs: answering with `responder`, attached to `/readyz` and the HTTP metrics,
+        /// every access record counted for `/metrics` and logged when `accessLogger` is given.
+        /// - Parameters:
+        ///   - configuration: the listening settings (`ListeningSettings.serverConfiguration`).
+        ///   - accessLogger: writes the access log; `nil` when it is off.
+        ///   - onError: told about socket errors the server cannot answer.
+        /// - Returns: the server, not started.
+        public func makeServer(
+            configuration: HTTPServerConfiguration, accessLogger: AccessLogger?,
+            onError: (@Sendable (SocketError) -> Void)? = nil
+        ) -> HTTPServer {
+            let server = HTTPServer(
+                configuration: configuration, responder: responder,
+                accessLog: metrics.accessRecordSink(accessLogger: accessLogger), onError: onError)
+            metrics.http.attach(server)
+            readiness.attach(server)
+            return server
+        }
+
+        /// Releases what the wiring holds beyond the responder, after `finish`: cancels the maintenance sweep
+        /// and shuts the origin client down. The store closes when the last route holding it is released.
+        public func shutdown() {
+            stop()
+        }
     }
 
     /// The responder for every request, and the shutdown step that goes with it.
@@ -44,13 +74,13 @@ public enum LarderWiring {
         warnIfCAFileReplacesTheSystemStore(tls, logger: logger)
         // One policy for every admin route: the operator page's login sessions must be known to all of them.
         // Secrets from files are read here, before the store exists: a bad file stops the start.
-        let access = try makeAdminAccess(settings.admin)
+        let access = try makeAdminAccess(settings.admin, logger: logger)
         let fetchAccess = try makeFetchAccess(settings.fetchAccess)
         metrics.registry.register(fetchAccess.metrics)
         // Before the store opens: its sweep and every stored entry's freshness read the target list.
         TargetedCacheControl.install(settings.fetch.targetedCacheControl)
         let store = try openCacheStore(settings: settings, logger: logger)
-        startMaintenance(store: store, settings: settings, logger: logger)
+        let maintenance = startMaintenance(store: store, settings: settings, logger: logger)
         // The filter chain decides for /fetch; explain judges addresses with the fetch path's policy.
         let filters = try makeFiltersAPI(
             store: store, settings: settings, addressPolicy: AddressPolicy(allowNetworks: settings.fetch.allowNetworks),
@@ -63,7 +93,7 @@ public enum LarderWiring {
         let fetch = makeFetchService(
             store: store, executor: executor, settings: settings.fetch, decider: registry,
             listening: (settings.listening.host, settings.listening.port), metrics: metrics.registry, logger: logger)
-        let cache = makeCacheAPI(store: fetch.store, executor: executor, decider: registry)
+        let cache = makeCacheAPI(store: fetch.store, executor: executor, decider: registry, logger: logger)
         metrics.registry.register(cache.purgeMetrics)
         metrics.registry.register(
             StoreMetrics(
@@ -78,7 +108,7 @@ public enum LarderWiring {
                 MetricsHandler(registry: metrics.registry, executor: executor), settings.admin.metricsAccess == .public
             ),
             readiness: readiness)
-        return Wired(responder: routes.makeRouter(), readiness: readiness, admin: access, fetchAccess: fetchAccess) {
+        let finish: @Sendable () -> Void = {
             // Callers are answered before their responses are written: the store gets the same grace to
             // finish those writes, so that a response answered before SIGTERM is not lost by the exit.
             let unfinished = fetch.waitForStores(until: .now() + settings.listening.shutdownGrace)
@@ -93,6 +123,13 @@ public enum LarderWiring {
                 logger.error("hit counts not written at shutdown", metadata: ["error": "\(error)"])
             }
         }
+        return Wired(
+            responder: routes.makeRouter(), readiness: readiness, admin: access, fetchAccess: fetchAccess,
+            metrics: metrics, finish: finish,
+            stop: {
+                maintenance?.cancel()
+                fetch.client.shutdown()
+            })
     }
 
     /// `--origin-ca-file` keeps the system store through libcurl's CA directory; a libcurl built without
