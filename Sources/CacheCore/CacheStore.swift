@@ -188,6 +188,27 @@ public protocol CacheBodyReader: AnyObject, Sendable {
     ///   bytes handed out before must be discarded, e.g. by aborting the connection), `.notFound`
     ///   when the entry was deleted while being read, or a storage error.
     func next() throws -> [UInt8]?
+
+    /// The rest of the body in one buffer (for a body read whole, e.g. into the memory tier). A reader
+    /// may copy each piece once, straight into it; the checks and errors are those of `next()`.
+    func readAll() throws -> [UInt8]
+}
+
+extension CacheBodyReader {
+    /// Gathers what `next()` gives.
+    public func readAll() throws -> [UInt8] {
+        try gatherPieces()
+    }
+
+    /// What `next()` gives until the end, in one buffer (the first piece is the buffer when it is all).
+    public func gatherPieces() throws -> [UInt8] {
+        guard var body = try next() else { return [] }
+        if body.count < length {
+            body.reserveCapacity(length)
+            while let piece = try next() { body.append(contentsOf: piece) }
+        }
+        return body
+    }
 }
 
 /// A streaming writer of one body. Thread-safe; bytes are appended in order by one producer.

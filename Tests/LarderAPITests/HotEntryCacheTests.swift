@@ -56,6 +56,20 @@ import Testing
         #expect((cache.entry(forURL: "https://example.com/1", gzip: false) != nil) == kept)
     }
 
+    /// The store-hit path asks `mayKeep` before it makes a `HotEntry` (which may fill an in-memory file):
+    /// it must answer what `insert` then does, and no for every body when the tier is off.
+    @Test(
+        arguments: [0, 1 << 20],
+        [(1_000, []), (10_000, ["accept-encoding"]), (10_001, []), (1_000, ["accept-language"])] as [(Int, [String])])
+    func mayKeepAnswersWhatInsertDoes(budget: Int, body: (bytes: Int, names: [String])) {
+        let (bytes, names) = body
+        let cache = HotEntryCache(budgetBytes: budget, maxEntryBytes: 10_000)
+        let asked = cache.mayKeep(bodyBytes: bytes, varyingOn: names)
+        cache.insert(Self.entry(1, bytes: bytes, varyNames: names, variantKey: names.isEmpty ? nil : "identity"))
+        #expect(asked == (cache.usage.entries == 1))
+        if budget == 0 { #expect(!asked) }
+    }
+
     @Test(arguments: [["accept-language"], ["accept-encoding", "user-agent"], ["user-agent", "accept-encoding"]])
     func entriesVaryingOnMoreThanAcceptEncodingAreNotKept(names: [String]) {
         let cache = HotEntryCache(budgetBytes: 1 << 20, maxEntryBytes: 10_000)

@@ -42,17 +42,12 @@ extension FetchHandler {
             let reader = try service.store.openBody(of: entry, form: form)
             let keepsInMemory =
                 (form == .identity || form == .gzip) && planned == .ok
-                && HotEntryCache.keepsVarying(on: entry.varyNames)
-            if reader.length <= Self.inlineBodyLimit || (keepsInMemory && reader.length <= service.hot.maxEntryBytes) {
+                && service.hot.mayKeep(bodyBytes: reader.length, varyingOn: entry.varyNames)
+            if reader.length <= Self.inlineBodyLimit || keepsInMemory {
                 // A small body, or one the hot tier will keep, is read here, on the executor already
                 // running this lookup: one hop instead of a second executor round trip per piece, and a
                 // corrupt chunk still turns into a refetch rather than an aborted response.
-                // A body of one chunk is that chunk: no second copy.
-                var body = try reader.next() ?? []
-                if body.count < reader.length {
-                    body.reserveCapacity(reader.length)
-                    while let piece = try reader.next() { body.append(contentsOf: piece) }
-                }
+                let body = try reader.readAll()
                 if form == .identity, call.decision.validateImage, entry.imageFormat != nil,
                     let rejection = ImageValidator(
                         limits: service.configuration.imageLimits, allowSVG: call.decision.allowSVG,

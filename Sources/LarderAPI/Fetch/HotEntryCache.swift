@@ -75,6 +75,12 @@ final class HotEntryCache: Sendable {
         names.isEmpty || names == ["accept-encoding"]
     }
 
+    /// Whether a body of `bodyBytes` of an entry that varies on `names` would be kept. Asked before a
+    /// `HotEntry` is made, since making one may fill an in-memory file (with the tier off, nothing is kept).
+    func mayKeep(bodyBytes: Int, varyingOn names: [String]) -> Bool {
+        budgetBytes > 0 && bodyBytes <= maxEntryBytes && Self.keepsVarying(on: names)
+    }
+
     /// The number of entries and the bytes they cost (for tests and metrics).
     var usage: (entries: Int, bytes: Int) {
         state.withLock { state in

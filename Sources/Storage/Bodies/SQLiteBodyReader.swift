@@ -55,6 +55,50 @@ final class SQLiteBodyReader: CacheBodyReader {
         }
     }
 
+    /// The whole body, for a reader that has handed out nothing yet, in identity form of a body stored as
+    /// it came or in gzip form: one buffer of `length` bytes, each chunk copied into it once, straight
+    /// from SQLite's row after its CRC-32 passed; a 256 KiB body is read with one copy instead of three.
+    /// Other cases (inflated chunks, ranges, one chunk, a reader already in use) gather `next()`'s pieces.
+    func readAll() throws -> [UInt8] {
+        let direct = state.withLock { $0.inflater == nil && !$0.done && $0.sequence == 0 && $0.loaded != nil }
+        // A one-chunk identity body is its loaded chunk as it is: gathering hands that array out uncopied.
+        guard direct, form == .gzip || (form == .identity && lastSequence > 0) else { return try gatherPieces() }
+        return try state.withLock { state in
+            var body: [UInt8] = []
+            body.reserveCapacity(length)
+            if form == .gzip { body += GzipFraming.header }
+            var crc = CRC32()
+            for sequence in 0...lastSequence {
+                let count: Int
+                let chunkCRC: UInt32
+                if sequence == 0, let loaded = state.loaded {
+                    body += loaded.data
+                    (count, chunkCRC) = (loaded.data.count, loaded.crc)
+                    state.loaded = nil
+                } else {
+                    let before = body.count
+                    // The copy is the closure's only work: the count is read back from the buffer after.
+                    (_, chunkCRC) = try withChunk(sequence) { bytes in body.append(contentsOf: bytes) }
+                    count = body.count - before
+                }
+                state.sequence = sequence + 1
+                guard form == .identity else { continue }
+                let expected = min(entry.chunkSize, entry.originalSize - sequence * entry.chunkSize)
+                guard count == expected else {
+                    throw corrupt("chunk \(sequence) holds \(count) bytes, \(expected) recorded")
+                }
+                crc.append(checksum: chunkCRC, length: count)
+            }
+            state.done = true
+            if form == .gzip {
+                body += GzipFraming.trailer(crc32: entry.crc32, length: entry.originalSize)
+            } else if crc.value != entry.crc32 {
+                throw corrupt("body CRC-32 \(crc.value) does not match the recorded \(entry.crc32)")
+            }
+            return body
+        }
+    }
+
     func next() throws -> [UInt8]? {
         try state.withLock { state in
             if state.done { return nil }
@@ -129,13 +173,23 @@ final class SQLiteBodyReader: CacheBodyReader {
 
     /// Reads one stored chunk and checks its CRC-32 before copying it out of SQLite.
     private func loadChunk(_ sequence: Int) throws -> Chunk {
+        let (data, crc) = try withChunk(sequence) { Array($0) }
+        return Chunk(data: data, crc: crc)
+    }
+
+    /// Reads one stored chunk, checks its CRC-32 on SQLite's own copy of the row and only then hands
+    /// those bytes to `take` (which must copy what it keeps: they are SQLite's until the row is reset).
+    /// - Returns: what `take` returned and the verified CRC-32.
+    private func withChunk<T: Sendable>(
+        _ sequence: Int, _ take: (UnsafeRawBufferPointer) -> T
+    ) throws -> (T, crc: UInt32) {
         let id = entry.bodyID << StorageSchema.chunkIDShift | Int64(sequence)
         let read = try store.guarded("read chunk") {
             try store.database.read { connection in
-                try connection.queryFirst(Self.chunkQuery, [.integer(id)]) { row -> Chunk? in
+                try connection.queryFirst(Self.chunkQuery, [.integer(id)]) { row -> (T, crc: UInt32)? in
                     let recorded = UInt32(truncatingIfNeeded: row.int64(0))
                     return row.withBlob(1) { data in
-                        CRC32.checksum(data) == recorded ? Chunk(data: Array(data), crc: recorded) : nil
+                        CRC32.checksum(data) == recorded ? (take(data), recorded) : nil
                     }
                 }
             }
@@ -145,8 +199,8 @@ final class SQLiteBodyReader: CacheBodyReader {
             if try store.entryStillHolds(entry) { throw corrupt("chunk \(sequence) is missing") }
             throw CacheStoreError.notFound(entry.key)
         }
-        guard let data = read else { throw corrupt("chunk \(sequence) fails its CRC-32") }
-        return data
+        guard let chunk = read else { throw corrupt("chunk \(sequence) fails its CRC-32") }
+        return chunk
     }
 
     private static let chunkQuery = SQLiteQuery("SELECT crc32, data FROM chunk WHERE id = ?")

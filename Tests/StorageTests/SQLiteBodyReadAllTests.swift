@@ -1,0 +1,83 @@
+import CacheCore
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Storage
+
+/// `readAll()`, the one-copy read of a whole body: the same bytes as `next()` gives, in every form and
+/// codec, and the same checks (a damaged identity body is detected and its entry deleted).
+@Suite struct SQLiteBodyReadAllTests {
+    static let chunk = StorageTestHarness.chunkSize
+
+    @Test(arguments: [0, 1, chunk, chunk + 1, 3 * chunk, 3 * chunk + 17], [false, true])
+    func readAllGivesWhatNextGives(size: Int, compressible: Bool) throws {
+        let harness = try StorageTestHarness()
+        let body =
+            compressible
+            ? CacheCoreFixtures.compressibleBody(length: size)
+            : CacheCoreFixtures.randomBody(length: size)
+        let stored = try harness.put(CacheCoreFixtures.makeEntry(), body)
+        let gzip: [CacheBodyForm] = stored.codec == .deflateChunked ? [.gzip] : []
+        for form in [CacheBodyForm.identity, .range(size / 3..<size)] + gzip {
+            let reader = try harness.store.openBody(of: stored, form: form)
+            let whole = try reader.readAll()
+            #expect(whole == (try harness.read(stored, form)), "\(form)")
+            #expect(whole.count == reader.length)
+            #expect(try reader.next() == nil)
+        }
+        #expect(try harness.store.openBody(of: stored, form: .identity).readAll() == body)
+    }
+
+    @Test func aReaderAlreadyReadFromGivesTheRest() throws {
+        let harness = try StorageTestHarness()
+        let body = CacheCoreFixtures.randomBody(length: 3 * Self.chunk + 5)
+        let stored = try harness.put(CacheCoreFixtures.makeEntry(), body)
+        let reader = try harness.store.openBody(of: stored, form: .identity)
+        let first = try #require(try reader.next())
+        #expect(first + (try reader.readAll()) == body)
+    }
+
+    enum Damage: String, CaseIterable, Sendable {
+        case flippedByteInMiddleChunk
+        case middleChunkShorterWithMatchingCRC
+        case lastChunkLongerWithMatchingCRC
+        case wrongBodyCRC
+        case missingMiddleChunk
+    }
+
+    @Test(arguments: Damage.allCases)
+    func damageToAnIdentityBodyIsDetectedAndTheEntryDeleted(damage: Damage) throws {
+        let harness = try StorageTestHarness()
+        let stored = try harness.put(
+            CacheCoreFixtures.makeEntry(), CacheCoreFixtures.randomBody(length: 3 * Self.chunk - 100))
+        try #require(stored.codec == .identity)
+        let id = { (chunk: Int64) in SQLiteValue.integer(stored.bodyID << StorageSchema.chunkIDShift | chunk) }
+        func rewrite(_ chunk: Int64, _ change: ([UInt8]) -> [UInt8]) throws {
+            let old = try harness.store.database.read {
+                try $0.queryFirst("SELECT data FROM chunk WHERE id = ?", [id(chunk)]) { $0.blob(0) } ?? []
+            }
+            let new = change(old)
+            try harness.sql(
+                "UPDATE chunk SET data = ?, crc32 = ? WHERE id = ?",
+                [.blob(new), .integer(Int64(ReferenceCRC32.checksum(new))), id(chunk)])
+        }
+        switch damage {
+        case .flippedByteInMiddleChunk:
+            try harness.sql("UPDATE chunk SET data = zeroblob(length(data)) WHERE id = ?", [id(1)])
+        case .middleChunkShorterWithMatchingCRC: try rewrite(1) { Array($0.dropLast(1)) }
+        case .lastChunkLongerWithMatchingCRC: try rewrite(2) { $0 + [0x2A] }
+        case .wrongBodyCRC: try harness.sql("UPDATE entry SET crc32 = (crc32 + 1) % 4294967296")
+        case .missingMiddleChunk: try harness.sql("DELETE FROM chunk WHERE id = ?", [id(1)])
+        }
+        let entry = try #require(try harness.store.entry(for: stored.key))
+        #expect {
+            _ = try harness.store.openBody(of: entry, form: .identity).readAll()
+        } throws: { error in
+            guard case CacheStoreError.corruptEntryDeleted(let key, _) = error else { return false }
+            return key == stored.key
+        }
+        #expect(try harness.store.entry(for: stored.key) == nil)
+        #expect(try harness.count("SELECT count(*) FROM chunk") == 0)
+    }
+}
