@@ -93,10 +93,15 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     /// Removes every line of any of the named fields, in one pass.
     /// - Parameter names: the field names (any case).
     public mutating func remove(names: [String]) {
-        let signatures = names.map(NameSignature.init)
-        fields.removeAll { field in
-            signatures.indices.contains { field.hasName(names[$0], signatures[$0]) }
-        }
+        remove(FieldNames(names))
+    }
+
+    /// Removes every line of any of the named fields, in one pass, with the names' signatures made once
+    /// (for lists removed on every response).
+    /// - Parameter names: the field names.
+    public mutating func remove(_ names: FieldNames) {
+        guard fields.contains(where: { names.contains($0) }) else { return }
+        fields.removeAll { names.contains($0) }
     }
 
     /// Removes every line of the named field.
@@ -123,6 +128,24 @@ private let requestIDSignature = NameSignature(HTTPRequestID.fieldName)
 
 /// A field name's length and its first 8 bytes folded to ASCII lower case, packed in a word: names
 /// that differ in either differ, and names of up to 8 bytes are equal when their signatures are.
+/// A list of field names prepared for matching field lines (any case), made once and kept: a `static let`
+/// of the names a path removes from every response.
+public struct FieldNames: Sendable {
+    private let names: [String]
+    fileprivate let signatures: [NameSignature]
+
+    /// Prepares `names` (any case).
+    public init(_ names: [String]) {
+        self.names = names
+        self.signatures = names.map(NameSignature.init)
+    }
+
+    fileprivate func contains(_ field: HTTPHeaders.Field) -> Bool {
+        for index in signatures.indices where field.hasName(names[index], signatures[index]) { return true }
+        return false
+    }
+}
+
 private struct NameSignature: Sendable, Equatable {
     let length: Int
     let prefix: UInt64

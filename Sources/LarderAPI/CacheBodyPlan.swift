@@ -29,9 +29,9 @@ public struct CacheBodyPlan: Sendable, Equatable {
     /// its own. A stored `Content-Range` is kept (RFC 9111 §3.1 has a cache store and replay every field it
     /// does not know to drop, and an origin may send one on a 200) and replaced only when a range answer
     /// sends Larder's own.
-    static let droppedStoredFields = [
+    static let droppedStoredFields = FieldNames([
         "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Accept-Ranges",
-    ]
+    ])
 
     /// Plans the answer.
     /// - Parameters:
@@ -40,7 +40,7 @@ public struct CacheBodyPlan: Sendable, Equatable {
     /// - Returns: the plan.
     public init(entry: StoredEntry, requestHeaders: HTTPHeaders) {
         var headers = entry.headers
-        headers.remove(names: Self.droppedStoredFields)
+        headers.remove(Self.droppedStoredFields)
         headers.add(name: "Accept-Ranges", value: "bytes")
         let gzipCapable = entry.codec == .deflateChunked && !entry.headers.contains("Content-Encoding")
         if gzipCapable { Self.addVary("Accept-Encoding", to: &headers) }

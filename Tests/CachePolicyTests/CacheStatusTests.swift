@@ -26,6 +26,12 @@ import Testing
             ),
             (CacheStatus(forward: .miss, detail: "a\"b\\c\u{7}é"), "Larder; fwd=miss; detail=\"a\\\"b\\\\c??\""),
             (CacheStatus(cacheName: "my cache", hit: true), "\"my cache\"; hit"),
+            (CacheStatus(cacheName: "cdn:edge/1*", hit: true), "cdn:edge/1*; hit"),
+            (CacheStatus(cacheName: "*", hit: true), "*; hit"),
+            (CacheStatus(cacheName: "1st", hit: true), "\"1st\"; hit"),
+            (CacheStatus(cacheName: "a;b", hit: true), "\"a;b\"; hit"),
+            (CacheStatus(cacheName: "a{b}", hit: true), "\"a{b}\"; hit"),
+            (CacheStatus(cacheName: "", hit: true), "\"\"; hit"),
             (CacheStatus(forward: .method), "Larder; fwd=method"),
             (CacheStatus(forward: .partial), "Larder; fwd=partial"),
         ] as [(CacheStatus, String)])

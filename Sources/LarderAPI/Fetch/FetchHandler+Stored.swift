@@ -34,7 +34,7 @@ extension FetchHandler {
         case .unsatisfiable(let error):
             throw error
         case .send(let planned, let form, var headers):
-            headers.remove(names: Self.markNames)
+            headers.remove(Self.markNames)
             for field in marks { headers.add(name: field.name, value: field.value) }
             let status = planned == .ok ? entry.status : planned
             service.store.recordHit(entry.key, at: service.clock())
@@ -61,7 +61,7 @@ extension FetchHandler {
                 }
                 if keepsInMemory {
                     var replayed = headers
-                    replayed.remove(names: Self.markNames)
+                    replayed.remove(Self.markNames)
                     // A variant of a response that varies on Accept-Encoding answers the callers its key
                     // was computed for; an entry that does not vary, those its form suits.
                     let variant =
@@ -81,7 +81,7 @@ extension FetchHandler {
     }
 
     /// The fields Larder adds to every answer from the cache, replacing any stored ones.
-    static let markNames = ["Age", "X-Cache", "Cache-Status", "X-Cache-Key"]
+    static let markNames = FieldNames(["Age", "X-Cache", "Cache-Status", "X-Cache-Key"])
 
     /// Bodies up to this size are read whole during the lookup; larger ones are streamed.
     static let inlineBodyLimit = 1 << 20
