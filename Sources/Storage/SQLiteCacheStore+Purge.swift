@@ -67,6 +67,7 @@ extension SQLiteCacheStore {
                             }
                             return .commit
                         }
+                        if !soft && changed < batch { forgetVaryMemo(scope) }
                         return changed
                     }
                     purgeTransactions.add(1, ordering: .relaxed)
@@ -117,6 +118,15 @@ extension SQLiteCacheStore {
         } else if let url = scope.onlyURL {
             try connection.run(
                 "DELETE FROM vary WHERE primary_key = ?", [.blob(CacheKey.make(canonicalURL: url).bytes)])
+        }
+    }
+
+    /// What `forgetVary` removed from the table, once its transaction committed.
+    private func forgetVaryMemo(_ scope: CachePurgeScope) {
+        if scope.isAll {
+            varyMemo.forgetAll()
+        } else if let url = scope.onlyURL {
+            varyMemo.forget([CacheKey.make(canonicalURL: url)])
         }
     }
 

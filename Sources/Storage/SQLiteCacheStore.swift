@@ -81,6 +81,8 @@ public final class SQLiteCacheStore: CacheStore {
     let commits = SQLiteCommitGroup()
     /// Recent purges, so that a body being written while one ran is committed stale if it matches.
     let purgeLog = SQLitePurgeLog()
+    /// The `vary` table's rows read by lookups, forgotten when a transaction changes them.
+    let varyMemo = SQLiteVaryMemo()
     /// Purges run one at a time: each is several transactions (`purgeBatchSize` rows each).
     let purgeLock = Mutex(())
     /// Transactions run by purges, for `purgeTransactionCount`.
@@ -136,9 +138,11 @@ public final class SQLiteCacheStore: CacheStore {
 
     public func varyNames(forPrimaryKey primaryKey: CacheKey) throws -> [String]? {
         try guarded("vary lookup") {
-            try database.read {
-                try $0.queryFirst(Self.lookUpVaryNames, [.blob(primaryKey.bytes)]) {
-                    Self.decodeNames($0.text(0) ?? "")
+            try varyMemo.names(for: primaryKey) {
+                try database.read {
+                    try $0.queryFirst(Self.lookUpVaryNames, [.blob(primaryKey.bytes)]) {
+                        Self.decodeNames($0.text(0) ?? "")
+                    }
                 }
             }
         }

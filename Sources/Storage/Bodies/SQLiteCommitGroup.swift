@@ -120,6 +120,8 @@ final class SQLiteCommitGroup: Sendable {
                     }
                     return .commit
                 }
+                // Each job wrote or deleted its URL's `vary` row.
+                store.varyMemo.forget(jobs.map(\.entry.primaryKey))
                 // The entries are committed: a failed eviction must not fail (and discard) them; the
                 // next commit evicts again.
                 try? store.evictIfNeeded(connection)
