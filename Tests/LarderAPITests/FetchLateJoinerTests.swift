@@ -14,8 +14,11 @@ import Testing
 /// windows where the rule matters: after a body ended but before its fetch left the registry (it leaves on
 /// its store-writer queue, which the tests hold), and before the head (request collapsing, RFC 9111 §4).
 @Suite struct FetchLateJoinerTests {
+    /// Callers wait on a held fetch as long as the test needs, however busy the machine.
+    static let patient = FetchConfiguration(waiterTimeout: .seconds(120))
+
     @Test func aCallerAfterANotStoredBodyEndedGetsItsOwnResponse() async throws {
-        try await withFetchHarness { harness in
+        try await withFetchHarness(configuration: Self.patient) { harness in
             let answers = Atomic<Int>(0)
             harness.origin.respond(to: "/no-store") { _ in
                 .ok("answer \(answers.add(1, ordering: .relaxed).newValue)").header("Cache-Control", "no-store")
@@ -39,7 +42,7 @@ import Testing
     @Test func aCallerAfterABodyRefusedByTheFilterGetsItsOwnResponse() async throws {
         // Storable under RFC 9111 §3, refused by Larder's own bound: still not reused for a later request.
         let bounded = FilterDecision(filterName: "small", maxBytes: 4)
-        try await withFetchHarness(decision: bounded) { harness in
+        try await withFetchHarness(decision: bounded, configuration: Self.patient) { harness in
             let answers = Atomic<Int>(0)
             harness.origin.respond(to: "/large") { _ in
                 .ok("answer \(answers.add(1, ordering: .relaxed).newValue)").header("Cache-Control", "max-age=600")
@@ -57,7 +60,7 @@ import Testing
     }
 
     @Test func aRangeRequestAfterTheBodyEndedIsAnsweredFromTheCommittedEntry() async throws {
-        try await withFetchHarness { harness in
+        try await withFetchHarness(configuration: Self.patient) { harness in
             let body = CacheCoreFixtures.randomBody(length: 10_000)
             harness.origin.respond(to: "/ranged", with: .ok(bytes: body).header("Cache-Control", "max-age=600"))
             let hold = StoreWritersHold(harness.service.inFlight.storeWriters)
@@ -80,7 +83,7 @@ import Testing
     }
 
     @Test func aRangeRequestCollapsedBeforeTheHeadGetsTheRangeOnceStored() async throws {
-        try await withFetchHarness { harness in
+        try await withFetchHarness(configuration: Self.patient) { harness in
             let body = CacheCoreFixtures.randomBody(length: 10_000)
             let gate = OriginGate()
             harness.origin.respond(to: "/collapsed-range") { _ in
@@ -107,7 +110,7 @@ import Testing
     }
 
     @Test func callersCollapsedOntoANoStoreResponseForwardTheirOwnRequests() async throws {
-        try await withFetchHarness { harness in
+        try await withFetchHarness(configuration: Self.patient) { harness in
             let answers = Atomic<Int>(0)
             let gate = OriginGate()
             harness.origin.respond(to: "/collapsed-no-store") { _ in
@@ -132,7 +135,7 @@ import Testing
     @Test func callersCollapsedOntoAStorableResponseLarderDoesNotStoreShareIt() async throws {
         // RFC 9111 §4: a storable response may answer every collapsed request, stored or not.
         let bounded = FilterDecision(filterName: "small", maxBytes: 4)
-        try await withFetchHarness(decision: bounded) { harness in
+        try await withFetchHarness(decision: bounded, configuration: Self.patient) { harness in
             let gate = OriginGate()
             harness.origin.respond(to: "/shared") { _ in
                 gate.pass()
@@ -156,7 +159,7 @@ import Testing
 
 /// Holds both of the service's store-writer queues (`FetchService`'s width is 2) until `release()`: a fetch
 /// leaves the registry on its store queue, so until then every fetch stays listed, whatever the machine's
-/// load. Each hold gives up after 60 s.
+/// load. Each hold gives up after 300 s (a test releases it on every way out; this is for a crash).
 final class StoreWritersHold: Sendable {
     private let gate = DispatchSemaphore(value: 0)
     private let released = Mutex(false)
@@ -164,7 +167,7 @@ final class StoreWritersHold: Sendable {
     init(_ writers: StorageExecutor, queues: Int = 2) {
         for _ in 0..<queues {
             writers.submit { [gate] in
-                _ = gate.wait(timeout: .now() + 60)
+                _ = gate.wait(timeout: .now() + 300)
                 gate.signal()
             }
         }
