@@ -35,12 +35,15 @@ echo "== tests"
 # exited within 800 ms in two full runs on a loaded machine, and never alone; see docs/RELIABILITY.md).
 quiet='OriginClient(Limits|Environment)?Tests|FetchCoalescingTests|FetchesProgressTests|FetchMetricsTests'
 quiet+='|ShutdownStoreTests|ReadinessProbeTests'
-# Two more that time a second request against a fetch still registered: a POST racing a coalesced GET held
-# behind a gate (FetchUnsafeRaceTests), and two sequential no-store misses, the second of which joined the
-# first fetch when its process was starved in a full run (TargetedCacheControlProcessTests). The second is a
-# real race of the fetch path (a caller arriving after a not-stored body ended, before its fetch left the
-# registry, is served that body), recorded in issue 16's note; alone they pass.
-quiet+='|FetchUnsafeRaceTests|TargetedCacheControlProcessTests'
+# One more that times a second request against a fetch still registered, a POST racing a coalesced GET held
+# behind a gate (FetchUnsafeRaceTests), failed once in a full run and passes alone; that failure was not traced
+# to the late-joiner race of issue 16 (a caller arriving after a not-stored body ended, before its fetch left
+# the registry, was served that body). The race, fixed since (InFlightBody.StoreSide, FetchLateJoinerTests),
+# was TargetedCacheControlProcessTests' only reason to run alone: it is back in the main run. The race's own
+# suite (FetchLateJoinerTests) holds origin answers and store-writer queues and waits for callers to join, as
+# the coalescing suites do; in a full run on a machine at load 10 every such wait starved (suites took 340 s),
+# so it runs with them.
+quiet+='|FetchUnsafeRaceTests|FetchLateJoinerTests'
 swift test --skip-build --skip "$quiet"
 echo "== origin client and coalescing tests (on their own)"
 swift test --skip-build --filter "$quiet"

@@ -13,15 +13,28 @@ public struct StoreAdmission: Sendable, Equatable {
     /// Whether the body failed image validation (or its pixel limit): such a relayed response is marked
     /// `X-Cache: BYPASS` rather than `MISS`, since it will never be stored whatever the caller does.
     public var invalidImage: Bool
+    /// Whether RFC 9111 §3 lets a cache store the response at all, whether or not Larder stores it (a filter's
+    /// content types or byte bound, the store's backlog, image validation are Larder's own choices). Only
+    /// such a response may answer requests other than the one it was fetched for
+    /// ([RFC 9111 §4](https://www.rfc-editor.org/rfc/rfc9111#section-4): "a response that is stored or
+    /// storable"); a caller that collapsed onto one that is not forwards its own request.
+    public var storable: Bool
 
-    public init(stored: Bool, refusal: String? = nil, invalidImage: Bool = false) {
+    /// - Parameters:
+    ///   - stored: whether it is stored.
+    ///   - refusal: why not.
+    ///   - invalidImage: whether the body failed image validation.
+    ///   - storable: whether RFC 9111 §3 allows storing it.
+    public init(stored: Bool, refusal: String? = nil, invalidImage: Bool = false, storable: Bool = true) {
         self.stored = stored
         self.refusal = refusal
         self.invalidImage = invalidImage
+        self.storable = storable
     }
 
-    /// A fetch that may not store at all (the filter's `bypass`): nothing to explain.
-    public static let bypass = StoreAdmission(stored: false)
+    /// A fetch that may not store at all (the filter's `bypass`, a forwarded method): nothing to explain, and
+    /// the answer is its caller's alone.
+    public static let bypass = StoreAdmission(stored: false, storable: false)
 
     /// The admission of a response head.
     /// - Parameters:
@@ -40,7 +53,7 @@ public struct StoreAdmission: Sendable, Equatable {
             requestMethod: .get, requestHeaders: requestHeaders, status: status, responseHeaders: responseHeaders,
             ignoringResponseNoStore: decision.ignoreNoStore)
         {
-            return StoreAdmission(stored: false, refusal: reason.rawValue)
+            return StoreAdmission(stored: false, refusal: reason.rawValue, storable: false)
         }
         if revalidating, StaleIfError.errorStatuses.contains(status) {
             return StoreAdmission(stored: false, refusal: "origin error kept out of the store")

@@ -26,6 +26,7 @@ import Testing
         let refused = admit([("Cache-Control", "no-store")])
         #expect(!refused.stored)
         #expect(refused.refusal == "no-store")
+        #expect(!refused.storable)
         #expect(admit([("Cache-Control", "max-age=60")], request: [("Cache-Control", "no-store")]).stored == false)
         // The filter may ignore the response's no-store, never the request's.
         let ignoring = FilterDecision(filterName: "f", ignoreNoStore: true)
@@ -36,6 +37,19 @@ import Testing
         let error = [("Cache-Control", "max-age=60")]
         #expect(admit(status: 503, error, revalidating: true).refusal == "origin error kept out of the store")
         #expect(!admit(status: 503, error, revalidating: true).stored)
+    }
+
+    @Test func aResponseRefusedByLarderOwnChoiceIsStillStorable() {
+        // The filter's byte bound and content types are Larder's choices: RFC 9111 §3 allows storing the
+        // response, so callers collapsed onto it may share it (§4).
+        let bounded = FilterDecision(filterName: "f", maxBytes: 10)
+        let large = admit([("Cache-Control", "max-age=60"), ("Content-Length", "100")], decision: bounded)
+        #expect(!large.stored)
+        #expect(large.storable)
+        #expect(!admit(status: 503, [("Cache-Control", "max-age=60")], revalidating: true).stored)
+        #expect(admit(status: 503, [("Cache-Control", "max-age=60")], revalidating: true).storable)
+        #expect(!admit([("Cache-Control", "private, max-age=60")]).storable)
+        #expect(!StoreAdmission.bypass.storable)
     }
 
     @Test func theFilterContentTypesAndByteBoundApply() {

@@ -51,10 +51,13 @@ import Testing
 
     @Test func aBodyNotStoredWaitsForItsSlowerCaller() async throws {
         let bound = 4 << 20
-        try await withFetchHarness(configuration: FetchConfiguration(inFlightBytes: bound)) { harness in
+        // Storable (RFC 9111 §3), so both callers may share it (§4), but over the filter's byte bound: not stored.
+        let bounded = FilterDecision(filterName: "small", maxBytes: 1 << 20)
+        try await withFetchHarness(decision: bounded, configuration: FetchConfiguration(inFlightBytes: bound)) {
+            harness in
             let body = Self.body(16 << 20, seed: 99)
             var response = StubOriginResponse.ok(bytes: body)
-            response.headers.append(("Cache-Control", "no-store"))
+            response.headers.append(("Cache-Control", "max-age=600"))
             // Both callers join before the head comes.
             response.delayBeforeHead = .milliseconds(400)
             harness.origin.respond(to: "/private", with: response)

@@ -136,7 +136,7 @@ struct InFlightPiecesTests {
         #expect(!transfer.isPaused)
     }
 
-    @Test func aBodyNotStoredTakesLateCallersUntilItsStartIsLetGo() {
+    @Test func aBodyBeforeItsVerdictTakesLateCallersUntilItsStartIsLetGo() {
         let budget = InFlightBudget(limit: 4 << 20)
         let sealed = Mutex(0)
         let body = InFlightBody(budget: budget, executor: executor) { sealed.withLock { $0 += 1 } }
@@ -154,6 +154,68 @@ struct InFlightPiecesTests {
         #expect(body.held == 0)
         #expect(body.addReader() == nil)
         #expect(sealed.withLock { $0 } == 1)
+    }
+
+    @Test func aBodyThatWillNotBeStoredTakesNoNewCallerAndIsSealedAtOnce() throws {
+        let sealed = Mutex(0)
+        let body = InFlightBody(budget: InFlightBudget(limit: 4 << 20), executor: executor) {
+            sealed.withLock { $0 += 1 }
+        }
+        // Before the head is judged: request collapsing.
+        let first = try #require(body.addReader())
+        body.storeStopped()
+        #expect(sealed.withLock { $0 } == 1)
+        _ = body.append(pattern(1000))
+        body.finish(.success(()))
+        // Whole in memory, yet no one else may have it: it answers the request it was fetched for.
+        #expect(body.addReader() == nil)
+        guard case .bytes(let bytes)? = nextNow(body, first, maxBytes: 4096) else {
+            Issue.record("the caller of a not-stored body gets its bytes")
+            return
+        }
+        #expect(bytes == pattern(1000))
+        #expect(!body.isStored)
+    }
+
+    @Test func aCommittedBodyTakesNoNewCallerAndTellsThoseWaitingForTheVerdict() async throws {
+        let directory = StorageTestDirectory()
+        let store = try makeStore(directory)
+        let sealed = Mutex(0)
+        let told = Mutex(0)
+        let body = InFlightBody(budget: InFlightBudget(limit: 4 << 20), executor: executor) {
+            sealed.withLock { $0 += 1 }
+        }
+        body.storeOpening()
+        body.whenStoreDecided { told.withLock { $0 += 1 } }
+        let writer = try store.beginWrite(hints: CacheBodyHints())
+        body.storeOpened(writer)
+        let expected = pattern(100 << 10, seed: 9)
+        _ = body.append(expected)
+        body.finish(.success(()))
+        while let bytes = body.takeForStore(maxBytes: 256 << 10) {
+            try writer.append(bytes)
+            body.stored(readable: (writer as? any ReadableBodyWriter)?.readableBytes ?? 0)
+        }
+        // Being stored: a late caller still joins, and nobody was told yet.
+        let late = try #require(body.addReader())
+        #expect(told.withLock { $0 } == 0)
+        body.storeCommitted()
+        #expect(told.withLock { $0 } == 1)
+        #expect(body.isStored)
+        #expect(body.addReader() == nil)
+        // It keeps its key until it leaves: a caller who finds it is sent to the store, not to the origin.
+        #expect(sealed.withLock { $0 } == 0)
+        // A caller who asks after the verdict is told at once; a late stop changes nothing.
+        body.whenStoreDecided { told.withLock { $0 += 1 } }
+        #expect(told.withLock { $0 } == 2)
+        body.storeStopped()
+        #expect(body.isStored)
+        #expect(sealed.withLock { $0 } == 0)
+        // The caller who joined while it was stored still reads it whole.
+        var received: [UInt8] = []
+        while case .bytes(let bytes) = await next(body, late) { received += bytes }
+        #expect(sameBytes(received, expected))
+        writer.abandon()
     }
 
     @Test func aLateCallerReadsTheWrittenStartFromTheStoreAndTheRestFromMemory() async throws {

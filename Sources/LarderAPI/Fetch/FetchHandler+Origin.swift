@@ -33,9 +33,16 @@ extension FetchHandler {
             makeFetch(id, call, key: key, revalidating: stored, mayStore: true)
         }
         guard wait(on: fetch, call: call, key: key, stored: stored, forward: forward, collapsed: !isNew) else {
-            // The fetch let go of its first bytes and cannot give them back (not stored): it takes no new
-            // callers (a new fetch is always joinable), and this one starts a fetch of its own.
+            // The fetch takes no new callers (a new fetch always does): its response will not be stored, or
+            // it let go of its first bytes and cannot give them back, or it is committed. Sealed here too, so
+            // that the retry below cannot find it again.
             service.registry.seal(key: fetch.key, id: fetch.id)
+            if fetch.body.isStored {
+                // Committed since this caller's lookup missed: the store answers it (or revalidates the entry).
+                service.executor.submit { lookUp(call) }
+                return
+            }
+            // Otherwise this caller starts a fetch of its own.
             fetchFromOrigin(
                 call, key: key, stored: stored, conditionalHeaders: conditionalHeaders, forward: forward,
                 coalesce: coalesce)
@@ -184,6 +191,17 @@ extension FetchHandler {
                     detail: "No response head from the origin within \(service.configuration.waiterTimeout)."
                 ).makeResponse())
             return false
+        case .response(_, let admission) where collapsed && !admission.storable:
+            // A response no cache may store answers only the request it was fetched for (RFC 9111 §4: only a
+            // response that is "stored or storable" may satisfy collapsed requests). This caller forwards its
+            // own, alone: collapsing again onto a URL that answers `no-store` would queue callers one by one.
+            fetchFromOrigin(call, key: key, stored: stored, forward: forward, coalesce: false)
+            return false
+        case .response(_, let admission) where collapsed && admission.stored && Self.asksRange(call):
+            // The body is being stored: the range is answered from the stored entry once it is committed (a
+            // 206, `CacheBodyPlan`), or the lookup misses and starts a fetch when storing stops.
+            fetch.body.whenStoreDecided { [self] in service.executor.submit { lookUp(call) } }
+            return false
         case .response(let head, _)
         where collapsed
             && !Vary.matches(
@@ -289,6 +307,9 @@ extension FetchHandler {
             status: status, headers: headers,
             body: .stream(InFlightBodySource(body: body, reader: reader), length: length))
     }
+
+    /// Whether the caller asks for a range Larder answers from a stored entry (RFC 9110 §14.2: GET only).
+    static func asksRange(_ call: Call) -> Bool { call.method == .get && call.headers.contains("Range") }
 
     /// The names a response's `Vary` lists (none for `*`, which never matches anyway).
     static func varyNames(_ head: OriginResponseHead) -> [String] {

@@ -24,6 +24,12 @@ extension OriginFetch: InFlightTransfer {}
 /// that caller catches up; it keeps its first bytes while they fit in `InFlightBudget.floor`, and once
 /// it lets them go it takes no new callers (`onSealed`): they start a fetch of their own.
 ///
+/// Who may join is the store's verdict (`StoreSide`, the rule in `addReader`): anyone before the head is
+/// judged, callers of a response being stored, nobody once the response will not be stored or is
+/// committed. The fetch leaves its registry key (`onSealed`) as soon as it is known not to be stored, so a
+/// caller who comes after a not-stored body ended, before the fetch is done with the store, starts its own
+/// fetch.
+///
 /// A caller behind memory when storing stops part way (a body without `Content-Length` that outgrows
 /// the filter's `maxBytes`, a failing disk) can no longer catch up: it gets a failure, which aborts its
 /// connection, never a short body presented as whole.
@@ -36,19 +42,6 @@ extension OriginFetch: InFlightTransfer {}
 /// - the origin pauses when `InFlightBudget.mustPause` and resumes when `mayResume`.
 final class InFlightBody: Sendable {
     typealias Deliver = @Sendable (HTTPBodyChunk) -> Void
-
-    /// How far the store writer got.
-    enum StoreSide {
-        /// Not stored.
-        case none
-        /// To be stored; the writer is not open yet, so nothing may be let go.
-        case opening
-        /// Being stored: `taken` bytes were handed to the writer, `readable` can be read back with
-        /// `readBack` (`nil` when the store cannot).
-        case writing(taken: Int, readable: Int, readBack: (@Sendable (Int) throws -> [UInt8])?)
-        /// Storing stopped part way (refused, abandoned, failed): what was written is gone.
-        case stopped
-    }
 
     /// Why a caller's body cannot be completed.
     enum Failure: Error, CustomStringConvertible {
@@ -73,7 +66,9 @@ final class InFlightBody: Sendable {
         var finished: Result<Void, OriginError>?
         var readers: [Int: Reader] = [:]
         var nextReader = 0
-        var store = StoreSide.none
+        var store = StoreSide.undecided
+        /// Told once the store's verdict is final (`stored` or `notStored`).
+        var onVerdict: [@Sendable () -> Void] = []
         /// A store drain is queued or running (`takeForStore` until it returns `nil`).
         var draining = false
         var holdsWhole = false
@@ -88,6 +83,7 @@ final class InFlightBody: Sendable {
         var pause: (any InFlightTransfer)?
         var resume: (any InFlightTransfer)?
         var sealed = false
+        var verdict: [@Sendable () -> Void] = []
     }
 
     private let state = Mutex(State())
@@ -98,7 +94,8 @@ final class InFlightBody: Sendable {
     /// - Parameters:
     ///   - budget: the memory all fetches share.
     ///   - executor: where read-backs from the store run.
-    ///   - onSealed: told once when the fetch stops taking new callers.
+    ///   - onSealed: told once when the fetch stops taking new callers and must leave its registry key (its
+    ///     first bytes let go, or its response will not be stored).
     init(budget: InFlightBudget, executor: StorageExecutor, onSealed: @escaping @Sendable () -> Void) {
         self.budget = budget
         self.executor = executor
@@ -125,10 +122,19 @@ final class InFlightBody: Sendable {
 
     // MARK: Readers (callers)
 
-    /// Registers a reader from the first byte, unless the fetch no longer takes new callers.
-    /// - Returns: its number, or `nil` when the first bytes are gone for good.
+    /// Registers a reader from the first byte, when the fetch still takes callers: before its head is judged
+    /// (request collapsing: the caller is answered by RFC 9111 §4's rule once the head is known, in
+    /// `FetchHandler`), and while its response is being stored, as long as the first bytes are held or can
+    /// be read back. Never once the response will not be stored (a response that is not stored answers only
+    /// the requests it was fetched for, RFC 9111 §3, §4), nor once it is stored (the store answers, or
+    /// revalidates it, from then on).
+    /// - Returns: its number, or `nil` when the fetch takes no new callers.
     func addReader() -> Int? {
         state.withLock { state in
+            switch state.store {
+            case .undecided, .opening, .writing: break
+            case .notStored, .stored: return nil
+            }
             guard state.joinable else { return nil }
             let reader = state.nextReader
             state.nextReader += 1
@@ -149,7 +155,9 @@ final class InFlightBody: Sendable {
         let next = state.withLock { state -> Next in
             guard var reader = state.readers[id] else { return .now(.end) }
             if reader.offset < state.pieces.base {
-                guard case .writing(_, let readable, let readBack?) = state.store, reader.offset < readable else {
+                guard let written = state.store.written, let readBack = written.readBack,
+                    reader.offset < written.readable
+                else {
                     return .now(.failure(Failure.prefixGone))
                 }
                 return .readBack(offset: reader.offset, from: readBack)
@@ -227,7 +235,7 @@ final class InFlightBody: Sendable {
                 guard !state.draining else { return false }
                 state.draining = true
                 return true
-            case .none, .stopped:
+            case .undecided, .notStored, .stored:
                 return false
             }
         }
@@ -258,7 +266,7 @@ final class InFlightBody: Sendable {
 
     // MARK: Store side (the fetch's store queue)
 
-    /// The body is to be stored: nothing is let go until the writer is open.
+    /// The body is to be stored (its head was admitted): nothing is let go until the writer is open.
     func storeOpening() {
         state.withLock { $0.store = .opening }
     }
@@ -273,7 +281,7 @@ final class InFlightBody: Sendable {
         var effects = Effects()
         state.withLock { state in
             guard case .opening = state.store else { return }
-            state.store = .writing(taken: 0, readable: 0, readBack: readBack)
+            state.store = .writing(Written(taken: 0, readable: 0, readBack: readBack))
             settle(&state, &effects)
         }
         perform(effects)
@@ -283,12 +291,13 @@ final class InFlightBody: Sendable {
     /// over; the next `append` asks for another).
     func takeForStore(maxBytes: Int) -> [UInt8]? {
         state.withLock { state in
-            guard case .writing(let taken, let readable, let readBack) = state.store, taken < state.pieces.end else {
+            guard case .writing(var written) = state.store, written.taken < state.pieces.end else {
                 state.draining = false
                 return nil
             }
-            let bytes = state.pieces.read(from: taken, maxBytes: maxBytes)
-            state.store = .writing(taken: taken + bytes.count, readable: readable, readBack: readBack)
+            let bytes = state.pieces.read(from: written.taken, maxBytes: maxBytes)
+            written.taken += bytes.count
+            state.store = .writing(written)
             return bytes
         }
     }
@@ -297,23 +306,74 @@ final class InFlightBody: Sendable {
     func stored(readable: Int) {
         var effects = Effects()
         state.withLock { state in
-            guard case .writing(let taken, _, let readBack) = state.store else { return }
-            state.store = .writing(taken: taken, readable: readable, readBack: readBack)
+            guard case .writing(var written) = state.store else { return }
+            written.readable = readable
+            state.store = .writing(written)
             settle(&state, &effects)
         }
         perform(effects)
     }
 
-    /// Storing stopped (refused part way, abandoned, failed): the writer no longer holds bytes back, and a
-    /// reader behind memory can no longer catch up.
-    func storeStopped() {
+    /// The body is committed: the fetch takes no new callers, and those waiting for the verdict are told.
+    /// It keeps its registry key until it leaves: a caller who finds it there is sent back to the store
+    /// (`FetchHandler.fetchFromOrigin`) rather than to the origin.
+    func storeCommitted() {
         var effects = Effects()
         state.withLock { state in
-            state.store = .stopped
-            state.draining = false
+            guard case .writing(let written) = state.store else { return }
+            state.store = .stored(written)
+            state.joinable = false
+            Self.tellVerdict(&state, &effects)
             settle(&state, &effects)
         }
         perform(effects)
+    }
+
+    /// The response is not stored: refused on its head, or storing stopped part way (refused, abandoned,
+    /// failed). The fetch takes no new callers, the writer no longer holds bytes back, and a reader behind
+    /// memory can no longer catch up.
+    func storeStopped() {
+        var effects = Effects()
+        state.withLock { state in
+            if case .stored = state.store { return }
+            state.store = .notStored
+            state.draining = false
+            if state.joinable {
+                // No caller may join from now on: the fetch leaves its key at once.
+                state.joinable = false
+                effects.sealed = true
+            }
+            Self.tellVerdict(&state, &effects)
+            settle(&state, &effects)
+        }
+        perform(effects)
+    }
+
+    /// Runs `action` once the store's verdict is final (committed, or not stored), at once if it is.
+    func whenStoreDecided(_ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            switch state.store {
+            case .stored, .notStored: return true
+            case .undecided, .opening, .writing:
+                state.onVerdict.append(action)
+                return false
+            }
+        }
+        if now { action() }
+    }
+
+    /// Whether the body is committed to the store.
+    var isStored: Bool {
+        state.withLock { state in
+            if case .stored = state.store { return true }
+            return false
+        }
+    }
+
+    /// The verdict is final: those waiting for it are told.
+    private static func tellVerdict(_ state: inout State, _ effects: inout Effects) {
+        effects.verdict = state.onVerdict
+        state.onVerdict = []
     }
 
     // MARK: Holding an image whole
@@ -365,14 +425,16 @@ final class InFlightBody: Sendable {
         switch state.store {
         case .opening:
             return
-        case .writing(let taken, let readable, _?):
-            // Whatever is written can be read back: a caller behind it reads from the store, so memory
-            // holds only what the store cannot give back yet, and a slow caller never slows the origin.
-            floor = min(taken, max(readable, base))
-            keepsPrefix = true
-        case .writing(let taken, _, nil):
-            floor = min(taken, Self.slowestReader(state, from: base))
-        case .none, .stopped:
+        case .writing(let written), .stored(let written):
+            if written.readBack != nil {
+                // Whatever is written can be read back: a caller behind it reads from the store, so memory
+                // holds only what the store cannot give back yet, and a slow caller never slows the origin.
+                floor = min(written.taken, max(written.readable, base))
+                keepsPrefix = true
+            } else {
+                floor = min(written.taken, Self.slowestReader(state, from: base))
+            }
+        case .undecided, .notStored:
             floor = Self.slowestReader(state, from: base)
         }
         guard floor > base else { return }
@@ -395,7 +457,9 @@ final class InFlightBody: Sendable {
     private func perform(_ effects: Effects) {
         effects.pause?.pause()
         effects.resume?.resume()
+        // Sealed before the verdict's waiters run: one that goes back to the registry must not find this fetch.
         if effects.sealed { onSealed() }
+        for action in effects.verdict { action() }
         for (deliver, chunk) in effects.deliveries { deliver(chunk) }
     }
 }

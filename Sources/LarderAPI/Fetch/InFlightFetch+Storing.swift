@@ -59,6 +59,7 @@ extension InFlightFetch {
                 // Again after the commit: a hit may have put the old entry back in memory meanwhile.
                 dependencies.hot.remove(url: url)
                 dependencies.metrics.storeWriteSucceeded()
+                body.storeCommitted()
             case .failure(let error):
                 state.withLock {
                     $0.storing = false; $0.refusal = "store: \(error)"

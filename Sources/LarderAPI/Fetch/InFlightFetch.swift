@@ -173,7 +173,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             admission = StoreAdmission(stored: false, refusal: "store backlog: \(backlog) bytes waiting to be written")
         }
         let hold = admission.stored && decision.validateImage
-        if admission.stored { body.storeOpening() }
+        // Judged: a response that will not be stored takes no caller from now on, before anyone is told.
+        if admission.stored { body.storeOpening() } else { body.storeStopped() }
         if hold { body.holdWhole() }
         state.withLock { state in
             state.head = head
