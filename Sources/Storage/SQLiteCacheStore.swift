@@ -209,29 +209,24 @@ public final class SQLiteCacheStore: CacheStore {
 
     @discardableResult
     public func delete(_ key: CacheKey) throws -> Bool {
-        try guarded("delete") {
-            try database.write {
-                let deleted =
-                    try $0.run(
-                        "DELETE FROM entry WHERE id = ? AND key = ?", [.integer(Self.rowID(key)), .blob(key.bytes)])
-                    > 0
-                if deleted { hitLog.forget(Self.rowID(key)) }
-                return deleted
-            }
-        }
+        try deleteRow(of: key, "DELETE FROM entry WHERE id = ? AND key = ?", [])
     }
 
     @discardableResult
     public func delete(_ entry: StoredEntry) throws -> Bool {
+        // Only while it holds this body: the hits logged for a replacement are the replacement's.
+        try deleteRow(
+            of: entry.key, "DELETE FROM entry WHERE id = ? AND key = ? AND body_id = ?", [.integer(entry.bodyID)])
+    }
+
+    /// Runs a `DELETE` of the key's row (`sql` takes the row id, the key, then `extra`) and forgets the
+    /// row's hits when it went, under the writer lock, as every row removal does.
+    private func deleteRow(of key: CacheKey, _ sql: String, _ extra: [SQLiteValue]) throws -> Bool {
         try guarded("delete") {
             try database.write {
-                let deleted =
-                    try $0.run(
-                        "DELETE FROM entry WHERE id = ? AND key = ? AND body_id = ?",
-                        [.integer(Self.rowID(entry.key)), .blob(entry.key.bytes), .integer(entry.bodyID)]) > 0
-                // Only when it went (the hits logged for a replacement are the replacement's), and under the
-                // writer lock, as every row removal forgets its hits.
-                if deleted { hitLog.forget(Self.rowID(entry.key)) }
+                let rowID = Self.rowID(key)
+                let deleted = try $0.run(sql, [.integer(rowID), .blob(key.bytes)] + extra) > 0
+                if deleted { hitLog.forget(rowID) }
                 return deleted
             }
         }

@@ -126,15 +126,7 @@ import Testing
             harness.origin.respond(
                 to: "/c.png",
                 with: .ok(bytes: ImageSamples.png1x1, contentType: "image/png").header("Cache-Control", "max-age=60"))
-            let url = harness.origin.url("/c.png")
-            let writer = try harness.store.beginWrite(hints: CacheBodyHints(contentType: "image/png"))
-            try writer.append(Array("not a png at all".utf8))
-            let now = harness.clock.now
-            try writer.commit(
-                StoredEntry(
-                    key: CacheKey.make(canonicalURL: url), url: url, status: .ok,
-                    headers: HTTPHeaders([("Content-Type", "image/png"), ("Cache-Control", "max-age=60")]),
-                    requestTime: now, responseTime: now, freshnessLifetime: 60, imageFormat: "png"))
+            try harness.storeAsPNG("/c.png", Array("not a png at all".utf8))
             #expect(try sameBytes(harness.fetch("/c.png").body, ImageSamples.png1x1))
             #expect(await harness.settle())
             let metrics = harness.service.metrics

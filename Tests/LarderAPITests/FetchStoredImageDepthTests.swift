@@ -35,15 +35,7 @@ import Testing
         #expect(ImageValidator().validate(bytes).rejection?.reason == .pngBadImageData)
         #expect(ImageValidator(depth: .structure).validate(bytes).info?.format == .png)
         try await withFetchHarness(decision: FetchMetricsTests.images) { harness in
-            let url = harness.origin.url("/d.png")
-            let writer = try harness.store.beginWrite(hints: CacheBodyHints(contentType: "image/png"))
-            try writer.append(bytes)
-            let now = harness.clock.now
-            try writer.commit(
-                StoredEntry(
-                    key: CacheKey.make(canonicalURL: url), url: url, status: .ok,
-                    headers: HTTPHeaders([("Content-Type", "image/png"), ("Cache-Control", "max-age=60")]),
-                    requestTime: now, responseTime: now, freshnessLifetime: 60, imageFormat: "png"))
+            let url = try harness.storeAsPNG("/d.png", bytes)
             let hit = try harness.fetch("/d.png")
             #expect(hit.header("X-Cache") == "HIT")
             #expect(sameBytes(hit.body, bytes))

@@ -93,6 +93,23 @@ final class FetchTestHarness: @unchecked Sendable {
         return client
     }
 
+    /// Stores `bytes` as a fresh validated PNG for an origin path straight through the store, as admission
+    /// would have: the bytes never pass admission's checks (for tests of what a read checks).
+    /// - Returns: the stored entry's URL.
+    @discardableResult
+    func storeAsPNG(_ originPath: String, _ bytes: [UInt8]) throws -> String {
+        let url = origin.url(originPath)
+        let writer = try store.beginWrite(hints: CacheBodyHints(contentType: "image/png"))
+        try writer.append(bytes)
+        let now = clock.now
+        _ = try writer.commit(
+            StoredEntry(
+                key: CacheKey.make(canonicalURL: url), url: url, status: .ok,
+                headers: HTTPHeaders([("Content-Type", "image/png"), ("Cache-Control", "max-age=60")]),
+                requestTime: now, responseTime: now, freshnessLifetime: 60, imageFormat: "png"))
+        return url
+    }
+
     /// The key Larder stores an origin path's response under (no `Vary`).
     func key(_ originPath: String) -> String { CacheKey.make(canonicalURL: origin.url(originPath)).hex }
 
