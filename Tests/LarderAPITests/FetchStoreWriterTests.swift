@@ -1,11 +1,9 @@
 import Dispatch
 import Foundation
+import LarderAPI
 import Synchronization
 import TestSupport
 import Testing
-
-@testable import LarderAPI
-@testable import Storage
 
 #if canImport(Glibc)
     import Glibc
@@ -56,35 +54,6 @@ import Testing
                 let again = try harness.fetch("/written/\(index)")
                 #expect(again.header("X-Cache") == "HIT" && again.text == "body \(index)")
             }
-        }
-    }
-
-    /// A body under a chunk stays in memory, in its writer, until its commit: it counts in the backlog
-    /// until then, not only until it is handed to the writer (4 KiB misses queued for their commits held
-    /// their bodies uncounted, 28 MiB beyond the stated bounds in the flood soak).
-    @Test func aBodyCountsInTheBacklogUntilItIsInSQLite() async throws {
-        try await withFetchHarness { harness in
-            let body = String(repeating: "larder ", count: 400)
-            harness.origin.respond(to: "/held", with: .ok(body).header("Cache-Control", "max-age=600"))
-            // SQLite's writer is held: the body reaches its writer (under a chunk, nothing to write yet) and
-            // its commit waits for the lock.
-            let holding = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
-                try? harness.store.database.write { _ in
-                    holding.signal()
-                    _ = release.wait(timeout: .now() + 30)
-                }
-            }
-            holding.wait()
-            let first = try harness.fetch("/held")
-            #expect(first.text == body && first.header("X-Cache") == "MISS")
-            #expect(await waitUntil(timeout: .seconds(20)) { harness.store.commits.isBusy })
-            #expect(harness.service.storeBacklogBytes == body.utf8.count + StoreBacklog.overheadPerFetch)
-            release.signal()
-            #expect(await harness.settle())
-            #expect(harness.service.storeBacklogBytes == 0)
-            #expect(try harness.fetch("/held").header("X-Cache") == "HIT")
         }
     }
 

@@ -46,7 +46,7 @@ struct InFlightDependencies: Sendable {
 }
 
 /// Bytes of fetched bodies waiting for the store, against `FetchConfiguration.storeBacklogBytes`: the
-/// bytes received for the store and not yet in SQLite, plus `overheadPerFetch` for each fetch
+/// bytes received for the store and not yet handed to its writer, plus `overheadPerFetch` for each fetch
 /// not yet committed. Past the limit a new response is relayed but not stored.
 final class StoreBacklog: Sendable {
     /// What a fetch waiting to be written holds besides its body (its state, its writer's): 7 245 waiting

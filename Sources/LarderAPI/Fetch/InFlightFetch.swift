@@ -28,9 +28,6 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         var invalidImage = false
         /// Bytes this fetch added to the service's store backlog.
         var backlogBytes = 0
-        /// Bytes handed to the store writer, and how many of them have left the backlog (are in SQLite).
-        var handedToWriter = 0
-        var countedInStore = 0
         var originFetch: OriginFetch?
         var responseTime = Date()
     }
@@ -280,21 +277,9 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                 dependencies.recordStoreFailure(url: url, error: error)
                 return
             }
-            let readable = (writer as? any ReadableBodyWriter)?.readableBytes
-            // Bytes leave the backlog once they are in SQLite. A writer that can say how far that is holds
-            // the rest (under a chunk, and the last chunk until its commit) in memory, where the backlog
-            // must still count them: 4 KiB misses queued for their commits held each body twice, in the
-            // writer and in `InFlightBody` for late callers, with only the overhead counted.
-            let left = state.withLock { state -> Int in
-                state.handedToWriter += bytes.count
-                let inStore = min(readable ?? state.handedToWriter, state.handedToWriter)
-                let left = inStore - state.countedInStore
-                state.countedInStore = inStore
-                state.backlogBytes -= left
-                return left
-            }
-            dependencies.backlog.subtract(left)
-            body.stored(readable: readable ?? 0)
+            state.withLock { $0.backlogBytes -= bytes.count }
+            dependencies.backlog.subtract(bytes.count)
+            body.stored(readable: (writer as? any ReadableBodyWriter)?.readableBytes ?? 0)
         }
     }
 

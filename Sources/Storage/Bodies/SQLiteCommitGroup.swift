@@ -47,9 +47,6 @@ final class SQLiteCommitGroup: Sendable {
     let groups = Atomic<Int>(0)
     let bodies = Atomic<Int>(0)
 
-    /// Whether a group is being committed or waits to be (for tests).
-    var isBusy: Bool { pending.withLock { $0.draining } }
-
     /// Queues a job; its completion runs on the group's queue once its transaction ended.
     /// - Parameters:
     ///   - job: the body's last step.
