@@ -17,7 +17,7 @@ extension SQLiteCacheStore {
         while !done {
             try guarded("bulk load") {
                 try database.write { connection in
-                    var primaryKeys: [CacheKey] = []
+                    var varyKeys: [CacheKey] = []
                     try connection.inTransaction {
                         for _ in 0..<max(1, transactionSize) {
                             guard let (entry, body) = iterator.next() else {
@@ -31,12 +31,11 @@ extension SQLiteCacheStore {
                                     crc32: CRC32.checksum(body), chunkSize: configuration.chunkSize),
                                 lastChunk: body.isEmpty ? nil : (body, 0), pendingBody: nil,
                                 purgeGeneration: purgeLog.generation, now: configuration.clock(), completion: { _ in })
-                            _ = try SQLiteCommitGroup.apply(job, connection: connection, purges: purgeLog, hits: hitLog)
-                            primaryKeys.append(entry.primaryKey)
+                            _ = try SQLiteCommitGroup.apply(job, connection: connection, in: self, varyKeys: &varyKeys)
                         }
                         return .commit
                     }
-                    varyMemo.forget(primaryKeys)
+                    varyMemo.forget(varyKeys)
                 }
             }
         }

@@ -10,6 +10,17 @@ import Testing
 @Suite struct SQLiteHitLogTests {
     private static func at(_ seconds: Double) -> Date { CacheCoreFixtures.epoch.addingTimeInterval(seconds) }
 
+    /// A store bounded to three entries of 1 000-byte bodies, holding three, oldest first in `keys`.
+    private static func fullStoreOfThree() throws -> (StorageTestHarness, TestClock, [CacheKey]) {
+        let clock = TestClock()
+        let harness = try StorageTestHarness(maxSize: 3 * 1_400) { clock.now() }
+        let keys = try (0..<3).map { index in
+            let body = CacheCoreFixtures.randomBody(length: 1000, seed: UInt64(index))
+            return try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/\(index)"), body).key
+        }
+        return (harness, clock, keys)
+    }
+
     @Test func hitsStayInMemoryUntilTheLogIsFullThenAreWrittenOffTheCaller() throws {
         let harness = try StorageTestHarness(hitLogCapacity: 3)
         let entries = try (0..<3).map {
@@ -62,14 +73,7 @@ import Testing
     }
 
     @Test func evictionMovesACandidateSeenUsedUpInsteadOfRemovingIt() throws {
-        // Entries of 1 000-byte bodies; the bound leaves room for three.
-        let clock = TestClock()
-        let harness = try StorageTestHarness(maxSize: 3 * 1_400) { clock.now() }
-        var keys: [CacheKey] = []
-        for index in 0..<3 {
-            let body = CacheCoreFixtures.randomBody(length: 1000, seed: UInt64(index))
-            keys.append(try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/\(index)"), body).key)
-        }
+        let (harness, clock, keys) = try Self.fullStoreOfThree()
         #expect(try harness.store.stats().entryCount == 3)
         // The oldest row was used since it was written; the log alone knows.
         harness.store.recordHits(keys[0], count: 4, at: clock.now())
@@ -98,13 +102,7 @@ import Testing
     }
 
     @Test func evictionLeavesTheHitsOfCandidatesItDidNotLookAt() throws {
-        let clock = TestClock()
-        let harness = try StorageTestHarness(maxSize: 3 * 1_400) { clock.now() }
-        var keys: [CacheKey] = []
-        for index in 0..<3 {
-            let body = CacheCoreFixtures.randomBody(length: 1000, seed: UInt64(index))
-            keys.append(try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/\(index)"), body).key)
-        }
+        let (harness, clock, keys) = try Self.fullStoreOfThree()
         // The third oldest was used too; removing the second oldest is enough, so eviction never gets to it.
         harness.store.recordHits(keys[2], count: 3, at: clock.now())
         let body = CacheCoreFixtures.randomBody(length: 1000, seed: 9)

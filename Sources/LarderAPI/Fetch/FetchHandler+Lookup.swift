@@ -13,10 +13,10 @@ extension FetchHandler {
         let primary = CacheKey.make(canonicalURL: call.keyURL)
         let varyNames = (try? service.store.varyNames(forPrimaryKey: primary)) ?? nil
         // Without Vary names the key is the primary one, already hashed.
-        let key =
-            (varyNames ?? []).isEmpty
-            ? primary
-            : CacheKey.variant(canonicalURL: call.keyURL, varyNames: varyNames ?? [], requestHeaders: call.headers)
+        var key = primary
+        if let varyNames, !varyNames.isEmpty {
+            key = CacheKey.variant(canonicalURL: call.keyURL, varyNames: varyNames, requestHeaders: call.headers)
+        }
         let onlyIfCached = RequestDirectives(headers: call.headers).cacheControl.onlyIfCached
         guard let entry = (try? service.store.entry(for: key)) ?? nil else {
             if onlyIfCached { return sendOnlyIfCachedMiss(call) }

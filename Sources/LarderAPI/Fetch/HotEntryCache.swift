@@ -70,15 +70,11 @@ final class HotEntryCache: Sendable {
         }
     }
 
-    /// Whether entries that vary on these request fields may be kept: none, or `Accept-Encoding` alone.
-    static func keepsVarying(on names: [String]) -> Bool {
-        names.isEmpty || names == ["accept-encoding"]
-    }
-
-    /// Whether a body of `bodyBytes` of an entry that varies on `names` would be kept. Asked before a
-    /// `HotEntry` is made, since making one may fill an in-memory file (with the tier off, nothing is kept).
+    /// Whether a body of `bodyBytes` of an entry that varies on `names` would be kept: within the largest
+    /// body, and varying on nothing or on `Accept-Encoding` alone. Asked before a `HotEntry` is made, since
+    /// making one may fill an in-memory file (with the tier off, nothing is kept).
     func mayKeep(bodyBytes: Int, varyingOn names: [String]) -> Bool {
-        budgetBytes > 0 && bodyBytes <= maxEntryBytes && Self.keepsVarying(on: names)
+        budgetBytes > 0 && bodyBytes <= maxEntryBytes && (names.isEmpty || names == ["accept-encoding"])
     }
 
     /// The number of entries and the bytes they cost (for tests and metrics).
@@ -91,8 +87,7 @@ final class HotEntryCache: Sendable {
     /// Keeps an entry under its stored URL (replacing one for the same callers), evicting the oldest
     /// beyond the budget. Entries too large, or varying on more than `Accept-Encoding`, are not kept.
     func insert(_ entry: HotEntry) {
-        guard entry.bodyCount <= maxEntryBytes, entry.cost <= budgetBytes,
-            Self.keepsVarying(on: entry.stored.varyNames)
+        guard mayKeep(bodyBytes: entry.bodyCount, varyingOn: entry.stored.varyNames), entry.cost <= budgetBytes
         else { return }
         let url = entry.stored.url
         state.withLock { state in

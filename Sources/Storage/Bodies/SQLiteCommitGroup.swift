@@ -105,6 +105,7 @@ final class SQLiteCommitGroup: Sendable {
         outcomes: [Result<StoredEntry, CacheStoreError>], aJobFailed: Bool
     ) {
         var committed: [StoredEntry] = []
+        var varyKeys: [CacheKey] = []
         var aJobFailed = false
         do {
             try store.database.write { connection in
@@ -112,7 +113,7 @@ final class SQLiteCommitGroup: Sendable {
                     for job in jobs {
                         do {
                             committed.append(
-                                try Self.apply(job, connection: connection, purges: store.purgeLog, hits: store.hitLog))
+                                try Self.apply(job, connection: connection, in: store, varyKeys: &varyKeys))
                         } catch {
                             aJobFailed = true
                             throw error
@@ -120,8 +121,7 @@ final class SQLiteCommitGroup: Sendable {
                     }
                     return .commit
                 }
-                // Each job wrote or deleted its URL's `vary` row.
-                store.varyMemo.forget(jobs.map(\.entry.primaryKey))
+                store.varyMemo.forget(varyKeys)
                 // The entries are committed: a failed eviction must not fail (and discard) them; the
                 // next commit evicts again.
                 try? store.evictIfNeeded(connection)
@@ -135,8 +135,11 @@ final class SQLiteCommitGroup: Sendable {
 
     /// Writes one job in the group's transaction (or `bulkLoad`'s); a failure leaves the transaction to be
     /// rolled back.
+    /// - Parameter varyKeys: gets the primary key whose `vary` row the job wrote or deleted, for the caller
+    ///   to forget in `SQLiteVaryMemo` once the transaction committed.
     static func apply(
-        _ job: SQLiteCommitJob, connection: SQLiteConnection, purges: SQLitePurgeLog, hits: SQLiteHitLog
+        _ job: SQLiteCommitJob, connection: SQLiteConnection, in store: SQLiteCacheStore,
+        varyKeys: inout [CacheKey]
     ) throws -> StoredEntry {
         let bodyID = try job.pendingBody ?? SQLiteBodyWriter.nextBodyID(connection)
         if let last = job.lastChunk {
@@ -148,22 +151,24 @@ final class SQLiteCommitGroup: Sendable {
         var stored = job.entry
         stored.setStoredBody(job.facts, bodyID: bodyID, now: job.now)
         // A purge that ran while the body was written, and selects it, leaves it stale (`SQLitePurgeLog`).
-        if let since = purges.staleSince(stored, after: job.purgeGeneration) {
+        if let since = store.purgeLog.staleSince(stored, after: job.purgeGeneration) {
             stored.staleSince = min(stored.staleSince ?? since, since)
         }
         // By rowid alone: this also replaces an entry whose key shares the first 64 bits. The entry it
         // replaces takes its unwritten hits with it, under the same lock as the delete.
         let row = SQLiteCacheStore.rowID(stored.key)
         try connection.run("DELETE FROM entry WHERE id = ?", [.integer(row)])
-        hits.forget(row)
+        store.hitLog.forget(row)
         try SQLiteCacheStore.insert(stored, into: connection)
+        let primaryKey = stored.primaryKey
         if stored.varyNames.isEmpty {
-            try connection.run("DELETE FROM vary WHERE primary_key = ?", [.blob(stored.primaryKey.bytes)])
+            try connection.run("DELETE FROM vary WHERE primary_key = ?", [.blob(primaryKey.bytes)])
         } else {
             try connection.run(
                 "INSERT OR REPLACE INTO vary (primary_key, names) VALUES (?, ?)",
-                [.blob(stored.primaryKey.bytes), .text(SQLiteCacheStore.encodeNames(stored.varyNames))])
+                [.blob(primaryKey.bytes), .text(SQLiteCacheStore.encodeNames(stored.varyNames))])
         }
+        varyKeys.append(primaryKey)
         return stored
     }
 }
