@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 #if canImport(Glibc)
     import Glibc
@@ -26,7 +27,7 @@ extension LarderProcess {
     /// - Returns: the response.
     /// - Throws: `RawSocketError` when the exchange fails.
     public func fetch(_ url: String) throws -> RawHTTPResponse {
-        try request("GET", "/fetch?url=" + QueryEncoding.value(url))
+        try request("GET", "/fetch?url=" + url.percentEncoded())
     }
 
     /// Runs `larder arguments…` to its end, for one-shot commands (`stats`, `backup`, `health`, a

@@ -83,7 +83,7 @@ final class FaultHarness: Sendable {
     var reportedFailures: [String] { failures.lines.withLock { $0 } }
 
     /// `/fetch?url=` for a path on the stub origin.
-    func fetchPath(_ originPath: String) -> String { "/fetch?url=" + QueryEncoding.value(origin.url(originPath)) }
+    func fetchPath(_ originPath: String) -> String { "/fetch?url=" + origin.url(originPath).percentEncoded() }
 
     /// Fetches a stub origin path through Larder on a new connection.
     func fetch(_ originPath: String, headers: [(String, String)] = []) throws -> RawHTTPResponse {

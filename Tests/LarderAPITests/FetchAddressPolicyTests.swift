@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import LarderAPI
 import TestSupport
 import Testing
@@ -16,7 +17,7 @@ import Testing
         try await withFetchHarness(allowNetworks: []) { harness in
             harness.origin.respond(to: "/secret", with: .ok("secret"))
             let url = "http://\(host):\(harness.origin.port)/secret"
-            let response = try harness.request("GET", "/fetch?url=" + QueryEncoding.value(url))
+            let response = try harness.request("GET", "/fetch?url=" + url.percentEncoded())
             #expect(response.status == 403, "\(host): \(response.text)")
             #expect(response.text.contains("address-refused"))
             #expect(!response.text.contains("secret\""))
@@ -31,7 +32,7 @@ import Testing
     func aHostEndingInANumberThatIsNoAddressIsAnInvalidURL(host: String) async throws {
         try await withFetchHarness { harness in
             let url = "http://\(host):\(harness.origin.port)/x"
-            let response = try harness.request("GET", "/fetch?url=" + QueryEncoding.value(url))
+            let response = try harness.request("GET", "/fetch?url=" + url.percentEncoded())
             #expect(response.status == 400, "\(host): \(response.text)")
             #expect(response.text.contains("invalid-url"))
             #expect(harness.origin.connectionCount == 0)
@@ -42,12 +43,12 @@ import Testing
         try await withFetchHarness { harness in
             harness.origin.respond(to: "/d", with: .ok("dot").header("Cache-Control", "max-age=60"))
             let dotted = try harness.request(
-                "GET", "/fetch?url=" + QueryEncoding.value("http://127.0.0.1.:\(harness.origin.port)/d"))
+                "GET", "/fetch?url=" + ("http://127.0.0.1.:\(harness.origin.port)/d").percentEncoded())
             #expect(dotted.status == 200)
             #expect(dotted.text == "dot")
             #expect(await harness.settle())
             let plain = try harness.request(
-                "GET", "/fetch?url=" + QueryEncoding.value("http://2130706433:\(harness.origin.port)/d"))
+                "GET", "/fetch?url=" + ("http://2130706433:\(harness.origin.port)/d").percentEncoded())
             #expect(plain.header("X-Cache") == "HIT")
             #expect(plain.header("X-Cache-Key") == dotted.header("X-Cache-Key"))
             #expect(harness.origin.requestCount(for: "/d") == 1)

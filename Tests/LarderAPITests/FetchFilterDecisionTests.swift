@@ -35,21 +35,17 @@ import Testing
             harness.origin.respond(
                 to: "/c.png",
                 with: .ok(bytes: ImageSamples.png1x1, contentType: "image/png").header("Cache-Control", "max-age=60"))
-            let url = harness.origin.url("/c.png")
-            let key = CacheKey.make(canonicalURL: url)
-            let writer = try harness.store.beginWrite(hints: CacheBodyHints(contentType: "image/png"))
-            try writer.append(Array("not a png at all".utf8))
-            let now = harness.clock.now
-            try writer.commit(
-                StoredEntry(
-                    key: key, url: url, status: .ok,
-                    headers: HTTPHeaders([("Content-Type", "image/png"), ("Cache-Control", "max-age=60")]),
-                    requestTime: now, responseTime: now, freshnessLifetime: 60, imageFormat: "png"))
+            let key = CacheKey.make(canonicalURL: try harness.storeAsPNG("/c.png", Array("not a png at all".utf8)))
             let response = try harness.fetch("/c.png")
             #expect(sameBytes(response.body, ImageSamples.png1x1))
             #expect(response.header("X-Cache") == "MISS")
             #expect(harness.origin.requestCount(for: "/c.png") == 1)
             #expect(await harness.settle())
+            let replaced = try #require(try harness.store.entry(for: key))
+            let reader = try harness.store.openBody(of: replaced, form: .identity)
+            var stored: [UInt8] = []
+            while let piece = try reader.next() { stored += piece }
+            #expect(sameBytes(stored, ImageSamples.png1x1))
             #expect(try sameBytes(harness.fetch("/c.png").body, ImageSamples.png1x1))
             #expect(harness.origin.requestCount(for: "/c.png") == 1)
         }

@@ -220,7 +220,7 @@ import Upstream
 
     @Test func unreachableOriginIs502() async throws {
         try await withFetchHarness { harness in
-            let response = try harness.request("GET", "/fetch?url=" + QueryEncoding.value("http://127.0.0.1:1/x"))
+            let response = try harness.request("GET", "/fetch?url=" + ("http://127.0.0.1:1/x").percentEncoded())
             #expect(response.status == 502)
             #expect(response.text.contains("origin-unreachable"))
         }
@@ -229,7 +229,7 @@ import Upstream
     @Test func refusedAddressIs403() async throws {
         try await withFetchHarness { harness in
             // ::1 is loopback but outside the allowed 127.0.0.0/8: refused before connecting.
-            let response = try harness.request("GET", "/fetch?url=" + QueryEncoding.value("http://[::1]:9/x"))
+            let response = try harness.request("GET", "/fetch?url=" + ("http://[::1]:9/x").percentEncoded())
             #expect(response.status == 403)
             #expect(response.text.contains("address-refused"))
         }

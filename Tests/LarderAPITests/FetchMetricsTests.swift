@@ -60,7 +60,7 @@ import Testing
             let port = closed.port
             closed.stop()
             let url = "http://127.0.0.1:\(port)/gone"
-            let response = try harness.request("GET", "/fetch?url=" + QueryEncoding.value(url))
+            let response = try harness.request("GET", "/fetch?url=" + url.percentEncoded())
             #expect(response.status == 502)
             #expect(await harness.settle())
             #expect(harness.service.metrics.originFetchCount(.connectFailed) == 1)

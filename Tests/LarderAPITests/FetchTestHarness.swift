@@ -70,7 +70,7 @@ final class FetchTestHarness: @unchecked Sendable {
 
     /// `/fetch?url=` for a path on the stub origin.
     func fetchPath(_ originPath: String) -> String {
-        "/fetch?url=" + QueryEncoding.value(origin.url(originPath))
+        "/fetch?url=" + origin.url(originPath).percentEncoded()
     }
 
     /// Fetches a stub origin path through Larder on a new connection.

@@ -159,10 +159,10 @@ import Testing
             let elsewhere = other.url("/x")
             Self.route(harness, "/form", unsafe: .status(303, headers: [("Location", elsewhere)]))
             other.respond(to: "/x", with: .ok("x").header("Cache-Control", "max-age=600"))
-            _ = try harness.request("GET", "/fetch?url=" + QueryEncoding.value(elsewhere))
+            _ = try harness.request("GET", "/fetch?url=" + elsewhere.percentEncoded())
             #expect(await harness.settle())
             #expect(try harness.send("POST", "/form", body: "go").status == 303)
-            let again = try harness.request("GET", "/fetch?url=" + QueryEncoding.value(elsewhere))
+            let again = try harness.request("GET", "/fetch?url=" + elsewhere.percentEncoded())
             #expect(again.header("X-Cache") == "HIT")
         }
     }
@@ -194,7 +194,7 @@ import Testing
             _ = try harness.fetch("/read", headers: [("Accept-Language", "en")])
             #expect(await harness.settle())
             let head = try harness.request(
-                "HEAD", "/fetch?url=" + QueryEncoding.value(harness.origin.url("/read")),
+                "HEAD", "/fetch?url=" + harness.origin.url("/read").percentEncoded(),
                 headers: [("Accept-Language", "en")])
             #expect(head.header("X-Cache") == "HIT")
             #expect(try harness.fetch("/read", headers: [("Accept-Language", "en")]).header("X-Cache") == "HIT")
@@ -256,7 +256,7 @@ extension InvalidationHarness {
         -> RawHTTPResponse
     {
         try client.request(
-            method, "/fetch?url=" + QueryEncoding.value(origin.url(path)), headers: headers,
+            method, "/fetch?url=" + origin.url(path).percentEncoded(), headers: headers,
             body: body.map { Array($0.utf8) })
     }
 
@@ -264,7 +264,7 @@ extension InvalidationHarness {
     func sendChunked(_ method: String, _ path: String, body: String) throws -> RawHTTPResponse {
         let client = try RawSocketClient(port: self.client.port, timeout: 30)
         defer { client.close() }
-        var text = "\(method) /fetch?url=\(QueryEncoding.value(origin.url(path))) HTTP/1.1\r\n"
+        var text = "\(method) /fetch?url=\(origin.url(path).percentEncoded()) HTTP/1.1\r\n"
         text += "Host: test\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
         var rest = Substring(body)
         while !rest.isEmpty {

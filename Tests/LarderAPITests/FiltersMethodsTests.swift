@@ -1,6 +1,7 @@
 import CacheCore
 import CachePolicy
 import Foundation
+import HTTPCore
 import TestSupport
 import Testing
 
@@ -26,7 +27,7 @@ struct FiltersMethodsTests {
     @Test func explainTakesTheMethodAskedAbout() async throws {
         try await withFiltersHarness { harness, _ in
             #expect(try harness.request("PUT", "/filters", body: Self.readOnly).status == 200)
-            let url = QueryEncoding.value("http://a.example/x")
+            let url = ("http://a.example/x").percentEncoded()
             let post = try FiltersAPIHarness.json(try harness.request("GET", "/filters/explain?url=\(url)&method=POST"))
             #expect(post["method"] as? String == "POST")
             #expect(post["owner"] as? String == "no-writes")

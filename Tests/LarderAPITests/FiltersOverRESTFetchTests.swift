@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import LarderTesting
 import Storage
 import TestSupport
@@ -37,7 +38,7 @@ import Testing
             #expect(put.status == 200, "\(put.text)")
             func fetch(_ path: String, userAgent: String = Self.curl) throws -> RawHTTPResponse {
                 try client.request(
-                    "GET", "/fetch?url=" + QueryEncoding.value(origin.url(path)), headers: [("User-Agent", userAgent)])
+                    "GET", "/fetch?url=" + origin.url(path).percentEncoded(), headers: [("User-Agent", userAgent)])
             }
             func storedURLs() throws -> [String] {
                 let listing = try client.request("GET", "/cache")

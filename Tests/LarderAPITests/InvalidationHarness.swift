@@ -61,7 +61,7 @@ final class InvalidationHarness: @unchecked Sendable {
 
     /// Fetches a stub origin path through Larder.
     func fetch(_ path: String, headers: [(String, String)] = []) throws -> RawHTTPResponse {
-        try request("GET", "/fetch?url=" + QueryEncoding.value(origin.url(path)), headers: headers)
+        try request("GET", "/fetch?url=" + origin.url(path).percentEncoded(), headers: headers)
     }
 
     /// Sends one request and reads the response.

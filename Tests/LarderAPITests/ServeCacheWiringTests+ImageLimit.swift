@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import LarderTesting
 import TestSupport
 import Testing
@@ -27,7 +28,7 @@ extension ServeCacheWiringTests {
             environment: environment)
         try await app.test(.live) { client in
             func fetch() throws -> RawHTTPResponse {
-                try client.request("GET", "/fetch?url=" + QueryEncoding.value(origin.url("/j.jpg")))
+                try client.request("GET", "/fetch?url=" + origin.url("/j.jpg").percentEncoded())
             }
             let first = try fetch()
             #expect(sameBytes(first.body, ImageSamples.jpeg8x8))

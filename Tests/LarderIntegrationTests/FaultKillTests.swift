@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import Synchronization
 import TestSupport
 import Testing
@@ -51,7 +52,7 @@ struct FaultKillTests {
                         // Bounded, so that checking every entry afterwards stays quick.
                         if index > round * 100_000 + Self.maxEntriesPerRound { break }
                         let url = origin.url("/obj?n=\(index)")
-                        guard let response = try? Self.get(port: port, "/fetch?url=" + QueryEncoding.value(url))
+                        guard let response = try? Self.get(port: port, "/fetch?url=" + url.percentEncoded())
                         else {
                             continue
                         }
@@ -78,7 +79,7 @@ struct FaultKillTests {
             repeat {
                 let page = try restarted.request(
                     "GET",
-                    "/cache?limit=500" + (cursor.map { "&cursor=" + QueryEncoding.value($0) } ?? ""))
+                    "/cache?limit=500" + (cursor.map { "&cursor=" + ($0).percentEncoded() } ?? ""))
                 let json = try #require(try JSONSerialization.jsonObject(with: Data(page.body)) as? [String: Any])
                 for entry in json["entries"] as? [[String: Any]] ?? [] {
                     let key = try #require(entry["key"] as? String)
@@ -87,7 +88,7 @@ struct FaultKillTests {
                     let stored = try restarted.request("GET", "/cache/\(key)")
                     #expect(stored.status == 200)
                     #expect(stored.body == Self.body(index), "round \(round): \(url) serves other bytes")
-                    let hit = try restarted.request("GET", "/fetch?url=" + QueryEncoding.value(url))
+                    let hit = try restarted.request("GET", "/fetch?url=" + url.percentEncoded())
                     #expect(hit.header("X-Cache") == "HIT", "round \(round): \(url)")
                     #expect(hit.body == Self.body(index), "round \(round): \(url) serves other bytes")
                     entries += 1
@@ -108,10 +109,7 @@ struct FaultKillTests {
 
     /// One GET on a new connection; the writer threads share only the port, not the process object.
     static func get(port: Int, _ path: String) throws -> RawHTTPResponse {
-        let client = try RawSocketClient(port: port, timeout: 10)
-        defer { client.close() }
-        try client.send("GET \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
-        return try client.readResponse()
+        try RawSocketClient.exchange(port: port, "GET", path, timeout: 10)
     }
 
     /// Runs the `sqlite3` shell on a database and returns its trimmed output.

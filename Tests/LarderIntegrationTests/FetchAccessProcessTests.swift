@@ -45,7 +45,7 @@ import Testing
         // The store writes behind the answer: a request right after the miss may still join its fetch.
         let tokenedHit = await waitUntil(timeout: .seconds(10)) {
             let tokened = try? larder.request(
-                "GET", "/fetch?url=" + QueryEncoding.value(origin.url("/doc.txt")),
+                "GET", "/fetch?url=" + origin.url("/doc.txt").percentEncoded(),
                 headers: ["Larder-Token: \(Self.callerSecret)"])
             return tokened?.header("X-Cache") == "HIT"
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import TestSupport
 import Testing
 
@@ -76,7 +77,7 @@ import Testing
         ])
         defer { larder.stop() }
         func get(_ target: String) throws -> RawHTTPResponse { try larder.request("GET", target) }
-        func fetchTarget(_ url: String) -> String { "/fetch?url=" + QueryEncoding.value(url) }
+        func fetchTarget(_ url: String) -> String { "/fetch?url=" + url.percentEncoded() }
 
         #expect(try get(fetchTarget(origin.url("/kept"))).header("X-Cache") == "MISS")
         // The entry is committed before the fetch leaves the registry; a hit may need a moment.
