@@ -24,10 +24,9 @@ public struct LarderTestApp: Sendable {
     public var onServer: (@Sendable (HTTPServer) -> Void)?
     /// The live server's access records (what `serve` counts for `/metrics` and logs).
     public var accessLog: (@Sendable (HTTPAccessRecord) -> Void)?
-    /// Run after the test's body (the wiring's shutdown step: stores finish, hit counts are written).
+    /// Run after the test's body (the wiring's shutdown step: stores finish, hit counts are written, the
+    /// sweep and the origin client stop).
     let finish: (@Sendable () -> Void)?
-    /// Run after `finish`: stops what the wiring started (`LarderWiring.Wired.shutdown()`).
-    let shutdown: (@Sendable () -> Void)?
     /// Makes the live server as `serve` does (`LarderWiring.Wired.makeServer`); `nil`: a bare `HTTPServer`
     /// with `accessLog`, told to `onServer`.
     let makeServer: (@Sendable (HTTPServerConfiguration) -> HTTPServer)?
@@ -54,7 +53,6 @@ public struct LarderTestApp: Sendable {
         self.server = server
         self.onServer = onServer
         finish = nil
-        shutdown = nil
         makeServer = nil
     }
 
@@ -82,12 +80,8 @@ public struct LarderTestApp: Sendable {
         responder = wired.responder
         server = settings.listening.serverConfiguration
         onServer = nil
-        let accessLogger =
-            settings.logging.accessLog
-            ? AccessLogger(format: settings.logging.format, logger: logger.part("larder.access")) : nil
-        makeServer = { configuration in wired.makeServer(configuration: configuration, accessLogger: accessLogger) }
+        makeServer = { configuration in wired.makeServer(configuration: configuration) }
         finish = wired.finish
-        shutdown = { wired.shutdown() }
     }
 
     /// The application `larder serve` runs for these flags and environment, resolved as `serve` resolves
@@ -114,10 +108,7 @@ public struct LarderTestApp: Sendable {
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or why the live server could not start.
     public func test<T>(_ mode: LarderTestMode, _ body: (LarderTestClient) async throws -> T) async throws -> T {
-        defer {
-            finish?()
-            shutdown?()
-        }
+        defer { finish?() }
         switch mode {
         case .router:
             return try await body(LarderTestClient(responder: responder))

@@ -84,21 +84,16 @@ struct ServeCommand: ParsableCommand {
         for warning in EnvironmentAudit.warnings(environment: environment, declarations: ServeSettings.declarations) {
             logger.warning("\(warning)")
         }
-        let metrics = ServeMetrics()
-        let wired = try LarderWiring.makeResponder(settings: settings, logger: logger, metrics: metrics)
+        let wired = try LarderWiring.makeResponder(settings: settings, logger: logger)
         // Every access record feeds the metrics; the log line is written only when the access log is on.
         let server = wired.makeServer(
             configuration: settings.listening.serverConfiguration,
-            accessLogger: settings.logging.accessLog ? AccessLogger(format: settings.logging.format) : nil,
-            onError: { error in Logger(label: "larder").error("\(error)") })
+            onError: { error in logger.error("\(error)") })
         // Before "listening on": whoever waits for that line (an orchestrator, a script, a test) may send
         // SIGTERM at once; the handler caught it since the start of `run`, so it waits in the pipe for this.
         SignalDrain.install(
             server: server, grace: settings.listening.shutdownGrace, logger: logger,
-            finish: {
-                wired.finish()
-                wired.shutdown()
-            })
+            finish: wired.finish)
         do {
             try server.start()
         } catch {

@@ -41,7 +41,7 @@ import Testing
             try Self.storeExpiredEntry(in: database)
             #expect(try await Self.entryCount(in: database, becomes: 0))
         }
-        // …and once the wiring has shut down (`Wired.shutdown()`), it no longer runs.
+        // …and once the wiring has shut down (`Wired.finish`), it no longer runs.
         try Self.storeExpiredEntry(in: database)
         try await Task.sleep(for: .milliseconds(300))
         #expect(try SQLiteCacheStore(path: database).stats().entryCount == 1)

@@ -11,8 +11,8 @@ public struct AccessLogger: Sendable {
     /// Creates the logger.
     /// - Parameters:
     ///   - format: text or JSON lines.
-    ///   - logger: where the lines go (a test's recorder); by default the process log, label `larder.access`.
-    public init(format: LoggingSettings.Format, logger: Logger = Logger(label: "larder.access")) {
+    ///   - logger: where the lines go (the wiring's `larder.access` part, `Logger.part`).
+    public init(format: LoggingSettings.Format, logger: Logger) {
         self.format = format
         self.logger = logger
     }

@@ -6,7 +6,7 @@ import Storage
 /// Sweeps the store in the background: entries expired beyond their stale allowance go, orphaned
 /// partial bodies are cleared, and batched hit counts are written (DESIGN.md, "Capacity").
 ///
-/// The timer runs until `cancel()` (`LarderWiring.Wired.shutdown()`): the wiring is a library that tests
+/// The timer runs until `cancel()` (the end of `LarderWiring.Wired.finish`): the wiring is a library that tests
 /// build many times, and a timer left running would keep its store open and sweeping for the process's life.
 /// `@unchecked Sendable`: `timer` is set up in `init` and only cancelled afterwards (`DispatchSource.cancel`
 /// is thread-safe); its handler runs on the maintenance queue only.

@@ -17,29 +17,29 @@ public enum LarderWiring {
         /// The router with all routes.
         public let responder: any HTTPResponder
         /// `/readyz`; `makeServer` attaches the server to it, so that a drain makes it 503.
-        public let readiness: ReadinessHandler
+        let readiness: ReadinessHandler
         /// Who may use the admin API and `/fetch`, as in force (for the start-up lines).
         public let admin: AdminAccess
         /// Who may use `/fetch`, as in force.
         public let fetchAccess: FetchAccess
         /// What `/metrics` exposes; `makeServer` feeds its HTTP group.
-        public let metrics: ServeMetrics
-        /// Writes what is still only in memory (hit counts of the hot tier and the store) to the
-        /// database; call after the drain, before exiting.
+        let metrics: ServeMetrics
+        /// Writes the access log (`larder.access`, a part of the wiring's logger); `nil` when it is off.
+        let accessLogger: AccessLogger?
+        /// The shutdown step, after the server drained: writes what is still only in memory (hit counts of
+        /// the hot tier and the store) to the database, then stops what the wiring started besides the
+        /// server (the maintenance sweep, the origin client). The store closes when the last route holding
+        /// it is released.
         public let finish: @Sendable () -> Void
-        /// Stops what the wiring started besides the server: the maintenance sweep and the origin client.
-        let stop: @Sendable () -> Void
 
         /// The server `serve` runs: answering with `responder`, attached to `/readyz` and the HTTP metrics,
-        /// every access record counted for `/metrics` and logged when `accessLogger` is given.
+        /// every access record counted for `/metrics` and logged when the access log is on.
         /// - Parameters:
         ///   - configuration: the listening settings (`ListeningSettings.serverConfiguration`).
-        ///   - accessLogger: writes the access log; `nil` when it is off.
         ///   - onError: told about socket errors the server cannot answer.
         /// - Returns: the server, not started.
         public func makeServer(
-            configuration: HTTPServerConfiguration, accessLogger: AccessLogger?,
-            onError: (@Sendable (SocketError) -> Void)? = nil
+            configuration: HTTPServerConfiguration, onError: (@Sendable (SocketError) -> Void)? = nil
         ) -> HTTPServer {
             let server = HTTPServer(
                 configuration: configuration, responder: responder,
@@ -48,24 +48,18 @@ public enum LarderWiring {
             readiness.attach(server)
             return server
         }
-
-        /// Releases what the wiring holds beyond the responder, after `finish`: cancels the maintenance sweep
-        /// and shuts the origin client down. The store closes when the last route holding it is released.
-        public func shutdown() {
-            stop()
-        }
     }
 
     /// The responder for every request, and the shutdown step that goes with it.
     /// - Parameters:
     ///   - settings: the resolved settings.
-    ///   - logger: the process logger.
-    ///   - metrics: what `/metrics` exposes; the fetch and store groups are registered here.
+    ///   - logger: the process logger; the wiring's parts log through parts of it (`Logger.part`).
     /// - Returns: the root responder and its shutdown step.
     /// - Throws: when a dependency (the database) cannot be opened.
-    public static func makeResponder(
-        settings: ServeSettings, logger: Logger, metrics: ServeMetrics = ServeMetrics()
-    ) throws -> Wired {
+    public static func makeResponder(settings: ServeSettings, logger: Logger) throws -> Wired {
+        // What `/metrics` exposes: the fetch and store groups are registered below, the HTTP group by
+        // `makeServer`.
+        let metrics = ServeMetrics()
         // The filters file first: an invalid one stops the start before any database is created.
         let declared = try settings.filters.file.map { path throws in try FiltersFile.load(path: path) }
         // Likewise unreadable certificate files: better no start than every https fetch failing.
@@ -122,14 +116,15 @@ public enum LarderWiring {
             } catch {
                 logger.error("hit counts not written at shutdown", metadata: ["error": "\(error)"])
             }
+            maintenance?.cancel()
+            fetch.client.shutdown()
         }
+        let accessLogger =
+            settings.logging.accessLog
+            ? AccessLogger(format: settings.logging.format, logger: logger.part("larder.access")) : nil
         return Wired(
             responder: routes.makeRouter(), readiness: readiness, admin: access, fetchAccess: fetchAccess,
-            metrics: metrics, finish: finish,
-            stop: {
-                maintenance?.cancel()
-                fetch.client.shutdown()
-            })
+            metrics: metrics, accessLogger: accessLogger, finish: finish)
     }
 
     /// `--origin-ca-file` keeps the system store through libcurl's CA directory; a libcurl built without
