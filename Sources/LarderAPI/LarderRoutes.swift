@@ -65,11 +65,9 @@ public struct LarderRoutes: Sendable {
             let handler: any HTTPResponder =
                 fetchAccess.isEnabled
                 ? FetchGuard(access: fetchAccess, wrapping: FetchHandler(service: fetch)) : FetchHandler(service: fetch)
-            // GET and HEAD are routes of their own, not left to the fallbacks (HEAD to GET, any method):
-            // a literal path's GET is found by the router's first lookup, the fast path of every hit.
+            // HEAD is answered by this GET route (the router's fallback), before the any-method one.
             router.add(.get, "/fetch", handler)
-            router.add(.head, "/fetch", handler)
-            // Every other method is forwarded uncached (RFC 9111 §4.4), after the routes above.
+            // Every other method is forwarded uncached (RFC 9111 §4.4), after the route above.
             router.addAnyMethod("/fetch", handler)
             router.addAdmin(.get, "/fetches", access: access, FetchesHandler(service: fetch))
         }
