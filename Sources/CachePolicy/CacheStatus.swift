@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// One member of the `Cache-Status` response field,
 /// [RFC 9211](https://www.rfc-editor.org/rfc/rfc9211): how this cache handled the request.
 ///
@@ -98,20 +100,6 @@ public struct CacheStatus: Sendable, Equatable {
     /// An sf-token for the cache name: it must start with a letter or `*`; an unusable name falls back
     /// to an sf-string, which RFC 9211 also allows for the identifier.
     static func token(_ name: String) -> String {
-        var valid = false
-        for (index, byte) in name.utf8.enumerated() {
-            let isLetter = (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-            valid = index == 0 ? isLetter || byte == UInt8(ascii: "*") : Self.isTokenByte(byte)
-            if !valid { break }
-        }
-        return valid ? name : sfString(name)
-    }
-
-    /// tchar, `:` and `/` (RFC 8941 §3.3.4): printable ASCII but the delimiters `"(),;<=>?@[\]{}`.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x22, 0x28, 0x29, 0x2C, 0x3B, 0x3C, 0x3D, 0x3E, 0x3F, 0x40, 0x5B, 0x5C, 0x5D, 0x7B, 0x7D: false
-        default: (0x21...0x7E).contains(byte)
-        }
+        HTTPToken.isStructuredToken(name) ? name : sfString(name)
     }
 }

@@ -181,7 +181,7 @@ extension FilterDefinition {
         }
         match.methods = try reader.strings("methods", lowercased: false) { text, path throws(FilterDefinitionError) in
             // Methods are case-sensitive tokens (RFC 9110 §9.1): `get` is not GET, and stays as written.
-            guard text.utf8.count <= 32, HTTPMethod(validatingToken: text) != nil else {
+            guard text.utf8.count <= 32, HTTPToken.isValid(text) else {
                 throw FilterDefinitionError(
                     path: path, message: "must be a method token such as \"GET\" (RFC 9110 §9.1), at most 32 bytes")
             }

@@ -16,7 +16,7 @@ struct CacheControlParser {
             skip { $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }
             guard index < bytes.count else { return }
             let nameStart = index
-            skip(while: Self.isTokenByte)
+            skip(while: HTTPByteClass.isToken)
             guard index > nameStart else {
                 // Not even a name: the element is noise, drop it whole.
                 skipToNextElement()
@@ -58,7 +58,7 @@ struct CacheControlParser {
             value = quoted
         } else {
             let start = index
-            skip(while: Self.isTokenByte)
+            skip(while: HTTPByteClass.isToken)
             guard index > start else { return .malformed }
             value = String(decoding: bytes[start..<index], as: UTF8.self)
         }
@@ -125,21 +125,6 @@ struct CacheControlParser {
         String(unsafeUninitializedCapacity: token.count) { buffer in
             for (offset, byte) in token.enumerated() { buffer[offset] = byte.asciiLowercased }
             return token.count
-        }
-    }
-
-    /// `tchar` of RFC 9110 §5.6.2.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
         }
     }
 

@@ -3,6 +3,8 @@
 enum HTTPByteClass {
     /// `tchar` (RFC 9110 §5.6.2): ALPHA, DIGIT and ``!#$%&'*+-.^_`|~``.
     static let token = (low: UInt64(0x03ff_6cfa_0000_0000), high: UInt64(0x57ff_ffff_c7ff_fffe))
+    /// An sf-token's characters after the first (RFC 8941 §3.3.4): `tchar`, `:` and `/`.
+    static let structuredToken = (low: UInt64(0x07ff_ecfa_0000_0000), high: UInt64(0x57ff_ffff_c7ff_fffe))
     /// `unreserved / sub-delims` (RFC 3986 §3.2.2 reg-name, without `%`, which starts pct-encoded).
     static let regName = (low: UInt64(0x2bff_7fd2_0000_0000), high: UInt64(0x47ff_fffe_87ff_fffe))
     /// `pchar / "/"` without `%` (RFC 3986 §3.3).
@@ -21,6 +23,10 @@ enum HTTPByteClass {
     /// Whether the byte is a `tchar`.
     @inline(__always)
     static func isToken(_ byte: UInt8) -> Bool { contains(byte, token) }
+
+    /// Whether the byte may follow an sf-token's first character.
+    @inline(__always)
+    static func isStructuredToken(_ byte: UInt8) -> Bool { contains(byte, structuredToken) }
 
     /// Whether the byte may appear in a field value: VCHAR, obs-text, SP or HTAB (RFC 9110 §5.5).
     @inline(__always)

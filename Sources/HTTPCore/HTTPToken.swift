@@ -6,6 +6,18 @@ public enum HTTPToken {
     public static func isValid(_ text: some StringProtocol) -> Bool {
         !text.isEmpty && text.utf8.allSatisfy(HTTPByteClass.isToken)
     }
+
+    /// Whether `text` is a Structured Fields token (RFC 8941 §3.3.4), which is not quite an HTTP token: it
+    /// starts with ALPHA or `*` and may also hold `:` and `/`.
+    /// - Parameter text: the candidate.
+    /// - Returns: `true` when it is non-empty and written that way.
+    public static func isStructuredToken(_ text: some StringProtocol) -> Bool {
+        switch text.utf8.first ?? 0 {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "*"): break
+        default: return false
+        }
+        return text.utf8.dropFirst().allSatisfy(HTTPByteClass.isStructuredToken)
+    }
 }
 
 extension HTTPMethod {

@@ -162,7 +162,7 @@ struct StructuredFieldParser {
     private mutating func parseToken() -> StructuredDictionary.Value? {
         let start = index
         index += 1
-        skip { CacheControlParser.isTokenByte($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "/") }
+        skip(HTTPByteClass.isStructuredToken)
         return .token(String(decoding: bytes[start..<index], as: UTF8.self))
     }
 

@@ -17,45 +17,47 @@ import Testing
     /// Callers wait on a held fetch as long as the test needs, however busy the machine.
     static let patient = FetchConfiguration(waiterTimeout: .seconds(120))
 
-    @Test func aCallerAfterANotStoredBodyEndedGetsItsOwnResponse() async throws {
-        try await withFetchHarness(configuration: Self.patient) { harness in
+    /// A response that is not stored: refused by RFC 9111 (`no-store`), or storable under RFC 9111 §3 and
+    /// refused by Larder's own bound (the filter's `maxBytes`).
+    struct NotStored: Sendable, CustomTestStringConvertible {
+        let path: String
+        let cacheControl: String
+        let decision: FilterDecision
+        /// Also the Cache-Status detail that says why it was not stored.
+        let reason: String
+        var testDescription: String { reason }
+    }
+
+    static let notStored = [
+        NotStored(path: "/no-store", cacheControl: "no-store", decision: .defaultHTTP, reason: "no-store"),
+        NotStored(
+            path: "/large", cacheControl: "max-age=600", decision: FilterDecision(filterName: "small", maxBytes: 4),
+            reason: "maxBytes"),
+    ]
+
+    @Test(arguments: notStored)
+    func aCallerAfterANotStoredBodyEndedGetsItsOwnResponse(_ kind: NotStored) async throws {
+        try await withFetchHarness(decision: kind.decision, configuration: Self.patient) { harness in
             let answers = Atomic<Int>(0)
-            harness.origin.respond(to: "/no-store") { _ in
-                .ok("answer \(answers.add(1, ordering: .relaxed).newValue)").header("Cache-Control", "no-store")
+            harness.origin.respond(to: kind.path) { _ in
+                .ok("answer \(answers.add(1, ordering: .relaxed).newValue)").header("Cache-Control", kind.cacheControl)
             }
             let hold = StoreWritersHold(harness.service.inFlight.storeWriters)
             defer { hold.release() }
-            let first = try await offPool { try harness.fetch("/no-store") }
+            let first = try await offPool { try harness.fetch(kind.path) }
             #expect(first.text == "answer 1")
+            #expect(first.header("Cache-Status")?.contains(kind.reason) == true)
+            #expect(first.header("Cache-Status")?.contains("stored") == false)
             // The window: the first body ended, and its fetch is still listed (it leaves on a held queue).
             #expect(harness.service.inFlightCount == 1)
-            let second = try await offPool { try harness.fetch("/no-store") }
+            let second = try await offPool { try harness.fetch(kind.path) }
             #expect(second.text == "answer 2")
             #expect(second.header("Cache-Status")?.contains("collapsed") == false)
-            #expect(harness.origin.requestCount(for: "/no-store") == 2)
+            #expect(harness.service.metrics.coalescedCount == 0)
+            #expect(harness.origin.requestCount(for: kind.path) == 2)
             hold.release()
             #expect(await harness.settle())
             #expect(try harness.store.stats().entryCount == 0)
-        }
-    }
-
-    @Test func aCallerAfterABodyRefusedByTheFilterGetsItsOwnResponse() async throws {
-        // Storable under RFC 9111 §3, refused by Larder's own bound: still not reused for a later request.
-        let bounded = FilterDecision(filterName: "small", maxBytes: 4)
-        try await withFetchHarness(decision: bounded, configuration: Self.patient) { harness in
-            let answers = Atomic<Int>(0)
-            harness.origin.respond(to: "/large") { _ in
-                .ok("answer \(answers.add(1, ordering: .relaxed).newValue)").header("Cache-Control", "max-age=600")
-            }
-            let hold = StoreWritersHold(harness.service.inFlight.storeWriters)
-            defer { hold.release() }
-            let first = try await offPool { try harness.fetch("/large") }
-            #expect(first.text == "answer 1")
-            #expect(first.header("Cache-Status")?.contains("maxBytes") == true)
-            #expect(harness.service.inFlightCount == 1)
-            let second = try await offPool { try harness.fetch("/large") }
-            #expect(second.text == "answer 2")
-            #expect(harness.origin.requestCount(for: "/large") == 2)
         }
     }
 

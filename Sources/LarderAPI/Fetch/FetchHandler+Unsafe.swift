@@ -54,8 +54,9 @@ extension FetchHandler {
     /// (scheme, host and port: RFC 9111 §4.4 forbids invalidating another origin's entries on its word).
     static func invalidatedURLs(call: Call, responseHeaders: HTTPHeaders, decider: any FilterDecider) -> [String] {
         var urls = [call.keyURL]
-        let target = call.target
-        guard let base = URL(string: call.fetchURL) else { return urls }
+        guard let base = URL(string: call.fetchURL),
+            case .success(let target) = URLCanonicalizer().canonicalize(call.fetchURL)
+        else { return urls }
         for name in ["Location", "Content-Location"] {
             guard let value = responseHeaders[name], !value.isEmpty,
                 let resolved = URL(string: value, relativeTo: base)?.absoluteString,

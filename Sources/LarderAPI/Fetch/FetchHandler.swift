@@ -21,9 +21,8 @@ struct FetchHandler: HTTPResponder {
         let headers: HTTPHeaders
         /// The request's identifier, forwarded to the origin in place of the caller's unusable one.
         let requestID: HTTPRequestID
-        /// The target canonicalized with default options.
-        let target: CanonicalURL
-        /// The URL fetched: `target`, or the key URL when the filter fetches that.
+        /// The URL fetched: the target canonicalized with default options, or the key URL when the filter
+        /// fetches that.
         let fetchURL: String
         /// The URL the key is computed from: canonicalized with the owning filter's options.
         let keyURL: String
@@ -93,7 +92,7 @@ struct FetchHandler: HTTPResponder {
         }
         return .success(
             Call(
-                method: request.method, headers: request.headers, requestID: requestID, target: canonical.url,
+                method: request.method, headers: request.headers, requestID: requestID,
                 fetchURL: fetchURL, keyURL: keyURL, decision: decision, writer: writer))
     }
 

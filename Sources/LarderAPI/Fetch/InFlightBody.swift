@@ -127,14 +127,10 @@ final class InFlightBody: Sendable {
     /// `FetchHandler`), and while its response is being stored, as long as the first bytes are held or can
     /// be read back. Never once the response will not be stored (a response that is not stored answers only
     /// the requests it was fetched for, RFC 9111 §3, §4), nor once it is stored (the store answers, or
-    /// revalidates it, from then on).
+    /// revalidates it, from then on). `joinable` says which: every step to `.notStored` or `.stored` clears it.
     /// - Returns: its number, or `nil` when the fetch takes no new callers.
     func addReader() -> Int? {
         state.withLock { state in
-            switch state.store {
-            case .undecided, .opening, .writing: break
-            case .notStored, .stored: return nil
-            }
             guard state.joinable else { return nil }
             let reader = state.nextReader
             state.nextReader += 1

@@ -42,7 +42,7 @@ final class CurlTransfer: @unchecked Sendable {
         prepared = Result { () throws(OriginError) in
             let url = try OriginURL(validating: fetch.request.url, maximumLength: configuration.maxURLLength)
             // The request line is built from it (CURLOPT_CUSTOMREQUEST): never a space, CR or LF in it.
-            guard HTTPMethod(validatingToken: fetch.request.method.rawValue) != nil else {
+            guard HTTPToken.isValid(fetch.request.method.rawValue) else {
                 throw .invalidRequestHeader(name: "method", reason: "not a token")
             }
             let headers = try OriginHeaderForwarding.forwardedRequestHeaders(
