@@ -1,9 +1,11 @@
 import Dispatch
 import Foundation
-import LarderAPI
+import HTTPCore
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import LarderAPI
 
 #if canImport(Glibc)
     import Glibc
@@ -58,12 +60,14 @@ import Testing
     }
 
     /// Callers are answered before the store writes: under a flood of misses the writes fall behind. Past
-    /// `storeBacklogBytes` waiting to be written, a response is relayed but not stored, so the memory the
-    /// backlog holds stays bounded.
-    @Test func aResponseIsNotStoredWhileTheWriteBacklogIsFull() async throws {
+    /// `storeBacklogBytes` waiting to be written, a new miss waits for room; one that waited
+    /// `storeBacklogWait` is sent anyway and relayed but not stored, so a stuck store costs latency, never
+    /// the answer, and the memory the backlog holds stays bounded.
+    @Test func aMissThatWaitedOutAFullBacklogIsRelayedButNotStored() async throws {
         let gate = DispatchSemaphore(value: 0)
         var configuration = FetchConfiguration()
         configuration.storeBacklogBytes = 1
+        configuration.storeBacklogWait = .milliseconds(200)
         try await withFetchHarness(
             configuration: configuration,
             wrapStore: { store in
@@ -82,7 +86,10 @@ import Testing
             let first = try harness.fetch("/first")
             #expect(first.status == 200 && first.text == "body of /first")
             #expect(first.header("X-Cache") == "MISS")
+            let clock = ContinuousClock()
+            let sent = clock.now
             let second = try harness.fetch("/second")
+            #expect(clock.now - sent >= .milliseconds(200))
             #expect(second.status == 200 && second.text == "body of /second")
             #expect(second.header("Cache-Status")?.contains("store backlog") == true)
 
@@ -96,6 +103,72 @@ import Testing
             // With the backlog written, responses are stored again.
             #expect(await harness.settle())
             #expect(try harness.fetch("/second").header("X-Cache") == "HIT")
+        }
+    }
+
+    /// A miss that finds the backlog full is sent once the store has written enough to make room, and its
+    /// response is stored: a flood of misses is answered at the rate the store keeps them.
+    @Test func aMissWaitsForRoomInAFullBacklogAndIsStored() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        var configuration = FetchConfiguration()
+        configuration.storeBacklogBytes = 1
+        configuration.storeBacklogWait = .seconds(60)
+        try await withFetchHarness(
+            configuration: configuration,
+            wrapStore: { store in
+                APIRecordingStore(
+                    wrapping: store,
+                    onWrite: { call in
+                        if call == "beginWrite" { _ = gate.wait(timeout: .now() + 30) }
+                    })
+            }
+        ) { harness in
+            for path in ["/first", "/second", "/third"] {
+                harness.origin.respond(to: path, with: .ok("body of \(path)").header("Cache-Control", "max-age=600"))
+            }
+            #expect(try harness.fetch("/first").text == "body of /first")
+            let second = BackgroundWork { try harness.fetch("/second") }
+            let third = BackgroundWork { try harness.fetch("/third") }
+            #expect(await waitUntil(timeout: .seconds(10)) { harness.service.inFlight.backlog.waitingCount == 2 })
+            // Neither was sent while the store could not take it.
+            #expect(harness.origin.requestCount(for: "/second") == 0)
+            #expect(harness.origin.requestCount(for: "/third") == 0)
+            for _ in 0..<3 { gate.signal() }
+            for (work, path) in [(second, "/second"), (third, "/third")] {
+                let answer = try await work.value()
+                #expect(answer.text == "body of \(path)")
+                #expect(answer.header("Cache-Status")?.contains("stored") == true)
+                #expect(answer.header("Cache-Status")?.contains("store backlog") == false)
+            }
+            #expect(await harness.settle())
+            for path in ["/first", "/second", "/third"] {
+                #expect(try harness.fetch(path).header("X-Cache") == "HIT")
+                #expect(harness.origin.requestCount(for: path) == 1)
+            }
+            #expect(harness.service.inFlight.backlog.bytes == 0)
+        }
+    }
+
+    /// Every miss that took a place in the backlog gives it back, however it ends: stored, refused by the
+    /// rules, or a revalidation answered 304 (which ends without the origin's end being waited for).
+    @Test func everyFetchGivesItsBacklogPlaceBack() async throws {
+        try await withFetchHarness { harness in
+            harness.origin.respond(to: "/stored", with: .ok("kept").header("Cache-Control", "max-age=600"))
+            harness.origin.respond(to: "/refused", with: .ok("not kept").header("Cache-Control", "no-store"))
+            harness.origin.respond(to: "/revalidated") { request -> StubOriginResponse in
+                if request.headers["If-None-Match"] == "\"v1\"" {
+                    return .status(304, headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=0")])
+                }
+                return .ok("validated").header("ETag", "\"v1\"").header("Cache-Control", "max-age=0")
+            }
+            // Revalidations many times: their two ways to end race (the 304 handled, the origin's end).
+            for path in ["/stored", "/refused"] + Array(repeating: "/revalidated", count: 40) {
+                let answer = try harness.fetch(path)
+                #expect(answer.status == 200)
+                #expect(await harness.settle())
+                #expect(harness.service.inFlight.backlog.bytes == 0, "after \(path)")
+            }
+            #expect(harness.origin.requests(for: "/revalidated").last?.headers["If-None-Match"] == "\"v1\"")
         }
     }
 }

@@ -112,6 +112,7 @@ import Testing
         #expect(value("larder_store_evictions_total") == 0)
         // Every fetch is stored and settled by now: nothing waits to be written.
         #expect(value("larder_store_backlog_bytes") == 0)
+        #expect(value("larder_store_backlog_waiting") == 0)
         // The hit read the entry from the store and kept it in memory: its body and head are counted.
         #expect((value("larder_memory_tier_bytes") ?? 0) > Double("kept body".utf8.count))
         #expect((value("larder_http_connections_open") ?? 0) >= 1)

@@ -27,9 +27,13 @@ public struct FetchConfiguration: Sendable {
     public var hotMaxEntryBytes: Int
     /// How many bytes of fetched bodies may wait to be written to the store. Callers are answered as the
     /// origin's bytes arrive and the store writes behind them, so under a flood of misses the writes fall
-    /// behind; past this backlog a new response is relayed but not stored (`Cache-Status` says so),
-    /// which lets the store catch up. Default 64 MiB.
+    /// behind; past this backlog a new miss waits for room before it is sent (`StoreBacklog`), up to
+    /// `storeBacklogWait`. Default 64 MiB.
     public var storeBacklogBytes = 64 << 20
+    /// How long a miss waits for room in a full store backlog before it is sent anyway; its response is
+    /// then relayed but not stored unless the store caught up by its head (`Cache-Status` says so).
+    /// Default 1 s.
+    public var storeBacklogWait: Duration = .seconds(1)
     /// What the bodies of fetches in flight may hold in memory, all together (`InFlightBudget`): past a
     /// fetch's share its origin is paused until its callers and the store writer catch up.
     public var inFlightBytes: Int

@@ -81,7 +81,7 @@ public final class FetchService: Sendable {
         let storeWriters = StorageExecutor(width: 2, label: "larder.fetch.store", qos: .utility)
         inFlight = InFlightDependencies(
             client: client, store: self.store, hot: hot, executor: executor, storeWriters: storeWriters,
-            backlog: StoreBacklog(limit: configuration.storeBacklogBytes),
+            backlog: StoreBacklog(limit: configuration.storeBacklogBytes, maxWait: configuration.storeBacklogWait),
             budget: InFlightBudget(limit: configuration.inFlightBytes), registry: registry, metrics: metrics,
             clock: clock, configuration: configuration, onStoreFailure: onStoreFailure)
     }
@@ -110,6 +110,10 @@ public final class FetchService: Sendable {
     /// Bytes of fetched bodies waiting for the store writers, plus the overhead of each fetch not yet
     /// committed (the backlog that `FetchConfiguration.storeBacklogBytes` bounds), for `/metrics`.
     public var storeBacklogBytes: Int { inFlight.backlog.bytes }
+
+    /// Misses waiting for room in a full store backlog before they are sent (`StoreBacklog.reserve`), for
+    /// `/metrics`.
+    public var storeBacklogWaiting: Int { inFlight.backlog.waitingCount }
 
     /// Bytes the bodies of fetches in flight hold in memory (what `--in-flight-bytes` bounds), for
     /// `/metrics`.

@@ -44,27 +44,3 @@ struct InFlightDependencies: Sendable {
         configuration.hideTagFields(&entry.headers)
     }
 }
-
-/// Bytes of fetched bodies waiting for the store, against `FetchConfiguration.storeBacklogBytes`: the
-/// bytes received for the store and not yet handed to its writer, plus `overheadPerFetch` for each fetch
-/// not yet committed. Past the limit a new response is relayed but not stored.
-final class StoreBacklog: Sendable {
-    /// What a fetch waiting to be written holds besides its body (its state, its writer's): 7 245 waiting
-    /// 1 KiB fetches held about 70 MiB.
-    static let overheadPerFetch = 10 << 10
-
-    private let held = Atomic<Int>(0)
-    let limit: Int
-
-    init(limit: Int) { self.limit = limit }
-
-    /// The bytes counted now.
-    var bytes: Int { max(0, held.load(ordering: .relaxed)) }
-
-    /// Whether a new response must be relayed unstored.
-    var isFull: Bool { bytes >= limit }
-
-    func add(_ count: Int) { held.add(count, ordering: .relaxed) }
-
-    func subtract(_ count: Int) { held.subtract(count, ordering: .relaxed) }
-}

@@ -137,7 +137,8 @@ extension InFlightFetch {
             }
             state.withLock { $0.finished = true }
             waiters.settle(outcome, tellingNow: true)
-            dependencies.registry.remove(self)
+            // The origin's end is no longer waited for (`finished`): its place in the backlog goes now.
+            finishStoring()
         }
     }
 

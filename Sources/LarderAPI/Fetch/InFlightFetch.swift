@@ -28,6 +28,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         var invalidImage = false
         /// Bytes this fetch added to the service's store backlog.
         var backlogBytes = 0
+        /// Whether the fetch was sent with its place in the backlog (`StoreBacklog.reserve`).
+        var reserved = false
         var originFetch: OriginFetch?
         var responseTime = Date()
     }
@@ -101,8 +103,23 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     }
 
     /// Sends the request to the origin, conditional on the stored entry's validators when there is one.
+    /// A fetch whose response may be stored is sent once it has its place in the store backlog (it waits
+    /// while the store catches up, `StoreBacklog.reserve`); one that stores nothing at once.
     /// - Parameter conditionalHeaders: `If-None-Match` / `If-Modified-Since` for a revalidation.
     func start(conditionalHeaders: HTTPHeaders = HTTPHeaders()) {
+        guard mayStore else { return send(conditionalHeaders: conditionalHeaders) }
+        dependencies.backlog.reserve { [self] place in
+            if case .reserved = place {
+                state.withLock {
+                    $0.reserved = true
+                    $0.backlogBytes += StoreBacklog.overheadPerFetch
+                }
+            }
+            send(conditionalHeaders: conditionalHeaders)
+        }
+    }
+
+    private func send(conditionalHeaders: HTTPHeaders) {
         var headers = requestHeaders
         if mayStore {
             // The fetch is shared and its answer stored: the caller's own conditionals and ranges are
@@ -168,8 +185,10 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                 status: head.status, responseHeaders: head.headers, requestHeaders: requestHeaders,
                 decision: decision, revalidating: stored != nil)
             : .bypass
+        // A fetch sent without its place (it waited as long as it may) is stored only if there is room now.
         let backlog = dependencies.backlog.bytes
-        if admission.stored, backlog >= dependencies.backlog.limit {
+        let reserved = state.withLock { $0.reserved }
+        if admission.stored, !reserved, backlog >= dependencies.backlog.limit {
             admission = StoreAdmission(stored: false, refusal: "store backlog: \(backlog) bytes waiting to be written")
         }
         let hold = admission.stored && decision.validateImage
@@ -181,12 +200,17 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             state.responseTime = responseTime
             state.storing = admission.stored
             state.refusal = admission.refusal
-            if admission.stored {
+            if admission.stored, !state.reserved {
                 // What a fetch waiting to be written holds besides its body (its state, its writer's).
                 state.backlogBytes += StoreBacklog.overheadPerFetch
                 dependencies.backlog.add(StoreBacklog.overheadPerFetch)
+            } else if !admission.stored, state.reserved {
+                // Nothing will be written: the place goes to the next fetch waiting (below, outside the lock).
+                state.reserved = false
+                state.backlogBytes -= StoreBacklog.overheadPerFetch
             }
         }
+        if !admission.stored, reserved { dependencies.backlog.subtract(StoreBacklog.overheadPerFetch) }
         if !hold {
             // Joiners from now on learn it at once; those waiting already once the bytes that came with the
             // head are in the body (the first `didReceive`), or at the end of this read when none came
@@ -322,9 +346,14 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     }
 
     /// The store is done with this fetch (committed, refused or abandoned): its bytes leave the backlog
-    /// and new callers no longer join it.
-    private func finishStoring() {
-        dependencies.backlog.subtract(state.withLock { $0.backlogBytes })
+    /// and new callers no longer join it. A revalidation may run it twice (from `revalidate`, and from
+    /// `fetch(_:didFinish:)` when the origin's end came before the 304 was handled): it gives back once.
+    func finishStoring() {
+        let held = state.withLock { state in
+            defer { state.backlogBytes = 0 }
+            return state.backlogBytes
+        }
+        dependencies.backlog.subtract(held)
         dependencies.registry.remove(self)
     }
 }

@@ -91,7 +91,8 @@ public enum LarderWiring {
         metrics.registry.register(cache.purgeMetrics)
         metrics.registry.register(
             StoreMetrics(
-                store: store, backlog: { fetch.storeBacklogBytes }, memoryTier: { fetch.memoryTierBytes },
+                store: store, backlog: { fetch.storeBacklogBytes },
+                backlogWaiting: { fetch.storeBacklogWaiting }, memoryTier: { fetch.memoryTierBytes },
                 inFlight: { fetch.inFlightBytes }))
         let readiness = ReadinessHandler(service: fetch, storeProbe: { try store.probeWrite() })
         // Every route, in the one table; the operator page shows the admin routes in a browser, under the

@@ -8,6 +8,8 @@ struct StoreMetrics: MetricsSource {
     let store: SQLiteCacheStore
     /// Reads the bytes of fetched bodies waiting to be written (`FetchService.storeBacklogBytes`).
     var backlog: @Sendable () -> Int = { 0 }
+    /// Reads how many misses wait for room in the backlog (`FetchService.storeBacklogWaiting`).
+    var backlogWaiting: @Sendable () -> Int = { 0 }
     /// Reads the bytes the memory tier holds (`FetchService.memoryTierBytes`).
     var memoryTier: @Sendable () -> Int = { 0 }
     /// Reads the bytes bodies in flight hold (`FetchService.inFlightBytes`).
@@ -41,6 +43,10 @@ struct StoreMetrics: MetricsSource {
             "larder_store_backlog_bytes", type: .gauge,
             help: "Bytes of fetched bodies waiting for the store writers, plus 10 KiB per fetch not yet committed.")
         text.sample("larder_store_backlog_bytes", value: backlog())
+        text.family(
+            "larder_store_backlog_waiting", type: .gauge,
+            help: "Misses waiting for room in a full store backlog before they are sent to the origin.")
+        text.sample("larder_store_backlog_waiting", value: backlogWaiting())
         text.family(
             "larder_memory_tier_bytes", type: .gauge,
             help: "Bytes the memory tier holds: bodies, fields and prepared heads (bounded by --hot-bytes).")
