@@ -50,10 +50,19 @@ public enum HeaderFilter {
     ///   - connectionOptions: The members of the response's `Connection` field, any case.
     /// - Returns: `false` for hop-by-hop, `Connection`-named, proxy and Larder fields.
     public static func isStorable(_ name: String, connectionOptions: [String] = []) -> Bool {
-        // Compared in place, folding ASCII case: most names differ in length from every listed one, so
-        // this costs a few instructions a field where a lower-cased copy and a set lookup cost hundreds
-        // (callgrind: the options as a lower-cased `Set` were 11 000 instructions of every miss).
-        !(isHopByHop(name, connectionOptions: connectionOptions) || name.isAmong(proxyFields)
-            || name.isAmong(larderFields))
+        // Compared in place, folding ASCII case, and only with the listed names of the same length: a
+        // lower-cased copy and a set lookup cost hundreds of instructions a field (callgrind: the options
+        // as a lower-cased `Set` were 11 000 of every miss), and the three lists in turn 17 000.
+        let length = name.utf8.count
+        if length < unstorableByLength.count, name.isAmong(unstorableByLength[length]) { return false }
+        return connectionOptions.isEmpty || !name.isAmong(connectionOptions)
     }
+
+    /// The hop-by-hop, proxy and Larder fields, by the length of their names.
+    private static let unstorableByLength: [[String]] = {
+        let names = hopByHopFields + proxyFields + larderFields
+        var table = [[String]](repeating: [], count: (names.map(\.utf8.count).max() ?? 0) + 1)
+        for name in names { table[name.utf8.count].append(name) }
+        return table
+    }()
 }

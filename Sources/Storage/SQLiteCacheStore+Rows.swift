@@ -97,7 +97,19 @@ extension SQLiteCacheStore {
     /// Headers as text: one `name:value` line per field, in order, separated by LF. Field names hold
     /// no colon and values no CR or LF (RFC 9110 §5.1, §5.5), so the first colon of a line splits it.
     static func encodeHeaders(_ headers: HTTPHeaders) -> String {
-        headers.map { "\($0.name):\($0.value)" }.joined(separator: "\n")
+        // Appended into one buffer of the final size: a string per field joined afterwards cost 19 000
+        // instructions of every stored miss (callgrind, 12 fields).
+        var length = max(0, headers.count - 1)
+        for field in headers { length += field.name.utf8.count + 1 + field.value.utf8.count }
+        var text = ""
+        text.reserveCapacity(length)
+        for (index, field) in headers.enumerated() {
+            if index > 0 { text += "\n" }
+            text += field.name
+            text += ":"
+            text += field.value
+        }
+        return text
     }
 
     /// The inverse of `encodeHeaders`.
