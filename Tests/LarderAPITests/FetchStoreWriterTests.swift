@@ -14,7 +14,11 @@ import Testing
 /// Fetched bodies are written on the service's two store-writer queues, whatever the number of fetches.
 /// A serial queue per fetch let Dispatch start a thread for each fetch whose write waited on the disk or
 /// on SQLite's one writer: 32 concurrent misses in the benchmark ran 100 threads.
-@Suite struct FetchStoreWriterTests {
+///
+/// Serialized: two tests here hold a store write on a semaphore, each blocking a worker thread of the
+/// writers' QoS, and on a 2-CPU machine Dispatch runs no more of those at once than there are CPUs. Run
+/// side by side they starved every other write of both services (two callers timed out after 30 s).
+@Suite(.serialized) struct FetchStoreWriterTests {
     @Test func bodyWritesOfConcurrentMissesRunOnTwoThreadsAtMost() async throws {
         let threads = Mutex<Set<UInt>>([])
         try await withFetchHarness(wrapStore: { store in
@@ -64,21 +68,7 @@ import Testing
     /// `storeBacklogWait` is sent anyway and relayed but not stored, so a stuck store costs latency, never
     /// the answer, and the memory the backlog holds stays bounded.
     @Test func aMissThatWaitedOutAFullBacklogIsRelayedButNotStored() async throws {
-        let gate = DispatchSemaphore(value: 0)
-        var configuration = FetchConfiguration()
-        configuration.storeBacklogBytes = 1
-        configuration.storeBacklogWait = .milliseconds(200)
-        try await withFetchHarness(
-            configuration: configuration,
-            wrapStore: { store in
-                APIRecordingStore(
-                    wrapping: store,
-                    onWrite: { call in
-                        // The disk is stuck until the test lets it go.
-                        if call == "beginWrite" { _ = gate.wait(timeout: .now() + 30) }
-                    })
-            }
-        ) { harness in
+        try await withStuckStore(backlogWait: .milliseconds(200)) { harness, gate in
             for path in ["/first", "/second"] {
                 harness.origin.respond(to: path, with: .ok("body of \(path)").header("Cache-Control", "max-age=600"))
             }
@@ -109,20 +99,7 @@ import Testing
     /// A miss that finds the backlog full is sent once the store has written enough to make room, and its
     /// response is stored: a flood of misses is answered at the rate the store keeps them.
     @Test func aMissWaitsForRoomInAFullBacklogAndIsStored() async throws {
-        let gate = DispatchSemaphore(value: 0)
-        var configuration = FetchConfiguration()
-        configuration.storeBacklogBytes = 1
-        configuration.storeBacklogWait = .seconds(60)
-        try await withFetchHarness(
-            configuration: configuration,
-            wrapStore: { store in
-                APIRecordingStore(
-                    wrapping: store,
-                    onWrite: { call in
-                        if call == "beginWrite" { _ = gate.wait(timeout: .now() + 30) }
-                    })
-            }
-        ) { harness in
+        try await withStuckStore(backlogWait: .seconds(60)) { harness, gate in
             for path in ["/first", "/second", "/third"] {
                 harness.origin.respond(to: path, with: .ok("body of \(path)").header("Cache-Control", "max-age=600"))
             }
@@ -170,5 +147,26 @@ import Testing
             }
             #expect(harness.origin.requests(for: "/revalidated").last?.headers["If-None-Match"] == "\"v1\"")
         }
+    }
+
+    /// A harness whose store backlog is full with one fetch (1 byte) and whose store cannot begin a write
+    /// until the test signals `gate` (the disk is stuck), once per write.
+    private func withStuckStore(
+        backlogWait: Duration, _ body: (FetchTestHarness, DispatchSemaphore) async throws -> Void
+    ) async throws {
+        let gate = DispatchSemaphore(value: 0)
+        var configuration = FetchConfiguration()
+        configuration.storeBacklogBytes = 1
+        configuration.storeBacklogWait = backlogWait
+        try await withFetchHarness(
+            configuration: configuration,
+            wrapStore: { store in
+                APIRecordingStore(
+                    wrapping: store,
+                    onWrite: { call in
+                        if call == "beginWrite" { _ = gate.wait(timeout: .now() + 30) }
+                    })
+            }
+        ) { harness in try await body(harness, gate) }
     }
 }
