@@ -58,23 +58,36 @@ import Testing
             let body = Self.body(16 << 20, seed: 99)
             var response = StubOriginResponse.ok(bytes: body)
             response.headers.append(("Cache-Control", "max-age=600"))
-            // Both callers join before the head comes.
-            response.delayBeforeHead = .milliseconds(400)
-            harness.origin.respond(to: "/private", with: response)
+            // Both callers join before the head comes: the origin answers once both wait (not after a
+            // delay, which a busy machine outlasted in one CI run: the slow caller came late and got a
+            // fetch of its own).
+            let gate = OriginGate()
+            harness.origin.respond(to: "/private") { [response] _ in
+                gate.pass()
+                return response
+            }
             let port = harness.server.port
             let request = "GET \(harness.fetchPath("/private")) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"
             async let fast = offPool { try harness.fetch("/private").body }
-            let raw = try await offPool {
+            let (joined, raw) = try await offPool {
                 let slow = try RawSocketClient(port: port, timeout: 30, receiveBufferSize: 16 << 10)
                 try slow.send(request)
+                // Up to 20 s for both callers to be listed on the one fetch, then the origin answers.
+                var joined = false
+                for _ in 0..<2000 where !joined {
+                    joined = (try? harness.waiters()) == [2]
+                    if !joined { usleep(10_000) }
+                }
+                gate.open()
                 var raw: [UInt8] = []
                 while true {
                     guard let piece = try? slow.readSome(upTo: 16 << 10), !piece.isEmpty else { break }
                     raw += piece
                     usleep(2000)
                 }
-                return raw
+                return (joined, raw)
             }
+            #expect(joined)
             let fastBody = try await fast
             let headEnd = try #require(raw.firstRange(of: Array("\r\n\r\n".utf8)))
             #expect(sameBytes(fastBody, body))
