@@ -89,11 +89,14 @@ import Testing
         #expect(try get("/no/such/path?secret=1").status == 404)
         #expect(try get("/healthz").status == 200)
 
-        // Access records are counted after the last byte is written; scrape until the healthz is in.
+        // Access records are counted after the last byte is written, and a fetch gives its place in the
+        // store backlog back on its store queue after its caller is answered (the refused one too): scrape
+        // until the healthz is in and the backlog is empty.
         var samples: [Sample] = []
         let counted = try await Self.scrapeUntil(get) { found in
             samples = found
             return Self.value(found, "larder_http_requests_total", ["route": "healthz", "code": "200"]) == 1
+                && Self.value(found, "larder_store_backlog_bytes") == 0
         }
         #expect(counted)
         func value(_ name: String, _ labels: [String: String] = [:]) -> Double? { Self.value(samples, name, labels) }
@@ -110,7 +113,7 @@ import Testing
         #expect(value("larder_store_entries") == 1)
         #expect((value("larder_store_bytes") ?? 0) >= Double("kept body".utf8.count))
         #expect(value("larder_store_evictions_total") == 0)
-        // Every fetch is stored and settled by now: nothing waits to be written.
+        // Every fetch is stored and settled by now: nothing waits to be written, or for room.
         #expect(value("larder_store_backlog_bytes") == 0)
         #expect(value("larder_store_backlog_waiting") == 0)
         // The hit read the entry from the store and kept it in memory: its body and head are counted.
