@@ -185,17 +185,13 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                 status: head.status, responseHeaders: head.headers, requestHeaders: requestHeaders,
                 decision: decision, revalidating: stored != nil)
             : .bypass
-        // A fetch sent without its place (it waited as long as it may) is stored only if there is room now.
-        let backlog = dependencies.backlog.bytes
-        let reserved = state.withLock { $0.reserved }
-        if admission.stored, !reserved, backlog >= dependencies.backlog.limit {
-            admission = StoreAdmission(stored: false, refusal: "store backlog: \(backlog) bytes waiting to be written")
-        }
-        let hold = admission.stored && decision.validateImage
-        // Judged: a response that will not be stored takes no caller from now on, before anyone is told.
-        if admission.stored { body.storeOpening() } else { body.storeStopped() }
-        if hold { body.holdWhole() }
-        state.withLock { state in
+        let backlog = dependencies.backlog
+        let placeFreed = state.withLock { state -> Bool in
+            // A fetch sent without its place (it waited as long as it may) is stored only if there is room now.
+            if admission.stored, !state.reserved, backlog.bytes >= backlog.limit {
+                admission = StoreAdmission(
+                    stored: false, refusal: "store backlog: \(backlog.bytes) bytes waiting to be written")
+            }
             state.head = head
             state.responseTime = responseTime
             state.storing = admission.stored
@@ -203,14 +199,20 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             if admission.stored, !state.reserved {
                 // What a fetch waiting to be written holds besides its body (its state, its writer's).
                 state.backlogBytes += StoreBacklog.overheadPerFetch
-                dependencies.backlog.add(StoreBacklog.overheadPerFetch)
+                backlog.add(StoreBacklog.overheadPerFetch)
             } else if !admission.stored, state.reserved {
                 // Nothing will be written: the place goes to the next fetch waiting (below, outside the lock).
                 state.reserved = false
                 state.backlogBytes -= StoreBacklog.overheadPerFetch
+                return true
             }
+            return false
         }
-        if !admission.stored, reserved { dependencies.backlog.subtract(StoreBacklog.overheadPerFetch) }
+        if placeFreed { backlog.subtract(StoreBacklog.overheadPerFetch) }
+        let hold = admission.stored && decision.validateImage
+        // Judged: a response that will not be stored takes no caller from now on, before anyone is told.
+        if admission.stored { body.storeOpening() } else { body.storeStopped() }
+        if hold { body.holdWhole() }
         if !hold {
             // Joiners from now on learn it at once; those waiting already once the bytes that came with the
             // head are in the body (the first `didReceive`), or at the end of this read when none came

@@ -26,18 +26,18 @@ final class StoreBacklog: Sendable {
         case waitedOut
     }
 
-    /// A fetch waiting for room.
+    /// A fetch waiting for room, and when it stops waiting (uptime nanoseconds).
     private struct Waiter {
-        let number: Int
+        let deadline: UInt64
         let start: @Sendable (Place) -> Void
     }
 
     private struct Queue {
+        /// In arrival order, so also in deadline order: every fetch waits the same `maxWait`.
         var waiters: [Waiter] = []
-        /// The first waiter still in `waiters` (they are let go from the front; compacted now and then).
-        var head = 0
-        var nextNumber = 0
-        var isEmpty: Bool { head == waiters.count }
+        /// Fires at the first waiter's deadline while anyone waits (one timer for all, as
+        /// `InFlightWaiters` has: a timer per waiter held every paced miss until its deadline).
+        var timer: (any DispatchSourceTimer)?
     }
 
     private let held = Atomic<Int>(0)
@@ -56,9 +56,6 @@ final class StoreBacklog: Sendable {
     /// The bytes counted now.
     var bytes: Int { max(0, held.load(ordering: .relaxed)) }
 
-    /// Whether a new response must be relayed unstored.
-    var isFull: Bool { bytes >= limit }
-
     /// How many fetches wait for room now.
     var waitingCount: Int { waiting.load(ordering: .relaxed) }
 
@@ -72,28 +69,26 @@ final class StoreBacklog: Sendable {
     /// Runs `start` once the fetch has its place in the backlog: at once when there is room and nobody
     /// waits before it, else when the store has made room, or after `maxWait` without one.
     func reserve(_ start: @escaping @Sendable (Place) -> Void) {
-        enum Now {
-            case reserved
-            case queued(Int)
-        }
-        let now = queue.withLock { queue -> Now in
-            if queue.isEmpty, bytes < limit {
+        let deadline = DispatchTime.now().uptimeNanoseconds &+ maxWait
+        let reserved = queue.withLock { queue -> Bool in
+            if queue.waiters.isEmpty, bytes < limit {
                 add(Self.overheadPerFetch)
-                return .reserved
+                return true
             }
-            let number = queue.nextNumber
-            queue.nextNumber += 1
-            queue.waiters.append(Waiter(number: number, start: start))
+            queue.waiters.append(Waiter(deadline: deadline, start: start))
             waiting.add(1, ordering: .relaxed)
-            return .queued(number)
-        }
-        switch now {
-        case .reserved:
-            start(.reserved)
-        case .queued(let number):
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: maxWait))) { [self] in
-                giveUp(number)
+            if queue.timer == nil {
+                let timer = DispatchSource.makeTimerSource(queue: .global())
+                timer.setEventHandler { [weak self] in self?.expire() }
+                timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline))
+                timer.activate()
+                queue.timer = timer
             }
+            return false
+        }
+        if reserved {
+            start(.reserved)
+        } else {
             // Room may have been made between the check and the queueing.
             admitWaiters()
         }
@@ -102,43 +97,37 @@ final class StoreBacklog: Sendable {
     /// Lets waiters go from the front, each taking its place, while there is room.
     private func admitWaiters() {
         let admitted = queue.withLock { queue -> [Waiter] in
-            var admitted: [Waiter] = []
-            while !queue.isEmpty, bytes < limit {
-                admitted.append(queue.waiters[queue.head])
-                queue.head += 1
+            var count = 0
+            while count < queue.waiters.count, bytes < limit {
                 add(Self.overheadPerFetch)
+                count += 1
             }
-            Self.compact(&queue)
-            return admitted
+            return count == 0 ? [] : takeFront(count, of: &queue)
         }
-        guard !admitted.isEmpty else { return }
-        waiting.subtract(admitted.count, ordering: .relaxed)
         for waiter in admitted { waiter.start(.reserved) }
     }
 
-    /// Sends a waiter that is still waiting after `maxWait`, without a place.
-    private func giveUp(_ number: Int) {
-        let waiter = queue.withLock { queue -> Waiter? in
-            guard let index = queue.waiters[queue.head...].firstIndex(where: { $0.number == number }) else {
-                return nil
-            }
-            let waiter = queue.waiters.remove(at: index)
-            Self.compact(&queue)
-            return waiter
+    /// Sends the waiters whose deadline passed, without a place, and re-arms the timer for the others.
+    private func expire() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let expired = queue.withLock { queue in
+            takeFront(queue.waiters.prefix { $0.deadline <= now }.count, of: &queue)
         }
-        guard let waiter else { return }
-        waiting.subtract(1, ordering: .relaxed)
-        waiter.start(.waitedOut)
+        for waiter in expired { waiter.start(.waitedOut) }
     }
 
-    /// Drops the let-go front of the queue once it is most of the array.
-    private static func compact(_ queue: inout Queue) {
-        if queue.isEmpty {
-            queue.waiters.removeAll(keepingCapacity: true)
-            queue.head = 0
-        } else if queue.head > 64, queue.head * 2 > queue.waiters.count {
-            queue.waiters.removeFirst(queue.head)
-            queue.head = 0
+    /// Takes the first `count` waiters out of the queue (and out of `waitingCount`), then points the timer
+    /// at the next deadline, or cancels it when nobody waits.
+    private func takeFront(_ count: Int, of queue: inout Queue) -> [Waiter] {
+        let taken = Array(queue.waiters.prefix(count))
+        queue.waiters.removeFirst(count)
+        waiting.subtract(count, ordering: .relaxed)
+        if let next = queue.waiters.first {
+            queue.timer?.schedule(deadline: DispatchTime(uptimeNanoseconds: next.deadline))
+        } else {
+            queue.timer?.cancel()
+            queue.timer = nil
         }
+        return taken
     }
 }
