@@ -35,7 +35,7 @@ final class StoreBacklog: Sendable {
     private struct Queue {
         /// In arrival order, so also in deadline order: every fetch waits the same `maxWait`.
         var waiters: [Waiter] = []
-        /// Fires at the first waiter's deadline while anyone waits (one timer for all, as
+        /// Fires at or before the first waiter's deadline while anyone waits (one timer for all, as
         /// `InFlightWaiters` has: a timer per waiter held every paced miss until its deadline).
         var timer: (any DispatchSourceTimer)?
     }
@@ -107,27 +107,29 @@ final class StoreBacklog: Sendable {
         for waiter in admitted { waiter.start(.reserved) }
     }
 
-    /// Sends the waiters whose deadline passed, without a place, and re-arms the timer for the others.
+    /// Sends the waiters whose deadline passed, without a place, and re-arms the timer for the first of the
+    /// others, or cancels it when nobody waits. Admissions leave the timer alone: it may fire for a waiter
+    /// already let go, finds nobody expired, and re-arms, instead of being moved on every admission.
     private func expire() {
         let now = DispatchTime.now().uptimeNanoseconds
         let expired = queue.withLock { queue in
-            takeFront(queue.waiters.prefix { $0.deadline <= now }.count, of: &queue)
+            let expired = takeFront(queue.waiters.prefix { $0.deadline <= now }.count, of: &queue)
+            if let next = queue.waiters.first {
+                queue.timer?.schedule(deadline: DispatchTime(uptimeNanoseconds: next.deadline))
+            } else {
+                queue.timer?.cancel()
+                queue.timer = nil
+            }
+            return expired
         }
         for waiter in expired { waiter.start(.waitedOut) }
     }
 
-    /// Takes the first `count` waiters out of the queue (and out of `waitingCount`), then points the timer
-    /// at the next deadline, or cancels it when nobody waits.
+    /// Takes the first `count` waiters out of the queue (and out of `waitingCount`).
     private func takeFront(_ count: Int, of queue: inout Queue) -> [Waiter] {
         let taken = Array(queue.waiters.prefix(count))
         queue.waiters.removeFirst(count)
         waiting.subtract(count, ordering: .relaxed)
-        if let next = queue.waiters.first {
-            queue.timer?.schedule(deadline: DispatchTime(uptimeNanoseconds: next.deadline))
-        } else {
-            queue.timer?.cancel()
-            queue.timer = nil
-        }
         return taken
     }
 }
