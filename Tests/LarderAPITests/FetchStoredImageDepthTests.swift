@@ -45,4 +45,31 @@ import Testing
             #expect(try harness.store.entry(for: CacheKey.make(canonicalURL: url)) != nil)
         }
     }
+
+    /// The rule of `ImageReadVerdicts`: a stored image is validated on its first read in a process, and
+    /// again only once its entry changes (a new body). The memory tier is off, so every hit reads the store.
+    @Test func aStoredImageIsValidatedOnItsFirstReadUntilItsEntryChanges() async throws {
+        let configuration = FetchConfiguration(hotBudgetBytes: 0)
+        try await withFetchHarness(decision: FetchMetricsTests.images, configuration: configuration) { harness in
+            try harness.storeAsPNG("/v.png", ImageSamples.png1x1)
+            for _ in 0..<3 {
+                let hit = try harness.fetch("/v.png")
+                #expect(hit.header("X-Cache") == "HIT")
+                #expect(sameBytes(hit.body, ImageSamples.png1x1))
+            }
+            #expect(harness.service.imageReads.runs == 1)
+            // The same URL stored again with bytes that are no image: a new body, validated on its read and
+            // refused, so the entry is deleted and the origin's image fetched in its place.
+            harness.origin.respond(
+                to: "/v.png",
+                with: .ok(bytes: ImageSamples.png1x1, contentType: "image/png").header("Cache-Control", "max-age=60"))
+            try harness.storeAsPNG("/v.png", Array("not a png at all".utf8))
+            let refetched = try harness.fetch("/v.png")
+            #expect(refetched.header("X-Cache") == "MISS")
+            #expect(sameBytes(refetched.body, ImageSamples.png1x1))
+            #expect(harness.service.imageReads.runs == 2)
+            #expect(harness.service.metrics.imageValidationFailureCount(format: nil, stage: .read) == 1)
+            #expect(harness.origin.requestCount(for: "/v.png") == 1)
+        }
+    }
 }

@@ -48,16 +48,8 @@ extension FetchHandler {
                 // running this lookup: one hop instead of a second executor round trip per piece, and a
                 // corrupt chunk still turns into a refetch rather than an aborted response.
                 let body = try reader.readAll()
-                if form == .identity, call.decision.validateImage, entry.imageFormat != nil,
-                    let rejection = ImageValidator(
-                        limits: service.configuration.imageLimits, allowSVG: call.decision.allowSVG,
-                        depth: .structure
-                    ).validate(body).rejection
-                {
-                    // DESIGN.md: an image that no longer validates on read is deleted and refetched.
-                    service.metrics.imageValidationFailed(format: rejection.format, stage: .read)
-                    _ = try? service.store.delete(entry)
-                    throw CacheStoreError.corruptEntryDeleted(key: entry.key, reason: "image: \(rejection)")
+                if form == .identity, call.decision.validateImage, entry.imageFormat != nil {
+                    try validateOnRead(body, of: entry, allowSVG: call.decision.allowSVG)
                 }
                 if keepsInMemory {
                     var replayed = headers
@@ -78,6 +70,22 @@ extension FetchHandler {
             let source = CacheBodySource(reader: reader, executor: service.executor)
             return HTTPResponse(status: status, headers: headers, body: .stream(source, length: source.length))
         }
+    }
+
+    /// Validates a stored image read whole, unless this body already passed in this process
+    /// (`ImageReadVerdicts`).
+    /// - Throws: `.corruptEntryDeleted` for an image that no longer validates (DESIGN.md: it is deleted
+    ///   and refetched).
+    private func validateOnRead(_ bytes: [UInt8], of entry: StoredEntry, allowSVG: Bool) throws {
+        let body = ImageReadVerdicts.StoredBody(bodyID: entry.bodyID, crc32: entry.crc32, allowSVG: allowSVG)
+        let validator = ImageValidator(
+            limits: service.configuration.imageLimits, allowSVG: allowSVG, depth: .structure)
+        guard let rejection = service.imageReads.rejection(of: bytes, body: body, validator: validator) else {
+            return
+        }
+        service.metrics.imageValidationFailed(format: rejection.format, stage: .read)
+        _ = try? service.store.delete(entry)
+        throw CacheStoreError.corruptEntryDeleted(key: entry.key, reason: "image: \(rejection)")
     }
 
     /// The fields Larder adds to every answer from the cache, replacing any stored ones.

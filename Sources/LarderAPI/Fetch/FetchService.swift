@@ -42,6 +42,8 @@ public final class FetchService: Sendable {
     let registry: InFlightRegistry
     let hot: HotEntryCache
     let canonicalURLs = CanonicalURLMemo()
+    /// The stored images whose read validation passed in this process.
+    let imageReads = ImageReadVerdicts()
     /// What each fetch in flight is given (not the service itself): the store writers, the backlog and
     /// the in-flight budget live here alone.
     let inFlight: InFlightDependencies
