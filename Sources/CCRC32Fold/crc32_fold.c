@@ -34,7 +34,20 @@ FOLD_TARGET static inline __m128i load(const unsigned char *bytes) {
     return _mm_loadu_si128((const __m128i *)bytes);
 }
 
+// Stores a lane read from the source at the same offset of the copy, when there is one.
+FOLD_TARGET static inline void keep(unsigned char *copy, size_t offset, __m128i lane) {
+    if (copy) _mm_storeu_si128((__m128i *)(copy + offset), lane);
+}
+
 FOLD_TARGET uint32_t crc32_fold_blocks(uint32_t crc, const unsigned char *bytes, size_t length) {
+    return crc32_fold_copy_blocks(crc, NULL, bytes, length);
+}
+
+// One loop for both: the copy is a store of each lane already loaded for folding, so a read that must
+// check and keep the bytes passes over them once. The test of `copy` is the same every iteration.
+FOLD_TARGET uint32_t crc32_fold_copy_blocks(
+    uint32_t crc, unsigned char *copy, const unsigned char *bytes, size_t length) {
+    const unsigned char *start = bytes;
     const __m128i byFour = _mm_set_epi64x(0x1c6e41596, 0x154442bd4);
     const __m128i byOne = _mm_set_epi64x(0x0ccaa009e, 0x1751997d0);
     const __m128i toSixtyFour = _mm_set_epi64x(0, 0x163cd6124);
@@ -43,12 +56,19 @@ FOLD_TARGET uint32_t crc32_fold_blocks(uint32_t crc, const unsigned char *bytes,
 
     // Four lanes in flight, so that the multiplier's latency overlaps; the register enters the first.
     __m128i lanes[4];
-    for (int i = 0; i < 4; i++) lanes[i] = load(bytes + 16 * i);
+    for (int i = 0; i < 4; i++) {
+        lanes[i] = load(bytes + 16 * i);
+        keep(copy, 16 * i, lanes[i]);
+    }
     lanes[0] = _mm_xor_si128(lanes[0], _mm_cvtsi32_si128((int)crc));
     bytes += 64;
     length -= 64;
     while (length >= 64) {
-        for (int i = 0; i < 4; i++) lanes[i] = _mm_xor_si128(fold(lanes[i], byFour), load(bytes + 16 * i));
+        for (int i = 0; i < 4; i++) {
+            __m128i next = load(bytes + 16 * i);
+            keep(copy, (size_t)(bytes - start) + 16 * i, next);
+            lanes[i] = _mm_xor_si128(fold(lanes[i], byFour), next);
+        }
         bytes += 64;
         length -= 64;
     }
@@ -57,7 +77,9 @@ FOLD_TARGET uint32_t crc32_fold_blocks(uint32_t crc, const unsigned char *bytes,
     __m128i lane = lanes[0];
     for (int i = 1; i < 4; i++) lane = _mm_xor_si128(fold(lane, byOne), lanes[i]);
     while (length >= 16) {
-        lane = _mm_xor_si128(fold(lane, byOne), load(bytes));
+        __m128i next = load(bytes);
+        keep(copy, (size_t)(bytes - start), next);
+        lane = _mm_xor_si128(fold(lane, byOne), next);
         bytes += 16;
         length -= 16;
     }

@@ -32,6 +32,24 @@ public struct CRC32: Sendable, Hashable {
         value = UInt32(truncatingIfNeeded: crc32_z(uLong(value), base + folded, bytes.count - folded))
     }
 
+    /// Feeds bytes and copies them to `destination` in the same pass: where the CPU folds, each byte is
+    /// read once for both (a read from the store that checks and keeps its bytes).
+    /// - Parameters:
+    ///   - bytes: the next bytes.
+    ///   - destination: where to copy them: `bytes.count` bytes, not overlapping `bytes`.
+    public mutating func update(_ bytes: UnsafeRawBufferPointer, copyingTo destination: UnsafeMutableRawPointer) {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        var folded = 0
+        if bytes.count >= 64 && Self.folds {
+            folded = bytes.count & ~15
+            value = ~crc32_fold_copy_blocks(~value, destination.assumingMemoryBound(to: UInt8.self), base, folded)
+        }
+        guard folded < bytes.count else { return }
+        let rest = UnsafeRawBufferPointer(rebasing: bytes[folded...])
+        (destination + folded).copyMemory(from: base + folded, byteCount: rest.count)
+        update(rest)
+    }
+
     /// Feeds bytes whose own checksum is already known, without reading them (zlib's `crc32_combine`):
     /// the checksum of a body from its chunks' checksums.
     /// - Parameters:

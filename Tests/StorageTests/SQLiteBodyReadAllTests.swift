@@ -44,6 +44,7 @@ import Testing
         case lastChunkLongerWithMatchingCRC
         case wrongBodyCRC
         case missingMiddleChunk
+        case missingLastChunk
     }
 
     @Test(arguments: Damage.allCases)
@@ -69,6 +70,7 @@ import Testing
         case .lastChunkLongerWithMatchingCRC: try rewrite(2) { $0 + [0x2A] }
         case .wrongBodyCRC: try harness.sql("UPDATE entry SET crc32 = (crc32 + 1) % 4294967296")
         case .missingMiddleChunk: try harness.sql("DELETE FROM chunk WHERE id = ?", [id(1)])
+        case .missingLastChunk: try harness.sql("DELETE FROM chunk WHERE id = ?", [id(2)])
         }
         let entry = try #require(try harness.store.entry(for: stored.key))
         #expect {
@@ -79,5 +81,66 @@ import Testing
         }
         #expect(try harness.store.entry(for: stored.key) == nil)
         #expect(try harness.count("SELECT count(*) FROM chunk") == 0)
+    }
+
+    enum GzipDamage: String, CaseIterable, Sendable {
+        case flippedByteInLastChunk
+        case middleChunkLongerWithMatchingCRC
+        case lastChunkShorterWithMatchingCRC
+        case missingLastChunk
+    }
+
+    /// The gzip form sends the stored deflate stream as it is, so the checks are the chunks' CRC-32 and
+    /// their sizes against the stored size: a chunk that would overrun it, or chunks that fall short of
+    /// it, are corruption, never a short or overlong answer.
+    @Test(arguments: GzipDamage.allCases)
+    func damageToAGzipReadIsDetectedAndTheEntryDeleted(damage: GzipDamage) throws {
+        let harness = try StorageTestHarness()
+        let stored = try harness.put(
+            CacheCoreFixtures.makeEntry(), CacheCoreFixtures.compressibleBody(length: 3 * Self.chunk - 100))
+        try #require(stored.codec == .deflateChunked)
+        let id = { (chunk: Int64) in SQLiteValue.integer(stored.bodyID << StorageSchema.chunkIDShift | chunk) }
+        func rewrite(_ chunk: Int64, _ change: ([UInt8]) -> [UInt8]) throws {
+            let old = try harness.store.database.read {
+                try $0.queryFirst("SELECT data FROM chunk WHERE id = ?", [id(chunk)]) { $0.blob(0) } ?? []
+            }
+            let new = change(old)
+            try harness.sql(
+                "UPDATE chunk SET data = ?, crc32 = ? WHERE id = ?",
+                [.blob(new), .integer(Int64(ReferenceCRC32.checksum(new))), id(chunk)])
+        }
+        switch damage {
+        case .flippedByteInLastChunk:
+            try harness.sql("UPDATE chunk SET data = zeroblob(length(data)) WHERE id = ?", [id(2)])
+        case .middleChunkLongerWithMatchingCRC: try rewrite(1) { $0 + [0x2A, 0x2A] }
+        case .lastChunkShorterWithMatchingCRC: try rewrite(2) { Array($0.dropLast(1)) }
+        case .missingLastChunk: try harness.sql("DELETE FROM chunk WHERE id = ?", [id(2)])
+        }
+        let entry = try #require(try harness.store.entry(for: stored.key))
+        #expect {
+            _ = try harness.store.openBody(of: entry, form: .gzip).readAll()
+        } throws: { error in
+            guard case CacheStoreError.corruptEntryDeleted(let key, _) = error else { return false }
+            return key == stored.key
+        }
+        #expect(try harness.store.entry(for: stored.key) == nil)
+    }
+
+    /// An entry deleted after its reader was opened (its first chunk loaded) is gone, not corrupt: the
+    /// read says `notFound`, so the caller fetches again, and nothing is counted as damage.
+    @Test(arguments: [CacheBodyForm.identity, .gzip])
+    func anEntryDeletedWhileItIsReadIsNotFound(form: CacheBodyForm) throws {
+        let harness = try StorageTestHarness()
+        let body = CacheCoreFixtures.compressibleBody(length: 3 * Self.chunk + 17)
+        let stored = try harness.put(CacheCoreFixtures.makeEntry(), body)
+        let reader = try harness.store.openBody(
+            of: stored, form: form == .gzip && stored.codec == .deflateChunked ? .gzip : .identity)
+        try #require(try harness.store.delete(stored))
+        #expect {
+            _ = try reader.readAll()
+        } throws: { error in
+            guard case CacheStoreError.notFound(let key) = error else { return false }
+            return key == stored.key
+        }
     }
 }

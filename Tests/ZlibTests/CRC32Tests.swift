@@ -35,6 +35,34 @@ import Zlib
         #expect(CRC32.checksum(bytes) == ReferenceCRC32.checksum(bytes))
     }
 
+    /// The copying update reads each folded byte once for both: every length and alignment must give the
+    /// bitwise checksum and an exact copy, and write nothing past the copy's end.
+    @Test func aCopyingUpdateChecksAndCopiesEveryLengthAndOffset() {
+        let bytes = CacheCoreFixtures.randomBody(length: 300, seed: 9)
+        for start in 0..<5 {
+            for end in start...bytes.count {
+                let slice = bytes[start..<end]
+                var copy = [UInt8](repeating: 0xEE, count: slice.count + 16)
+                var crc = CRC32(continuing: 0x1234_5678)
+                slice.withUnsafeBytes { source in
+                    copy.withUnsafeMutableBytes { crc.update(source, copyingTo: $0.baseAddress!) }
+                }
+                var expected = CRC32(continuing: 0x1234_5678)
+                expected.update(slice)
+                #expect(crc.value == expected.value, "\(start)..<\(end)")
+                #expect(copy[..<slice.count].elementsEqual(slice), "\(start)..<\(end)")
+                #expect(copy[slice.count...].allSatisfy { $0 == 0xEE }, "\(start)..<\(end)")
+            }
+        }
+        let large = CacheCoreFixtures.randomBody(length: 1 << 20, seed: 3)
+        var copy = [UInt8](repeating: 0, count: large.count)
+        var crc = CRC32()
+        large.withUnsafeBytes { source in copy.withUnsafeMutableBytes { crc.update(source, copyingTo: $0.baseAddress!) }
+        }
+        #expect(crc.value == ReferenceCRC32.checksum(large))
+        #expect(copy == large)
+    }
+
     @Test func updatesInPiecesEqualOneUpdate() {
         let bytes = CacheCoreFixtures.randomBody(length: 5000, seed: 7)
         let whole = CRC32.checksum(bytes)

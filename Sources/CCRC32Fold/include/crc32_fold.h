@@ -14,4 +14,8 @@ int crc32_fold_available(void);
 /// Call only when crc32_fold_available() returned 1.
 uint32_t crc32_fold_blocks(uint32_t crc, const unsigned char *bytes, size_t length);
 
+/// crc32_fold_blocks that also copies the `length` bytes to `copy` (which must not overlap them), in the
+/// same pass; `copy` NULL copies nothing.
+uint32_t crc32_fold_copy_blocks(uint32_t crc, unsigned char *copy, const unsigned char *bytes, size_t length);
+
 #endif

@@ -56,47 +56,114 @@ final class SQLiteBodyReader: CacheBodyReader {
     }
 
     /// The whole body, for a reader that has handed out nothing yet, in identity form of a body stored as
-    /// it came or in gzip form: one buffer of `length` bytes, each chunk copied into it once, straight
-    /// from SQLite's row after its CRC-32 passed; a 256 KiB body is read with one copy instead of three.
-    /// Other cases (inflated chunks, ranges, one chunk, a reader already in use) gather `next()`'s pieces.
+    /// it came or in gzip form: one buffer of `length` bytes (`assemble`). Other cases (inflated chunks,
+    /// ranges, one chunk, a reader already in use) gather `next()`'s pieces.
     func readAll() throws -> [UInt8] {
-        let direct = state.withLock { $0.inflater == nil && !$0.done && $0.sequence == 0 && $0.loaded != nil }
         // A one-chunk identity body is its loaded chunk as it is: gathering hands that array out uncopied.
-        guard direct, form == .gzip || (form == .identity && lastSequence > 0) else { return try gatherPieces() }
-        return try state.withLock { state in
-            var body: [UInt8] = []
-            body.reserveCapacity(length)
-            if form == .gzip { body += GzipFraming.header }
-            var crc = CRC32()
-            for sequence in 0...lastSequence {
-                let count: Int
-                let chunkCRC: UInt32
-                if sequence == 0, let loaded = state.loaded {
-                    body += loaded.data
-                    (count, chunkCRC) = (loaded.data.count, loaded.crc)
-                    state.loaded = nil
-                } else {
-                    let before = body.count
-                    // The copy is the closure's only work: the count is read back from the buffer after.
-                    (_, chunkCRC) = try withChunk(sequence) { bytes in body.append(contentsOf: bytes) }
-                    count = body.count - before
-                }
-                state.sequence = sequence + 1
-                guard form == .identity else { continue }
-                let expected = min(entry.chunkSize, entry.originalSize - sequence * entry.chunkSize)
-                guard count == expected else {
-                    throw corrupt("chunk \(sequence) holds \(count) bytes, \(expected) recorded")
-                }
-                crc.append(checksum: chunkCRC, length: count)
-            }
+        guard form == .gzip || (form == .identity && lastSequence > 0) else { return try gatherPieces() }
+        let assembled = try state.withLock { state -> Assembly? in
+            guard state.inflater == nil, !state.done, state.sequence == 0, let first = state.loaded else { return nil }
+            state.loaded = nil
+            state.sequence = lastSequence + 1
             state.done = true
-            if form == .gzip {
-                body += GzipFraming.trailer(crc32: entry.crc32, length: entry.originalSize)
-            } else if crc.value != entry.crc32 {
-                throw corrupt("body CRC-32 \(crc.value) does not match the recorded \(entry.crc32)")
-            }
-            return body
+            return try assemble(first: first)
         }
+        switch assembled {
+        case nil: return try gatherPieces()
+        case .body(let body)?: return body
+        case .missing(let sequence)?:
+            // A missing chunk is corruption only if the entry still points at this body.
+            if try store.entryStillHolds(entry) { throw corrupt("chunk \(sequence) is missing") }
+            throw CacheStoreError.notFound(entry.key)
+        case .corrupt(let reason)?: throw corrupt(reason)
+        }
+    }
+
+    /// What `assemble` made of the stored chunks.
+    private enum Assembly {
+        case body([UInt8])
+        case missing(sequence: Int)
+        case corrupt(String)
+    }
+
+    /// The body in one buffer of `length` bytes: the first chunk (checked by `init`) copied in, and the
+    /// others read by one statement (one read transaction), each copied in the same pass that computes
+    /// its CRC-32 (`CRC32.update(_:copyingTo:)`), checked against the recorded one before the next, and
+    /// sized before it is copied, so a corrupt chunk is never handed out and never overruns the buffer.
+    private func assemble(first: Chunk) throws -> Assembly {
+        let trailer = form == .gzip ? GzipFraming.trailer(crc32: entry.crc32, length: entry.originalSize) : []
+        let chunkBase = entry.bodyID << StorageSchema.chunkIDShift
+        var outcome: Assembly?
+        let body = try [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            let start = UnsafeMutableRawPointer(base)
+            let contentEnd = length - trailer.count
+            var filled = 0
+            func put(_ bytes: [UInt8]) {
+                bytes.withUnsafeBytes { source in
+                    guard let from = source.baseAddress else { return }
+                    (start + filled).copyMemory(from: from, byteCount: source.count)
+                }
+                filled += bytes.count
+            }
+            // The bytes a chunk must hold: its share of the body in identity form; in gzip form at most what
+            // is left of the stored size (the total is checked at the end).
+            func fits(_ count: Int, sequence: Int) -> Bool {
+                form == .identity
+                    ? count == min(entry.chunkSize, entry.originalSize - sequence * entry.chunkSize)
+                    : filled + count <= contentEnd
+            }
+            var bodyCRC = CRC32()
+            if form == .gzip { put(GzipFraming.header) }
+            guard fits(first.data.count, sequence: 0) else {
+                outcome = .corrupt("chunk 0 holds \(first.data.count) bytes, which the entry's sizes do not allow")
+                return
+            }
+            put(first.data)
+            bodyCRC.append(checksum: first.crc, length: first.data.count)
+            var sequence = 1
+            try store.guarded("read chunks") {
+                try store.database.read { connection in
+                    let range: [SQLiteValue] = [.integer(chunkBase | 1), .integer(chunkBase | Int64(lastSequence))]
+                    try connection.forEachRow(Self.chunkRangeQuery, range) { row in
+                        guard row.int64(0) == chunkBase | Int64(sequence) else {
+                            outcome = .missing(sequence: sequence)
+                            return false
+                        }
+                        let recorded = UInt32(truncatingIfNeeded: row.int64(1))
+                        return row.withBlob(2) { data in
+                            guard fits(data.count, sequence: sequence) else {
+                                outcome = .corrupt(
+                                    "chunk \(sequence) holds \(data.count) bytes, which the entry's sizes do not allow")
+                                return false
+                            }
+                            var crc = CRC32()
+                            crc.update(data, copyingTo: start + filled)
+                            guard crc.value == recorded else {
+                                outcome = .corrupt("chunk \(sequence) fails its CRC-32")
+                                return false
+                            }
+                            filled += data.count
+                            bodyCRC.append(checksum: recorded, length: data.count)
+                            sequence += 1
+                            return true
+                        }
+                    }
+                }
+            }
+            guard outcome == nil else { return }
+            if sequence <= lastSequence {
+                outcome = .missing(sequence: sequence)
+            } else if filled != contentEnd {
+                outcome = .corrupt("the chunks hold \(filled) bytes of a \(length)-byte body")
+            } else if form == .identity && bodyCRC.value != entry.crc32 {
+                outcome = .corrupt("body CRC-32 \(bodyCRC.value) does not match the recorded \(entry.crc32)")
+            } else {
+                put(trailer)
+                initialized = filled
+            }
+        }
+        return outcome ?? .body(body)
     }
 
     func next() throws -> [UInt8]? {
@@ -204,6 +271,9 @@ final class SQLiteBodyReader: CacheBodyReader {
     }
 
     private static let chunkQuery = SQLiteQuery("SELECT crc32, data FROM chunk WHERE id = ?")
+    /// A body's chunks from the second on, in order (the ids are consecutive: `chunkIDShift`).
+    private static let chunkRangeQuery = SQLiteQuery(
+        "SELECT id, crc32, data FROM chunk WHERE id BETWEEN ? AND ? ORDER BY id")
 
     private func corrupt(_ reason: String) -> CacheStoreError {
         store.deleteCorrupt(entry)

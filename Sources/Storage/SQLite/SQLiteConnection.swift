@@ -117,6 +117,21 @@ final class SQLiteConnection: @unchecked Sendable {
         return try statement.step() ? row(statement) : nil
     }
 
+    /// Runs a query constant and hands each row to `row` while it returns `true`.
+    /// - Parameters:
+    ///   - query: the query.
+    ///   - values: the parameters.
+    ///   - row: reads one row (its columns are valid only inside it); `false` stops.
+    /// - Throws: `SQLiteError`, or what `row` throws.
+    func forEachRow(_ query: SQLiteQuery, _ values: [SQLiteValue], row: (SQLiteStatement) throws -> Bool) throws {
+        let statement = try statement(query)
+        defer { statement.reset() }
+        try statement.bind(values)
+        while try statement.step() {
+            guard try row(statement) else { return }
+        }
+    }
+
     @discardableResult
     func run(_ sql: String, _ values: [SQLiteValue] = []) throws -> Int {
         let statement = try statement(sql)
