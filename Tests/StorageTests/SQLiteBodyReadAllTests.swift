@@ -53,34 +53,18 @@ import Testing
         let stored = try harness.put(
             CacheCoreFixtures.makeEntry(), CacheCoreFixtures.randomBody(length: 3 * Self.chunk - 100))
         try #require(stored.codec == .identity)
-        let id = { (chunk: Int64) in SQLiteValue.integer(stored.bodyID << StorageSchema.chunkIDShift | chunk) }
-        func rewrite(_ chunk: Int64, _ change: ([UInt8]) -> [UInt8]) throws {
-            let old = try harness.store.database.read {
-                try $0.queryFirst("SELECT data FROM chunk WHERE id = ?", [id(chunk)]) { $0.blob(0) } ?? []
-            }
-            let new = change(old)
-            try harness.sql(
-                "UPDATE chunk SET data = ?, crc32 = ? WHERE id = ?",
-                [.blob(new), .integer(Int64(ReferenceCRC32.checksum(new))), id(chunk)])
-        }
+        let id = { (chunk: Int64) in Self.chunkID(stored, chunk) }
         switch damage {
         case .flippedByteInMiddleChunk:
             try harness.sql("UPDATE chunk SET data = zeroblob(length(data)) WHERE id = ?", [id(1)])
-        case .middleChunkShorterWithMatchingCRC: try rewrite(1) { Array($0.dropLast(1)) }
-        case .lastChunkLongerWithMatchingCRC: try rewrite(2) { $0 + [0x2A] }
+        case .middleChunkShorterWithMatchingCRC:
+            try Self.rewrite(chunk: 1, of: stored, in: harness) { Array($0.dropLast(1)) }
+        case .lastChunkLongerWithMatchingCRC: try Self.rewrite(chunk: 2, of: stored, in: harness) { $0 + [0x2A] }
         case .wrongBodyCRC: try harness.sql("UPDATE entry SET crc32 = (crc32 + 1) % 4294967296")
         case .missingMiddleChunk: try harness.sql("DELETE FROM chunk WHERE id = ?", [id(1)])
         case .missingLastChunk: try harness.sql("DELETE FROM chunk WHERE id = ?", [id(2)])
         }
-        let entry = try #require(try harness.store.entry(for: stored.key))
-        #expect {
-            _ = try harness.store.openBody(of: entry, form: .identity).readAll()
-        } throws: { error in
-            guard case CacheStoreError.corruptEntryDeleted(let key, _) = error else { return false }
-            return key == stored.key
-        }
-        #expect(try harness.store.entry(for: stored.key) == nil)
-        #expect(try harness.count("SELECT count(*) FROM chunk") == 0)
+        try Self.expectCorruptionFound(stored, form: .identity, in: harness)
     }
 
     enum GzipDamage: String, CaseIterable, Sendable {
@@ -99,31 +83,17 @@ import Testing
         let stored = try harness.put(
             CacheCoreFixtures.makeEntry(), CacheCoreFixtures.compressibleBody(length: 3 * Self.chunk - 100))
         try #require(stored.codec == .deflateChunked)
-        let id = { (chunk: Int64) in SQLiteValue.integer(stored.bodyID << StorageSchema.chunkIDShift | chunk) }
-        func rewrite(_ chunk: Int64, _ change: ([UInt8]) -> [UInt8]) throws {
-            let old = try harness.store.database.read {
-                try $0.queryFirst("SELECT data FROM chunk WHERE id = ?", [id(chunk)]) { $0.blob(0) } ?? []
-            }
-            let new = change(old)
-            try harness.sql(
-                "UPDATE chunk SET data = ?, crc32 = ? WHERE id = ?",
-                [.blob(new), .integer(Int64(ReferenceCRC32.checksum(new))), id(chunk)])
-        }
+        let id = { (chunk: Int64) in Self.chunkID(stored, chunk) }
         switch damage {
         case .flippedByteInLastChunk:
             try harness.sql("UPDATE chunk SET data = zeroblob(length(data)) WHERE id = ?", [id(2)])
-        case .middleChunkLongerWithMatchingCRC: try rewrite(1) { $0 + [0x2A, 0x2A] }
-        case .lastChunkShorterWithMatchingCRC: try rewrite(2) { Array($0.dropLast(1)) }
+        case .middleChunkLongerWithMatchingCRC:
+            try Self.rewrite(chunk: 1, of: stored, in: harness) { $0 + [0x2A, 0x2A] }
+        case .lastChunkShorterWithMatchingCRC:
+            try Self.rewrite(chunk: 2, of: stored, in: harness) { Array($0.dropLast(1)) }
         case .missingLastChunk: try harness.sql("DELETE FROM chunk WHERE id = ?", [id(2)])
         }
-        let entry = try #require(try harness.store.entry(for: stored.key))
-        #expect {
-            _ = try harness.store.openBody(of: entry, form: .gzip).readAll()
-        } throws: { error in
-            guard case CacheStoreError.corruptEntryDeleted(let key, _) = error else { return false }
-            return key == stored.key
-        }
-        #expect(try harness.store.entry(for: stored.key) == nil)
+        try Self.expectCorruptionFound(stored, form: .gzip, in: harness)
     }
 
     /// An entry deleted after its reader was opened (its first chunk loaded) is gone, not corrupt: the
@@ -142,5 +112,36 @@ import Testing
             guard case CacheStoreError.notFound(let key) = error else { return false }
             return key == stored.key
         }
+    }
+
+    static func chunkID(_ stored: StoredEntry, _ chunk: Int64) -> SQLiteValue {
+        .integer(stored.bodyID << StorageSchema.chunkIDShift | chunk)
+    }
+
+    /// Replaces one chunk of `stored`'s body by `change` of its bytes, with a CRC-32 that matches them.
+    static func rewrite(
+        chunk: Int64, of stored: StoredEntry, in harness: StorageTestHarness, _ change: ([UInt8]) -> [UInt8]
+    ) throws {
+        let old = try harness.store.database.read {
+            try $0.queryFirst("SELECT data FROM chunk WHERE id = ?", [chunkID(stored, chunk)]) { $0.blob(0) } ?? []
+        }
+        let new = change(old)
+        try harness.sql(
+            "UPDATE chunk SET data = ?, crc32 = ? WHERE id = ?",
+            [.blob(new), .integer(Int64(ReferenceCRC32.checksum(new))), chunkID(stored, chunk)])
+    }
+
+    /// Reads `stored` whole in `form` and expects the read to find it corrupt, and its entry and chunks gone.
+    static func expectCorruptionFound(_ stored: StoredEntry, form: CacheBodyForm, in harness: StorageTestHarness) throws
+    {
+        let entry = try #require(try harness.store.entry(for: stored.key))
+        #expect {
+            _ = try harness.store.openBody(of: entry, form: form).readAll()
+        } throws: { error in
+            guard case CacheStoreError.corruptEntryDeleted(let key, _) = error else { return false }
+            return key == stored.key
+        }
+        #expect(try harness.store.entry(for: stored.key) == nil)
+        #expect(try harness.count("SELECT count(*) FROM chunk") == 0)
     }
 }
