@@ -39,14 +39,9 @@ FOLD_TARGET static inline void keep(unsigned char *copy, size_t offset, __m128i 
     if (copy) _mm_storeu_si128((__m128i *)(copy + offset), lane);
 }
 
-FOLD_TARGET uint32_t crc32_fold_blocks(uint32_t crc, const unsigned char *bytes, size_t length) {
-    return crc32_fold_copy_blocks(crc, NULL, bytes, length);
-}
-
-// One loop for both: the copy is a store of each lane already loaded for folding, so a read that must
-// check and keep the bytes passes over them once. The test of `copy` is the same every iteration.
-FOLD_TARGET uint32_t crc32_fold_copy_blocks(
-    uint32_t crc, unsigned char *copy, const unsigned char *bytes, size_t length) {
+// The copy is a store of each lane already loaded for folding, so a read that must check and keep the
+// bytes passes over them once. The test of `copy` is the same every iteration.
+FOLD_TARGET uint32_t crc32_fold_blocks(uint32_t crc, unsigned char *copy, const unsigned char *bytes, size_t length) {
     const unsigned char *start = bytes;
     const __m128i byFour = _mm_set_epi64x(0x1c6e41596, 0x154442bd4);
     const __m128i byOne = _mm_set_epi64x(0x0ccaa009e, 0x1751997d0);

@@ -21,16 +21,7 @@ public struct CRC32: Sendable, Hashable {
 
     /// Feeds more bytes.
     /// - Parameter bytes: the next bytes.
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-        var folded = 0
-        if bytes.count >= 64 && Self.folds {
-            folded = bytes.count & ~15
-            value = ~crc32_fold_blocks(~value, base, folded)
-        }
-        guard folded < bytes.count else { return }
-        value = UInt32(truncatingIfNeeded: crc32_z(uLong(value), base + folded, bytes.count - folded))
-    }
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) { update(bytes, copy: nil) }
 
     /// Feeds bytes and copies them to `destination` in the same pass: where the CPU folds, each byte is
     /// read once for both (a read from the store that checks and keeps its bytes).
@@ -38,16 +29,21 @@ public struct CRC32: Sendable, Hashable {
     ///   - bytes: the next bytes.
     ///   - destination: where to copy them: `bytes.count` bytes, not overlapping `bytes`.
     public mutating func update(_ bytes: UnsafeRawBufferPointer, copyingTo destination: UnsafeMutableRawPointer) {
+        update(bytes, copy: destination)
+    }
+
+    /// Folds the whole 16-byte lanes of a run of 64 bytes or more (copying them when `copy` is given), then
+    /// zlib takes the rest (copied first).
+    private mutating func update(_ bytes: UnsafeRawBufferPointer, copy: UnsafeMutableRawPointer?) {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         var folded = 0
         if bytes.count >= 64 && Self.folds {
             folded = bytes.count & ~15
-            value = ~crc32_fold_copy_blocks(~value, destination.assumingMemoryBound(to: UInt8.self), base, folded)
+            value = ~crc32_fold_blocks(~value, copy?.assumingMemoryBound(to: UInt8.self), base, folded)
         }
         guard folded < bytes.count else { return }
-        let rest = UnsafeRawBufferPointer(rebasing: bytes[folded...])
-        (destination + folded).copyMemory(from: base + folded, byteCount: rest.count)
-        update(rest)
+        if let copy { (copy + folded).copyMemory(from: base + folded, byteCount: bytes.count - folded) }
+        value = UInt32(truncatingIfNeeded: crc32_z(uLong(value), base + folded, bytes.count - folded))
     }
 
     /// Feeds bytes whose own checksum is already known, without reading them (zlib's `crc32_combine`):

@@ -8,14 +8,11 @@
 /// Whether this CPU has the instructions crc32_fold_blocks needs (PCLMULQDQ and SSE4.1).
 int crc32_fold_available(void);
 
-/// Continues a CRC-32 register over `length` bytes, which must be a multiple of 16 and at least 64.
+/// Continues a CRC-32 register over `length` bytes, which must be a multiple of 16 and at least 64, and
+/// copies them to `copy` in the same pass (which must not overlap them; NULL copies nothing).
 /// The register is the raw one: the caller inverts before and after (zlib's crc32_z does that
-/// inside), so `~crc32_fold_blocks(~crc, ...)` equals `crc32_z(crc, ...)`.
+/// inside), so `~crc32_fold_blocks(~crc, NULL, ...)` equals `crc32_z(crc, ...)`.
 /// Call only when crc32_fold_available() returned 1.
-uint32_t crc32_fold_blocks(uint32_t crc, const unsigned char *bytes, size_t length);
-
-/// crc32_fold_blocks that also copies the `length` bytes to `copy` (which must not overlap them), in the
-/// same pass; `copy` NULL copies nothing.
-uint32_t crc32_fold_copy_blocks(uint32_t crc, unsigned char *copy, const unsigned char *bytes, size_t length);
+uint32_t crc32_fold_blocks(uint32_t crc, unsigned char *copy, const unsigned char *bytes, size_t length);
 
 #endif
