@@ -87,9 +87,9 @@ final class SQLiteBodyReader: CacheBodyReader {
     }
 
     /// The body in one buffer of `length` bytes: the first chunk (checked by `init`) copied in, and the
-    /// others read by one statement (one read transaction), each copied in the same pass that computes
-    /// its CRC-32 (`CRC32.update(_:copyingTo:)`), checked against the recorded one before the next, and
-    /// sized before it is copied, so a corrupt chunk is never handed out and never overruns the buffer.
+    /// others read by one statement (one read transaction), each sized before it is copied and copied in
+    /// the pass that checks its CRC-32 (`copyChecked`): a corrupt chunk never overruns the buffer and is
+    /// never handed out.
     private func assemble(first: Chunk) throws -> Assembly {
         let trailer = form == .gzip ? GzipFraming.trailer(crc32: entry.crc32, length: entry.originalSize) : []
         let chunkBase = entry.bodyID << StorageSchema.chunkIDShift
@@ -137,9 +137,7 @@ final class SQLiteBodyReader: CacheBodyReader {
                                     "chunk \(sequence) holds \(data.count) bytes, which the entry's sizes do not allow")
                                 return false
                             }
-                            var crc = CRC32()
-                            crc.update(data, copyingTo: start + filled)
-                            guard crc.value == recorded else {
+                            guard Self.copyChecked(data, recorded: recorded, to: start + filled) else {
                                 outcome = .corrupt("chunk \(sequence) fails its CRC-32")
                                 return false
                             }
@@ -238,25 +236,21 @@ final class SQLiteBodyReader: CacheBodyReader {
         let crc: UInt32
     }
 
-    /// Reads one stored chunk and checks its CRC-32 before copying it out of SQLite.
+    /// Reads one stored chunk, copied out of SQLite's row in the pass that checks its CRC-32
+    /// (`copyChecked`): a chunk that fails the check is never returned.
     private func loadChunk(_ sequence: Int) throws -> Chunk {
-        let (data, crc) = try withChunk(sequence) { Array($0) }
-        return Chunk(data: data, crc: crc)
-    }
-
-    /// Reads one stored chunk, checks its CRC-32 on SQLite's own copy of the row and only then hands
-    /// those bytes to `take` (which must copy what it keeps: they are SQLite's until the row is reset).
-    /// - Returns: what `take` returned and the verified CRC-32.
-    private func withChunk<T: Sendable>(
-        _ sequence: Int, _ take: (UnsafeRawBufferPointer) -> T
-    ) throws -> (T, crc: UInt32) {
         let id = entry.bodyID << StorageSchema.chunkIDShift | Int64(sequence)
         let read = try store.guarded("read chunk") {
             try store.database.read { connection in
-                try connection.queryFirst(Self.chunkQuery, [.integer(id)]) { row -> (T, crc: UInt32)? in
+                try connection.queryFirst(Self.chunkQuery, [.integer(id)]) { row -> Chunk? in
                     let recorded = UInt32(truncatingIfNeeded: row.int64(0))
                     return row.withBlob(1) { data in
-                        CRC32.checksum(data) == recorded ? (take(data), recorded) : nil
+                        var matches = false
+                        let bytes = [UInt8](unsafeUninitializedCapacity: data.count) { buffer, count in
+                            matches = Self.copyChecked(data, recorded: recorded, to: buffer.baseAddress)
+                            count = data.count
+                        }
+                        return matches ? Chunk(data: bytes, crc: recorded) : nil
                     }
                 }
             }
@@ -268,6 +262,18 @@ final class SQLiteBodyReader: CacheBodyReader {
         }
         guard let chunk = read else { throw corrupt("chunk \(sequence) fails its CRC-32") }
         return chunk
+    }
+
+    /// Copies a stored chunk's bytes (SQLite's, valid until its row is reset) to `destination` in the pass
+    /// that computes their CRC-32 (`CRC32.update(_:copyingTo:)`), and says whether it is the recorded one:
+    /// the caller keeps the copy only then. Every chunk read goes through here.
+    /// - Parameter destination: `data.count` bytes; `nil` only when there are none.
+    private static func copyChecked(
+        _ data: UnsafeRawBufferPointer, recorded: UInt32, to destination: UnsafeMutableRawPointer?
+    ) -> Bool {
+        var crc = CRC32()
+        if let destination { crc.update(data, copyingTo: destination) }
+        return crc.value == recorded
     }
 
     private static let chunkQuery = SQLiteQuery("SELECT crc32, data FROM chunk WHERE id = ?")
