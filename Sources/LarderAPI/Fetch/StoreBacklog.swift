@@ -26,31 +26,21 @@ final class StoreBacklog: Sendable {
         case waitedOut
     }
 
-    /// A fetch waiting for room, and when it stops waiting (uptime nanoseconds).
-    private struct Waiter {
-        let deadline: UInt64
-        let start: @Sendable (Place) -> Void
-    }
-
-    private struct Queue {
-        /// In arrival order, so also in deadline order: every fetch waits the same `maxWait`.
-        var waiters: [Waiter] = []
-        /// Fires at or before the first waiter's deadline while anyone waits (one timer for all, as
-        /// `InFlightWaiters` has: a timer per waiter held every paced miss until its deadline).
-        var timer: (any DispatchSourceTimer)?
-    }
+    typealias Start = @Sendable (Place) -> Void
 
     private let held = Atomic<Int>(0)
     /// How many fetches wait, read without the lock on every `subtract`.
     private let waiting = Atomic<Int>(0)
-    private let queue = Mutex(Queue())
+    /// The fetches waiting for room, in arrival order.
+    private let queue: Mutex<DeadlineQueue<Start>>
     let limit: Int
-    /// How long a fetch waits for room at most, in nanoseconds.
-    private let maxWait: UInt64
 
+    /// - Parameters:
+    ///   - limit: the bytes that may wait (`FetchConfiguration.storeBacklogBytes`).
+    ///   - maxWait: how long a fetch waits for room at most (`FetchConfiguration.storeBacklogWait`).
     init(limit: Int, maxWait: Duration) {
         self.limit = limit
-        self.maxWait = InFlightWaiters.nanoseconds(maxWait)
+        queue = Mutex(DeadlineQueue(wait: maxWait))
     }
 
     /// The bytes counted now.
@@ -68,22 +58,14 @@ final class StoreBacklog: Sendable {
 
     /// Runs `start` once the fetch has its place in the backlog: at once when there is room and nobody
     /// waits before it, else when the store has made room, or after `maxWait` without one.
-    func reserve(_ start: @escaping @Sendable (Place) -> Void) {
-        let deadline = DispatchTime.now().uptimeNanoseconds &+ maxWait
+    func reserve(_ start: @escaping Start) {
         let reserved = queue.withLock { queue -> Bool in
-            if queue.waiters.isEmpty, bytes < limit {
+            if queue.count == 0, bytes < limit {
                 add(Self.overheadPerFetch)
                 return true
             }
-            queue.waiters.append(Waiter(deadline: deadline, start: start))
+            queue.append(start) { [weak self] in self?.expire() }
             waiting.add(1, ordering: .relaxed)
-            if queue.timer == nil {
-                let timer = DispatchSource.makeTimerSource(queue: .global())
-                timer.setEventHandler { [weak self] in self?.expire() }
-                timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline))
-                timer.activate()
-                queue.timer = timer
-            }
             return false
         }
         if reserved {
@@ -96,40 +78,25 @@ final class StoreBacklog: Sendable {
 
     /// Lets waiters go from the front, each taking its place, while there is room.
     private func admitWaiters() {
-        let admitted = queue.withLock { queue -> [Waiter] in
+        let admitted = queue.withLock { queue -> [Start] in
             var count = 0
-            while count < queue.waiters.count, bytes < limit {
+            while count < queue.count, bytes < limit {
                 add(Self.overheadPerFetch)
                 count += 1
             }
-            return count == 0 ? [] : takeFront(count, of: &queue)
+            waiting.subtract(count, ordering: .relaxed)
+            return queue.takeFirst(count)
         }
-        for waiter in admitted { waiter.start(.reserved) }
+        for start in admitted { start(.reserved) }
     }
 
-    /// Sends the waiters whose deadline passed, without a place, and re-arms the timer for the first of the
-    /// others, or cancels it when nobody waits. Admissions leave the timer alone: it may fire for a waiter
-    /// already let go, finds nobody expired, and re-arms, instead of being moved on every admission.
+    /// Sends the waiters whose deadline passed, without a place.
     private func expire() {
-        let now = DispatchTime.now().uptimeNanoseconds
         let expired = queue.withLock { queue in
-            let expired = takeFront(queue.waiters.prefix { $0.deadline <= now }.count, of: &queue)
-            if let next = queue.waiters.first {
-                queue.timer?.schedule(deadline: DispatchTime(uptimeNanoseconds: next.deadline))
-            } else {
-                queue.timer?.cancel()
-                queue.timer = nil
-            }
+            let expired = queue.takeExpired()
+            waiting.subtract(expired.count, ordering: .relaxed)
             return expired
         }
-        for waiter in expired { waiter.start(.waitedOut) }
-    }
-
-    /// Takes the first `count` waiters out of the queue (and out of `waitingCount`).
-    private func takeFront(_ count: Int, of queue: inout Queue) -> [Waiter] {
-        let taken = Array(queue.waiters.prefix(count))
-        queue.waiters.removeFirst(count)
-        waiting.subtract(count, ordering: .relaxed)
-        return taken
+        for start in expired { start(.waitedOut) }
     }
 }
