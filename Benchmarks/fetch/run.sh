@@ -450,14 +450,17 @@ flood() { # port case duration tag
 # larder answers a miss before its store commits it: waits until no origin fetch is in flight (a fetch
 # leaves the registry when its commit is told), at most 5 minutes. Sets DRAINED to the seconds it took.
 drain() {
-    local start
+    local start drained=false
     start=$(date +%s.%N)
     for _ in $(seq 3000); do
-        curl -s "http://127.0.0.1:$MISS_PORT/metrics" | grep -q '^larder_origin_fetches_in_flight 0$' && break
+        if curl -s "http://127.0.0.1:$MISS_PORT/metrics" | grep -q '^larder_origin_fetches_in_flight 0$'; then
+            drained=true
+            break
+        fi
         sleep 0.1
     done
-    curl -s "http://127.0.0.1:$MISS_PORT/metrics" | grep -q '^larder_origin_fetches_in_flight 0$' ||
-        echo "  larder still had origin fetches in flight after 5 minutes; counting what is committed" >&2
+    # Judged by the loop's own reading: a second scrape could fail on its own and cry wolf.
+    $drained || echo "  larder still had origin fetches in flight after 5 minutes; counting what is committed" >&2
     DRAINED=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 }
 
