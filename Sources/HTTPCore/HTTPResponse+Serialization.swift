@@ -51,12 +51,7 @@ extension HTTPResponse {
         for field in headers {
             if isServerOwnedField(field.name) { continue }
             if !hasDate && field.name.equalsIgnoringASCIICase("Date") { hasDate = true }
-            out.append(contentsOf: field.name.utf8)
-            out.append(UInt8(ascii: ":"))
-            out.append(UInt8(ascii: " "))
-            out.append(contentsOf: field.value.utf8)
-            out.append(13)
-            out.append(10)
+            appendField(name: field.name, value: field.value, to: &out)
         }
         if !hasDate {
             HTTPResponseDateCache.shared.appendDateField(to: &out)
@@ -93,6 +88,20 @@ extension HTTPResponse {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Int(now.tv_sec)
+    }
+
+    /// Writes this response as an interim one (RFC 9110 §15.2): the status line, the fields and the empty
+    /// line, with neither `Date` nor framing nor `Connection` (a 1xx has no content, and the final response
+    /// that follows says how the connection goes on).
+    /// - Parameter out: the buffer to append to; appended, never cleared.
+    public func serializeInterim(into out: inout [UInt8]) {
+        precondition((100..<200).contains(status.code), "an interim response has a 1xx status")
+        appendStatusLine(status, to: &out)
+        for field in headers where !isServerOwnedField(field.name) {
+            appendField(name: field.name, value: field.value, to: &out)
+        }
+        out.append(13)
+        out.append(10)
     }
 
     /// Writes an interim `100 Continue` response (RFC 9110 §15.2.1).
@@ -133,6 +142,17 @@ private func isServerOwnedField(_ name: String) -> Bool {
     case 17: return name.equalsIgnoringASCIICase("Transfer-Encoding")
     default: return false
     }
+}
+
+/// `name: value` and CRLF.
+@inline(__always)
+private func appendField(name: String, value: String, to out: inout [UInt8]) {
+    out.append(contentsOf: name.utf8)
+    out.append(UInt8(ascii: ":"))
+    out.append(UInt8(ascii: " "))
+    out.append(contentsOf: value.utf8)
+    out.append(13)
+    out.append(10)
 }
 
 private func appendStatusLine(_ status: HTTPStatus, to out: inout [UInt8]) {

@@ -53,6 +53,8 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
         switch code {
         case 100: "Continue"
         case 101: "Switching Protocols"
+        case 102: "Processing"
+        case 103: "Early Hints"
         case 200: "OK"
         case 201: "Created"
         case 202: "Accepted"

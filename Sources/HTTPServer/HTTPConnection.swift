@@ -217,6 +217,20 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
+    /// Called by the writer from any thread: an interim response to request `requestNumber`, queued while
+    /// its final response is awaited and dropped otherwise.
+    func deliverInterim(_ response: HTTPResponse, requestNumber: Int) {
+        queue.async { [self] in
+            // A 1xx is never sent to an HTTP/1.0 client (RFC 9110 §15.2), which could take it for the answer.
+            guard let flight = inFlight, flight.number == requestNumber, flight.version != .http1_0,
+                machine.interimReady()
+            else { return }
+            prepareOutput()
+            response.serializeInterim(into: &outHead)
+            drive()
+        }
+    }
+
     /// Leaves the loop's epoll set and closes the descriptor; the timer is cancelled. A response being
     /// written is cut short and its body source cancelled.
     private func finalClose() {

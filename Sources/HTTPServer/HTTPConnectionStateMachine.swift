@@ -271,6 +271,16 @@ extension HTTPConnectionStateMachine {
         return staysOpen
     }
 
+    /// An interim (1xx) response to the current request may be queued: only while its final response is
+    /// awaited (once that is being written, a 1xx would land inside it), and never on a connection that is
+    /// closing.
+    /// - Returns: whether to queue it; the caller appends it to the output, and a `write` follows.
+    mutating func interimReady() -> Bool {
+        guard case .awaitingResponse = exchange, lifecycle == .open || lifecycle == .draining else { return false }
+        queueOutput()
+        return true
+    }
+
     /// A piece of the streamed body is queued in the output.
     /// - Parameter last: nothing follows it (the announced length is met, or it ends the chunked coding).
     mutating func pieceQueued(last: Bool) {

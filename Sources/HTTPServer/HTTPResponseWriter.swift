@@ -3,7 +3,8 @@ import Synchronization
 
 /// Where a handler sends its answer to one request.
 ///
-/// `send(_:)` may be called exactly once, from any thread; a later call is ignored. The server adds
+/// `send(_:)` may be called exactly once, from any thread; a later call is ignored. `sendInterim(_:)`
+/// may come before it, any number of times. The server adds
 /// `Date`, the framing (`Content-Length`, chunked, or close-delimited for HTTP/1.0 streams) and
 /// `Connection: close` when it will close; it answers HEAD with the headers a GET would have and
 /// no content.
@@ -42,6 +43,19 @@ public final class HTTPResponseWriter: Sendable {
     /// - Parameter deliver: called once with the response, on the sending thread.
     public init(delivering deliver: @escaping @Sendable (HTTPResponse) -> Void) {
         destination = .detached(deliver)
+    }
+
+    /// Sends an interim (1xx) response ahead of the final one, such as `103 Early Hints` (RFC 8297). It is
+    /// written only while the final response is still awaited, and never to an HTTP/1.0 client (RFC 9110
+    /// §15.2); otherwise, and on a writer without a connection, it is dropped. Any number may be sent, from
+    /// any thread, before `send(_:)`; none after.
+    /// - Parameter response: a response with a 1xx status other than 101; its body is ignored.
+    public func sendInterim(_ response: HTTPResponse) {
+        precondition(
+            (100..<200).contains(response.status.code) && response.status.code != 101, "not an interim status")
+        guard !sent.load(ordering: .acquiring), case .connection(let connection, let requestNumber) = destination
+        else { return }
+        connection.deliverInterim(response, requestNumber: requestNumber)
     }
 
     /// Sends the response. Hops to the connection's queue unless already on it.

@@ -9,7 +9,7 @@ extension RawSocketClient {
     ///     sent as given (`Name: value`).
     ///   - body: the content, if any.
     ///   - timeout: the longest any read waits, in seconds.
-    /// - Returns: the response; HEAD's carries no content.
+    /// - Returns: the final response, with any interim ones before it in `interim`; HEAD's carries no content.
     /// - Throws: `RawSocketError` when the exchange fails.
     public static func exchange(
         port: Int, _ method: String, _ target: String, headerLines: [String] = [], body: [UInt8]? = nil,
@@ -21,6 +21,6 @@ extension RawSocketClient {
         for line in headerLines { head += line + "\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
         try client.send(bytes: Array((head + "\r\n").utf8) + (body ?? []))
-        return try client.readResponse(isHeadResponse: method == "HEAD")
+        return try client.readFinalResponse(isHeadResponse: method == "HEAD")
     }
 }

@@ -19,6 +19,8 @@ public struct RawHTTPResponse: Sendable {
     public var headers: [(name: String, value: String)]
     /// The content, de-chunked.
     public var body: [UInt8]
+    /// The interim (1xx) responses that came before this one, in order (`readFinalResponse`).
+    public var interim: [RawHTTPResponse] = []
 
     /// The first value of the named field (case-insensitive), or `nil`.
     public func header(_ name: String) -> String? {
@@ -95,6 +97,21 @@ public final class RawSocketClient {
                 throw RawSocketError(operation: "send", errno: errno)
             }
             offset += count
+        }
+    }
+
+    /// Reads the interim (1xx) responses and the final one after them.
+    /// - Parameter isHeadResponse: the response answers HEAD, so no content follows its head.
+    /// - Returns: the final response, with the interim ones in `interim`.
+    public func readFinalResponse(isHeadResponse: Bool = false) throws -> RawHTTPResponse {
+        var interim: [RawHTTPResponse] = []
+        while true {
+            var response = try readResponse(isHeadResponse: isHeadResponse)
+            guard (100..<200).contains(response.status) else {
+                response.interim = interim
+                return response
+            }
+            interim.append(response)
         }
     }
 

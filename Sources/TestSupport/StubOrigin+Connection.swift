@@ -66,6 +66,8 @@ extension StubOrigin {
             waitForPeerToLeave(fd)
             return false
         }
+        if !response.interimBytes.isEmpty && !sendAll(fd, response.interimBytes) { return false }
+        response.afterInterim?()
         guard nap(response.delayBeforeHead) else { return false }
         if let raw = response.rawBytes {
             _ = sendAll(fd, raw)

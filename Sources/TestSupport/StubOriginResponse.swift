@@ -37,8 +37,13 @@ public struct StubOriginResponse: Sendable {
     public var framing: Framing = .contentLength
     /// A `Content-Length` to announce instead of the real one (to send fewer or more bytes than announced).
     public var declaredContentLength: Int?
-    /// Wait this long after reading the request before sending anything.
+    /// Interim (1xx) heads written as given as soon as the request is read, before `delayBeforeHead`.
+    public var interimBytes: [UInt8] = []
+    /// Wait this long after reading the request (and writing `interimBytes`) before the response.
     public var delayBeforeHead: Duration = .zero
+    /// Called on the origin's thread once the interim heads are written, before the delay and the
+    /// response: a test holds the response here until it is ready for it.
+    public var afterInterim: (@Sendable () -> Void)?
     /// Write the body in pieces of this size (0: in one write).
     public var chunkSize: Int = 0
     /// Wait this long between body pieces.
@@ -114,6 +119,23 @@ public struct StubOriginResponse: Sendable {
     public func delayed(_ delay: Duration) -> StubOriginResponse {
         var copy = self
         copy.delayBeforeHead = delay
+        return copy
+    }
+
+    /// The same response preceded by an interim head (RFC 9110 §15.2), written as soon as the request is
+    /// read: `interim(103, [("Link", "</a.css>; rel=preload")])`. Several calls send several, in order.
+    public func interim(_ status: Int, _ fields: [(String, String)] = []) -> StubOriginResponse {
+        var copy = self
+        var text = "HTTP/1.1 \(status) Interim\r\n"
+        for (name, value) in fields { text += "\(name): \(value)\r\n" }
+        copy.interimBytes += Array((text + "\r\n").utf8)
+        return copy
+    }
+
+    /// The same response, sent only once `hold` returns (called after the interim heads are written).
+    public func held(by hold: @escaping @Sendable () -> Void) -> StubOriginResponse {
+        var copy = self
+        copy.afterInterim = hold
         return copy
     }
 

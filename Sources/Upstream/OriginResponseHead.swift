@@ -1,6 +1,6 @@
 public import HTTPCore
 
-/// The status line and fields of the final (non-1xx) response, as the origin sent them.
+/// The status line and fields of a response head (the final one, or an interim 1xx), as the origin sent them.
 public struct OriginResponseHead: Sendable, Equatable {
     /// The status code.
     public var status: Int

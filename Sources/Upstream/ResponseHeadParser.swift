@@ -6,8 +6,10 @@ import HTTPCore
 struct ResponseHeadParser {
     /// What one line completed.
     enum Outcome: Equatable {
-        /// Nothing yet (a field line, an interim 1xx head, or a trailer).
+        /// Nothing yet (a field line, or a trailer).
         case needMore
+        /// An interim (1xx) head is complete; the final one follows (RFC 9110 §15.2).
+        case interim(OriginResponseHead)
         /// The final head is complete.
         case head(OriginResponseHead)
         /// The line cannot be part of a response head.
@@ -89,15 +91,15 @@ struct ResponseHeadParser {
 
     private mutating func finishHead() -> Outcome {
         guard let status else { return .malformed("empty line before the status line") }
+        let head = OriginResponseHead(
+            status: status, reasonPhrase: reasonPhrase, headers: HTTPHeaders(fields), version: version)
         if (100..<200).contains(status) {
-            // An interim response (RFC 9110 §15.2): wait for the final one.
+            // An interim response (RFC 9110 §15.2): the final one follows.
             self.status = nil
             fields = []
-            return .needMore
+            return .interim(head)
         }
         isComplete = true
-        return .head(
-            OriginResponseHead(
-                status: status, reasonPhrase: reasonPhrase, headers: HTTPHeaders(fields), version: version))
+        return .head(head)
     }
 }

@@ -78,6 +78,17 @@ import Testing
         #expect(String(decoding: out, as: UTF8.self) == expected)
     }
 
+    /// An interim response carries its fields and nothing the server adds to a final one.
+    @Test func anInterimResponseHasItsFieldsAndNoDateFramingOrConnection() {
+        let response = HTTPResponse(
+            status: HTTPStatus(code: 103),
+            headers: HTTPHeaders([("Link", "</a.css>; rel=preload"), ("Content-Length", "9"), ("Connection", "close")]))
+        var out: [UInt8] = []
+        response.serializeInterim(into: &out)
+        #expect(
+            String(decoding: out, as: UTF8.self) == "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n")
+    }
+
     @Test func continueIsAnInterimResponse() {
         var out: [UInt8] = []
         HTTPResponse.serializeContinue(into: &out)

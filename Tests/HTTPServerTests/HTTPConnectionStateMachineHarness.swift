@@ -112,6 +112,9 @@ final class ConnectionUnderTest {
     /// `written`, callable inside `#expect`.
     func written() -> Bool { machine.written() }
 
+    /// `interimReady`, callable inside `#expect`.
+    func interimReady() -> Bool { machine.interimReady() }
+
     /// `streamEnded`, callable inside `#expect`.
     func streamEnded() -> Bool { machine.streamEnded() }
 }

@@ -218,6 +218,40 @@ import Testing
         #expect(connection.steps() == [.writeContinue, .write])
     }
 
+    // MARK: Interim responses (RFC 9110 §15.2)
+
+    /// While the final response is awaited, interim ones go out as they come, and the exchange still waits.
+    @Test func interimResponsesAreWrittenWhileTheFinalOneIsAwaited() {
+        let connection = ConnectionUnderTest()
+        connection.startServing("/a")
+        #expect(connection.interimReady())
+        #expect(connection.steps() == [.write])
+        #expect(!connection.written(), "an interim response completed the exchange")
+        #expect(connection.interimReady())
+        #expect(connection.steps() == [.write])
+        #expect(!connection.written())
+        #expect(connection.answerInFull() == true)
+    }
+
+    /// Once the final response is being written a 1xx would land inside it; after it, it belongs to no
+    /// request; on a closing connection, nobody reads it.
+    @Test func anInterimResponseIsRefusedOutsideTheWaitForTheFinalOne() {
+        let connection = ConnectionUnderTest()
+        connection.startServing("/a")
+        #expect(connection.responseReady(closing: false, streams: true) == true)
+        #expect(!connection.interimReady())
+        #expect(connection.machine.exchange == .responding(keepAlive: true, body: .awaitingPiece))
+        let idle = ConnectionUnderTest()
+        idle.startReadable()
+        idle.machine.readWouldBlock()
+        _ = idle.steps()
+        #expect(!idle.interimReady())
+        let closing = ConnectionUnderTest()
+        closing.startServing("/b")
+        closing.machine.abort()
+        #expect(!closing.interimReady())
+    }
+
     @Test func aBodySentWithoutWaitingIsNotToldToContinue() {
         let connection = ConnectionUnderTest()
         connection.startReadable()

@@ -63,7 +63,8 @@ import Testing
                 id: 1,
                 key: CacheKey.variant(canonicalURL: "http://127.0.0.1/a", varyNames: [], requestHeaders: HTTPHeaders()),
                 url: "http://127.0.0.1/a", keyURL: "http://127.0.0.1/a", decision: .defaultHTTP, stored: nil,
-                requestHeaders: HTTPHeaders(), mayStore: false, dependencies: harness.service.inFlight)
+                requestHeaders: HTTPHeaders(), mayStore: false, interimRecipient: nil,
+                dependencies: harness.service.inFlight)
             let told = ToldStatus()
             let joined = fetch.join { outcome in
                 if case .response(let head, _) = outcome { told.record(head.status) } else { told.record(-1) }

@@ -70,7 +70,8 @@ import Testing
             id: 1,
             key: CacheKey.variant(canonicalURL: "http://127.0.0.1/d", varyNames: [], requestHeaders: HTTPHeaders()),
             url: "http://127.0.0.1/d", keyURL: "http://127.0.0.1/d", decision: .defaultHTTP, stored: nil,
-            requestHeaders: HTTPHeaders(), mayStore: false, dependencies: harness.service.inFlight)
+            requestHeaders: HTTPHeaders(), mayStore: false, interimRecipient: nil,
+            dependencies: harness.service.inFlight)
     }
 }
 

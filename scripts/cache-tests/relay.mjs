@@ -19,9 +19,13 @@ function passable (rawHeaders, dropHost) {
   return out
 }
 
+// Node's writeEarlyHints looks for the lower-case `link` and silently sends nothing without it.
 function headerObject (rawHeaders) {
   const object = {}
-  for (let i = 0; i < rawHeaders.length; i += 2) object[rawHeaders[i]] = rawHeaders[i + 1]
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i].toLowerCase()
+    object[name] = name in object ? [].concat(object[name], rawHeaders[i + 1]) : rawHeaders[i + 1]
+  }
   return object
 }
 

@@ -58,7 +58,9 @@ extension FetchHandler {
     /// Starts a refresh nobody waits for (RFC 5861 §3), unless one is already under way for the key.
     func refreshInBackground(_ call: Call, key: CacheKey, entry: StoredEntry, conditionalHeaders: HTTPHeaders) {
         let (fetch, isNew) = service.registry.fetch(for: key, coalesce: true) { id in
-            makeFetch(id, call, key: key, revalidating: conditionalHeaders.isEmpty ? nil : entry, mayStore: true)
+            makeFetch(
+                id, call, key: key, revalidating: conditionalHeaders.isEmpty ? nil : entry, mayStore: true,
+                relaysInterim: false)
         }
         if isNew { fetch.start(conditionalHeaders: conditionalHeaders) }
     }
@@ -102,14 +104,16 @@ extension FetchHandler {
     ///   - mayStore: `false` for a bypass or a forward.
     ///   - method: the method sent when `mayStore` is `false` (a stored fetch always GETs).
     ///   - content: the caller's content, for a method that sends one.
+    ///   - relaysInterim: whether the origin's interim responses go to `call`'s caller (`false` when it was
+    ///     answered already: a background refresh).
     func makeFetch(
         _ id: Int, _ call: Call, key: CacheKey, revalidating stored: StoredEntry?, mayStore: Bool,
-        method: HTTPMethod = .get, content: [UInt8]? = nil
+        method: HTTPMethod = .get, content: [UInt8]? = nil, relaysInterim: Bool = true
     ) -> InFlightFetch {
         InFlightFetch(
             id: id, key: key, url: call.fetchURL, keyURL: call.keyURL, decision: call.decision, stored: stored,
             requestHeaders: call.originHeaders, mayStore: mayStore, method: method, content: content,
-            dependencies: service.inFlight)
+            interimRecipient: relaysInterim ? call.writer : nil, dependencies: service.inFlight)
     }
 
     /// Registers the caller on a fetch with a deadline for the outcome, and as a reader of its body from

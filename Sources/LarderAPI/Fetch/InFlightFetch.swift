@@ -3,6 +3,7 @@ import CachePolicy
 import Dispatch
 import Foundation
 import HTTPCore
+import HTTPServer
 import ImageSniffing
 import Synchronization
 import Upstream
@@ -69,6 +70,10 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     let body: InFlightBody
     let storeQueue: DispatchQueue
     let writerBox: InFlightWriterBox
+    /// Where the origin's interim responses (`103 Early Hints`, …) go: the caller who started the fetch, for
+    /// whom the request was sent. Callers who join share only the final response; a background refresh
+    /// relays none (`nil`).
+    let interimRecipient: HTTPResponseWriter?
     /// The store's purge count before the request leaves: a purge after it that selects the entry makes
     /// it stale at its commit, even one that runs before the response head arrives.
     let purgesBefore: UInt64
@@ -76,7 +81,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     init(
         id: Int, key: CacheKey, url: String, keyURL: String, decision: FilterDecision, stored: StoredEntry?,
         requestHeaders: HTTPHeaders, mayStore: Bool, method: HTTPMethod = .get, content: [UInt8]? = nil,
-        dependencies: InFlightDependencies
+        interimRecipient: HTTPResponseWriter?, dependencies: InFlightDependencies
     ) {
         self.id = id
         self.key = key
@@ -88,6 +93,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         self.mayStore = mayStore
         self.method = mayStore ? .get : method
         self.content = mayStore ? nil : content
+        self.interimRecipient = interimRecipient
         self.dependencies = dependencies
         startedAt = dependencies.clock()
         requestTime = startedAt
@@ -157,6 +163,14 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     var receivedHead: Bool { state.withLock { $0.head != nil } }
 
     // MARK: Origin callbacks (driver thread)
+
+    /// Relays an interim response to the caller who started the fetch, its end-to-end fields only; it is
+    /// never stored and never shown to another caller (RFC 9111 §3: only a final response is stored).
+    func fetch(_ fetch: OriginFetch, didReceiveInterim head: OriginResponseHead) {
+        guard let interimRecipient else { return }
+        interimRecipient.sendInterim(
+            HTTPResponse(status: HTTPStatus(code: head.status), headers: OriginHeaderForwarding.endToEnd(head.headers)))
+    }
 
     func fetch(_ fetch: OriginFetch, didReceiveHead head: OriginResponseHead) {
         let responseTime = dependencies.clock()

@@ -151,6 +151,13 @@ final class CurlTransfer: @unchecked Sendable {
         case .malformed(let detail):
             abortReason = .protocolError(detail: detail)
             return 0
+        case .interim(let head):
+            // `100 Continue` answers libcurl's own `Expect` and `101` an upgrade it never asks for: neither is
+            // the caller's (RFC 9110 §15.2: a proxy forwards 1xx responses it did not ask for itself).
+            if head.status != 100 && head.status != 101 {
+                delegate.fetch(fetch, didReceiveInterim: head)
+            }
+            return line.count
         case .head(let head):
             let expected = expectedBodyLength(head)
             if let expected, expected > limits.maxBodyBytes {

@@ -60,7 +60,7 @@ final class ReplicaExchange {
 
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Int {
         switch parser.consume(line) {
-        case .needMore:
+        case .needMore, .interim:
             return line.count
         case .malformed(let detail):
             abortReason = .malformed
