@@ -84,6 +84,60 @@ import Testing
         }
     }
 
+    /// A response and a later caller's request, and whether the caller may reuse the response under way
+    /// as it is, or only once validated (RFC 9111 §4: to a caller who comes after it, it is a stored one).
+    struct Reuse: Sendable, CustomTestStringConvertible {
+        let path: String
+        let cacheControl: String
+        let requestFields: [(String, String)]
+        let reusable: Bool
+        var testDescription: String { "\(cacheControl) \(requestFields.map { "\($0.0): \($0.1)" })" }
+    }
+
+    static let reuses = [
+        Reuse(path: "/no-cache", cacheControl: "no-cache", requestFields: [], reusable: false),
+        Reuse(path: "/zero", cacheControl: "max-age=0", requestFields: [], reusable: false),
+        Reuse(
+            path: "/asks-fresh", cacheControl: "max-age=600", requestFields: [("Cache-Control", "no-cache")],
+            reusable: false),
+        Reuse(path: "/fresh", cacheControl: "max-age=600", requestFields: [], reusable: true),
+    ]
+
+    @Test(arguments: reuses)
+    func aCallerAfterTheHeadReusesTheResponseOnlyAsAStoredOne(_ reuse: Reuse) async throws {
+        try await withFetchHarness(configuration: Self.patient) { harness in
+            let answers = Atomic<Int>(0)
+            harness.origin.respond(to: reuse.path) { request in
+                if request.headers["If-None-Match"] == "\"v1\"" {
+                    return .status(304, headers: [("ETag", "\"v1\""), ("Cache-Control", reuse.cacheControl)])
+                }
+                return .ok("answer \(answers.add(1, ordering: .relaxed).newValue)")
+                    .header("Cache-Control", reuse.cacheControl).header("ETag", "\"v1\"")
+            }
+            let hold = StoreWritersHold(harness.service.inFlight.storeWriters)
+            defer { hold.release() }
+            let first = try await offPool { try harness.fetch(reuse.path) }
+            #expect(first.text == "answer 1")
+            // The window: the first body ended, and its fetch is still listed (it commits on a held queue).
+            #expect(harness.service.inFlightCount == 1)
+            let second = BackgroundWork { try harness.fetch(reuse.path, headers: reuse.requestFields) }
+            #expect(await harness.waitForWaiters(2))
+            hold.release()
+            let response = try await second.value()
+            #expect(response.status == 200)
+            #expect(response.text == "answer 1")
+            if reuse.reusable {
+                #expect(response.header("Cache-Status")?.contains("collapsed") == true)
+                #expect(harness.origin.requestCount(for: reuse.path) == 1)
+            } else {
+                #expect(response.header("X-Cache") == "REVALIDATED")
+                #expect(harness.origin.requestCount(for: reuse.path) == 2)
+                #expect(harness.origin.requests(for: reuse.path).last?.headers["If-None-Match"] == "\"v1\"")
+            }
+            #expect(await harness.settle())
+        }
+    }
+
     @Test func aRangeRequestCollapsedBeforeTheHeadGetsTheRangeOnceStored() async throws {
         try await withFetchHarness(configuration: Self.patient) { harness in
             let body = CacheCoreFixtures.randomBody(length: 10_000)

@@ -5,6 +5,7 @@ import LarderTesting
 import Storage
 import TestSupport
 import Testing
+import Upstream
 
 /// Which parts of an origin's answer reach the store and callers: interim 1xx heads reach the caller who
 /// started the fetch (RFC 9110 §15.2) and never the store (RFC 9111 §3 stores final responses only);
@@ -48,7 +49,9 @@ import Testing
     /// RFC 9110 §15.2: interim responses go to the request that caused them; a caller who joins the shared
     /// fetch gets only the final response.
     @Test func onlyTheCallerWhoStartedAFetchGetsItsInterimResponses() async throws {
-        try await withFetchHarness { harness in
+        try await withFetchHarness(
+            limits: OriginLimits(totalTimeout: .seconds(120)), configuration: FetchLateJoinerTests.patient
+        ) { harness in
             // The final response waits until the second caller has joined.
             let gate = OriginGate()
             harness.origin.respond(

@@ -125,10 +125,13 @@ extension FetchHandler {
     ) -> Bool {
         guard let reader = fetch.body.addReader() else { return false }
         let handler = self
+        // A caller who comes once the response exists reuses it as a stored one; one before shares the answer
+        // to a request made at the same time.
+        let joinedAfterHead = collapsed && fetch.receivedHead
         let joined = fetch.join { outcome in
             let relaying = handler.answer(
                 call, outcome: outcome, fetch: fetch, reader: reader, key: key, stored: stored, forward: forward,
-                collapsed: collapsed)
+                collapsed: collapsed, joinedAfterHead: joinedAfterHead)
             if !relaying { fetch.body.removeReader(reader) }
         }
         guard joined else {
@@ -148,7 +151,7 @@ extension FetchHandler {
     /// - Returns: whether the caller's answer reads the fetch's body with `reader` (else it is let go).
     private func answer(
         _ call: Call, outcome: InFlightOutcome, fetch: InFlightFetch, reader: Int, key: CacheKey,
-        stored: StoredEntry?, forward: CacheStatus.Forward, collapsed: Bool
+        stored: StoredEntry?, forward: CacheStatus.Forward, collapsed: Bool, joinedAfterHead: Bool
     ) -> Bool {
         let cacheName = service.configuration.cacheName
         switch outcome {
@@ -204,6 +207,13 @@ extension FetchHandler {
         case .response(_, let admission) where collapsed && admission.stored && Self.asksRange(call):
             // The body is being stored: the range is answered from the stored entry once it is committed (a
             // 206, `CacheBodyPlan`), or the lookup misses and starts a fetch when storing stops.
+            fetch.body.whenStoreDecided { [self] in service.executor.submit { lookUp(call) } }
+            return false
+        case .response(let head, let admission)
+        where joinedAfterHead && admission.stored && !fetch.reusableWithoutValidation(head, by: call):
+            // To a caller who came after it, the response is a stored one (RFC 9111 §4): `no-cache`, a zero
+            // lifetime or the caller's own `no-cache` / `max-age` let it be reused only once validated. The
+            // committed entry is looked up again and revalidated (or the lookup misses if storing failed).
             fetch.body.whenStoreDecided { [self] in service.executor.submit { lookUp(call) } }
             return false
         case .response(let head, _)

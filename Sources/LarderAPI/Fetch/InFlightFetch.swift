@@ -158,6 +158,22 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         return (progress?.bytesReceived ?? body.received, progress?.bytesExpected, waiters.joined, head?.status)
     }
 
+    /// Whether a caller who joins after the response head arrived may be given the response without
+    /// validating it, as a stored response would be judged for it (`ServePolicy`) at this moment.
+    func reusableWithoutValidation(_ head: OriginResponseHead, by call: FetchHandler.Call) -> Bool {
+        let received = state.withLock { $0.responseTime }
+        let facts = ResponseFacts(
+            status: head.status, headers: head.headers, requestTime: Int64(requestTime.timeIntervalSince1970),
+            responseTime: Int64(received.timeIntervalSince1970))
+        switch ServePolicy.decide(
+            stored: facts, requestMethod: call.method, requestHeaders: call.headers,
+            now: Int64(dependencies.clock().timeIntervalSince1970), overrides: decision.overrides)
+        {
+        case .fresh, .staleAllowed: return true
+        case .staleWhileRevalidate, .mustRevalidate, .mustFetch, .onlyIfCachedMiss: return false
+        }
+    }
+
     /// Whether the origin's response head (other than a 304 to a revalidation) arrived: a failure after it
     /// is a broken exchange, not a disconnection (RFC 9111 §4.2.4).
     var receivedHead: Bool { state.withLock { $0.head != nil } }
