@@ -37,7 +37,7 @@ let package = Package(
         ),
         .target(name: "CachePolicy", dependencies: ["CacheCore", "ImageSniffing", "HTTPCore"]),
         .target(name: "Storage", dependencies: ["CacheCore", "HTTPCore", "CSQLite", "Zlib"]),
-        .target(name: "Upstream", dependencies: ["HTTPCore", "CCurl"]),
+        .target(name: "Upstream", dependencies: ["HTTPCore", "CCurl", "CLinux"]),
         .target(name: "HTTPServer", dependencies: ["HTTPCore", "CLinux"]),
         // Counters, histograms and the Prometheus text format; no dependency, so any target may count.
         .target(name: "Metrics"),

@@ -12,6 +12,14 @@ swift format lint --strict --recursive Package.swift Sources Tests
 echo "== build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors
 
+# The product imports FoundationEssentials, never full Foundation, whose ICU data is 34 MB of the static
+# binary (docs/OPERATIONS.md, "Image size"): one `import Foundation` in a product target links it again.
+echo "== the binary links FoundationEssentials only"
+if readelf -d "$(swift build --show-bin-path)/larder" | grep -q 'libFoundation\.so'; then
+    echo "larder links libFoundation.so: a product target imports Foundation instead of FoundationEssentials" >&2
+    exit 1
+fi
+
 echo "== README settings table"
 scripts/check-readme.sh
 

@@ -1,11 +1,12 @@
 // Linux interfaces that Glibc's Swift module does not include, for HTTPServer: epoll (one set per event
 // loop, watched by one libdispatch source; docs/ARCHITECTURE.md) and memfd_create (in-memory files that
 // hot bodies are sent from with sendfile), glibc's malloc arena bound and trim (ProcessMemory); for
-// TestSupport's ChildProcess: posix_spawn's close-from action.
+// TestSupport's ChildProcess: posix_spawn's close-from action; for Upstream's driver thread: its name.
 #ifndef LARDER_CLINUX_SHIM_H
 #define LARDER_CLINUX_SHIM_H
 #include <linux/memfd.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
@@ -20,6 +21,10 @@ static inline int clinux_memfd_create(const char *name) {
 /// posix_spawn_file_actions_addclosefrom_np (glibc 2.34): the child closes every descriptor from `from` up,
 /// whether or not it is close-on-exec. glibc declares it only under _GNU_SOURCE (see above).
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+
+/// pthread_setname_np: names a thread (15 bytes and the NUL at most), as `top -H` and debuggers show it.
+/// glibc declares it only under _GNU_SOURCE (see above).
+extern int pthread_setname_np(pthread_t thread, const char *name);
 
 /// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas, whatever the number of threads.
 static inline int clinux_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 public import HTTPCore
 
 /// Where cached responses live: metadata, bodies, usage, capacity and the persisted filter chain.

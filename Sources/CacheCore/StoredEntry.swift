@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 public import HTTPCore
 
 /// The metadata of one cached response: everything needed to replay it, judge its freshness (RFC 9111

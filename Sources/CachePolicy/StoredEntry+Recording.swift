@@ -1,5 +1,5 @@
 public import CacheCore
-public import Foundation
+public import FoundationEssentials
 public import HTTPCore
 
 /// How a fetched response becomes a stored entry, and how a 304 freshens one

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 import Synchronization
 
 /// The operator page's login sessions: random identifiers handed out in a cookie after the admin token

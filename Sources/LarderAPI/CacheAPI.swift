@@ -1,6 +1,7 @@
 public import CacheCore
 public import CachePolicy
-public import Foundation
+import Dispatch
+public import FoundationEssentials
 import HTTPCore
 import HTTPServer
 

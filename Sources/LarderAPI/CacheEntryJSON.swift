@@ -1,5 +1,5 @@
 public import CacheCore
-public import Foundation
+public import FoundationEssentials
 import HTTPCore
 
 /// The JSON forms of a stored entry: the summary line of `GET /cache` and the full record of

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 
 /// Builds one JSON object (RFC 8259) member by member, in the order added, with every string escaped.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Larder's version, written in one place: `info.version` of `openapi.yaml`, the contract the binary
 /// embeds and serves. `larder --version`, `larder version`, `larder_build_info` and `CHANGELOG.md`'s
@@ -20,9 +20,15 @@ public enum LarderVersion {
                 continue
             }
             guard inInfo, line.hasPrefix("  version:") else { continue }
-            let value = line.dropFirst("  version:".count).trimmingCharacters(in: [" ", "'", "\""])
-            return value.isEmpty ? nil : value
+            var value = line.dropFirst("  version:".count)
+            while let first = value.first, Self.isQuoteOrSpace(first) { value = value.dropFirst() }
+            while let last = value.last, Self.isQuoteOrSpace(last) { value = value.dropLast() }
+            return value.isEmpty ? nil : String(value)
         }
         return nil
+    }
+
+    private static func isQuoteOrSpace(_ character: Character) -> Bool {
+        character == " " || character == "'" || character == "\""
     }
 }

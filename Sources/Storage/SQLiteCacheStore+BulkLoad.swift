@@ -1,5 +1,5 @@
 public import CacheCore
-import Foundation
+import FoundationEssentials
 import Zlib
 
 extension SQLiteCacheStore {

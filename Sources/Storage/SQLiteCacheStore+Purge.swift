@@ -1,5 +1,5 @@
 public import CacheCore
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 extension SQLiteCacheStore {
@@ -172,11 +172,17 @@ extension SQLiteCacheStore {
     /// Tags as the JSON array the `entry_untagged` trigger reads with `json_each`. Tags hold no control
     /// characters (`EntryTags`), so escaping `"` and `\` is all JSON asks.
     static func encodeTags(_ tags: [String]) -> String {
-        "["
-            + tags.map { tag in
-                "\"" + tag.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                    + "\""
-            }.joined(separator: ",") + "]"
+        var json = "["
+        for (index, tag) in tags.enumerated() {
+            if index > 0 { json.append(",") }
+            json.append("\"")
+            for character in tag {
+                if character == "\\" || character == "\"" { json.append("\\") }
+                json.append(character)
+            }
+            json.append("\"")
+        }
+        return json + "]"
     }
 
     /// The inverse of `encodeTags`.

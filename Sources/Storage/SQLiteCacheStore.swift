@@ -1,5 +1,6 @@
 public import CacheCore
-public import Foundation
+import Dispatch
+public import FoundationEssentials
 import HTTPCore
 import Synchronization
 

@@ -1,5 +1,5 @@
 import CacheCore
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The recent purges of one store, numbered, so that a body being written while a purge ran is not

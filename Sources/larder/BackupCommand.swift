@@ -1,6 +1,6 @@
 import ArgumentParser
 import CacheCore
-import Foundation
+import FoundationEssentials
 import Glibc
 import LarderApp
 import Storage

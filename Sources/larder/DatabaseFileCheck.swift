@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The first check of the commands that read an existing cache file (`stats`, `backup`): a missing file
 /// is named with where its path came from, instead of SQLite's "unable to open database file" (error 14).

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import LarderApp
 import Synchronization
@@ -71,7 +71,7 @@ struct FanoutCommand: ParsableCommand {
         for outcome in outcomes {
             let status = outcome.status.map(String.init) ?? "---"
             print(
-                "\(outcome.peer.padding(toLength: width, withPad: " ", startingAt: 0))  \(status)  \(outcome.summary)")
+                "\(TextColumns.padded(outcome.peer, to: width))  \(status)  \(outcome.summary)")
         }
         let failed = outcomes.filter { !$0.succeeded }.count
         if failed > 0 {

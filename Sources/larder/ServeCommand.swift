@@ -1,6 +1,6 @@
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
 import HTTPServer
 import LarderAPI
 import LarderApp

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import LarderApp
 import Storage
 
@@ -46,7 +46,7 @@ struct StatsCommand: ParsableCommand {
     static func report(_ summary: CacheDatabaseSummary, path: String, maxSize: Int?) -> String {
         var lines: [String] = []
         func line(_ label: String, _ value: String) {
-            lines.append(label.padding(toLength: 11, withPad: " ", startingAt: 0) + value)
+            lines.append(TextColumns.padded(label, to: 11) + value)
         }
         line("database", "\(path) (\(bytes(summary.fileBytes)) on disk)")
         line("entries", "\(summary.entries)")
@@ -66,7 +66,7 @@ struct StatsCommand: ParsableCommand {
             let width = hosts.map(\.host.count).max() ?? 0
             for host in hosts {
                 lines.append(
-                    "  " + host.host.padding(toLength: width, withPad: " ", startingAt: 0)
+                    "  " + TextColumns.padded(host.host, to: width)
                         + "  \(host.entries) entries  \(bytes(host.bytes))")
             }
             if hosts.isEmpty { lines.append("  -") }
@@ -90,14 +90,14 @@ struct StatsCommand: ParsableCommand {
         var value = Double(count)
         for unit in ["B", "KiB", "MiB", "GiB", "TiB"] {
             if value < 1024 || unit == "TiB" {
-                return unit == "B" ? "\(count) B" : String(format: "%.1f %@", value, unit)
+                return unit == "B" ? "\(count) B" : "\(TextColumns.oneDecimal(value)) \(unit)"
             }
             value /= 1024
         }
         return "\(count) B"
     }
 
-    static func percent(_ fraction: Double) -> String { String(format: "%.1f%%", fraction * 100) }
+    static func percent(_ fraction: Double) -> String { TextColumns.oneDecimal(fraction * 100) + "%" }
 
     static func timestamp(_ date: Date) -> String {
         date.formatted(.iso8601)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import HTTPCore
 public import HTTPServer
 public import Logging
@@ -41,16 +41,16 @@ public struct AuditEvent: Sendable, Equatable {
         self.method = method.rawValue
         self.target = target
         status = response.status.code
-        var object: [String: Any] = [:]
+        var body = AnsweredCounts()
         if case .bytes(let bytes) = response.body, bytes.first == UInt8(ascii: "{"),
-            let parsed = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+            let parsed = try? JSONDecoder().decode(AnsweredCounts.self, from: Data(bytes))
         {
-            object = parsed
+            body = parsed
         }
         let isEntry = target.hasPrefix("/cache/")
-        entries = object["purged"] as? Int ?? (isEntry && method == .delete ? (status == 204 ? 1 : 0) : nil)
-        chainVersion = target.hasPrefix("/filters") ? object["version"] as? Int : nil
-        filters = target.hasPrefix("/filters") ? (object["filters"] as? [Any])?.count : nil
+        entries = body.purged ?? (isEntry && method == .delete ? (status == 204 ? 1 : 0) : nil)
+        chainVersion = target.hasPrefix("/filters") ? body.version : nil
+        filters = target.hasPrefix("/filters") ? body.filters?.count : nil
     }
 
     /// The line's metadata, for both log formats.
@@ -92,4 +92,16 @@ public struct AuditTrail: Sendable {
     /// Records one event.
     /// - Parameter event: the event.
     public func record(_ event: AuditEvent) { sink(event) }
+}
+
+/// The counts an audit line takes from an admin answer's JSON body; any other member is ignored.
+private struct AnsweredCounts: Decodable {
+    /// A filter of the chain, counted and not read.
+    struct Counted: Decodable {
+        init(from decoder: any Decoder) throws {}
+    }
+
+    var purged: Int?
+    var version: Int?
+    var filters: [Counted]?
 }

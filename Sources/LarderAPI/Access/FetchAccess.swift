@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 public import HTTPCore
 import HTTPServer
 

@@ -1,7 +1,8 @@
 public import CacheCore
 public import CachePolicy
 public import Dispatch
-public import Foundation
+public import FoundationEssentials
+import Glibc
 import HTTPCore
 import HTTPServer
 import Synchronization
@@ -104,7 +105,7 @@ public final class FetchService: Sendable {
     public func waitForStores(until deadline: DispatchTime) -> Int {
         while DispatchTime.now() < deadline {
             if registry.all.isEmpty { return 0 }
-            Thread.sleep(forTimeInterval: 0.01)
+            usleep(10_000)
         }
         return registry.all.count
     }

@@ -1,5 +1,5 @@
 public import CacheCore
-public import Foundation
+public import FoundationEssentials
 
 /// A `CacheStore` that forwards every call to the real store and keeps `/fetch`'s in-memory hot
 /// entries consistent with it: whatever deletes, purges or rewrites entries through this store (the

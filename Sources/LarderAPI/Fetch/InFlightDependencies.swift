@@ -1,6 +1,6 @@
 import CacheCore
 import CachePolicy
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import Synchronization
 import Upstream

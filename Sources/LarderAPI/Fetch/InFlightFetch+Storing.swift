@@ -1,6 +1,7 @@
 import CacheCore
 import CachePolicy
-import Foundation
+import Dispatch
+import FoundationEssentials
 import HTTPCore
 import ImageSniffing
 import Synchronization

@@ -1,7 +1,7 @@
 import CacheCore
 import CachePolicy
 import Dispatch
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import HTTPServer
 import ImageSniffing

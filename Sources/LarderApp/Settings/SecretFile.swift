@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reads secrets from files (`--admin-token-file`, `--url-signing-key-file`, …), so that they show in
 /// neither `ps` nor the process environment (a container's `docker inspect`, `/proc/<pid>/environ`).
@@ -27,7 +27,7 @@ public enum SecretFile {
         }
         var lines: [Line] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = String(raw.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
             guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
             lines.append(Line(number: index + 1, text: trimmed))
         }

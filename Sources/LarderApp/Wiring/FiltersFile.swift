@@ -1,5 +1,6 @@
 import CachePolicy
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `--filters-file`: a filter chain as `PUT /filters` takes it (`{"filters": [...]}` or a bare array),
 /// read once at start. An invalid file stops `serve`, naming the file and the field.
@@ -19,12 +20,10 @@ enum FiltersFile {
     /// - Returns: the filters, in chain order.
     /// - Throws: `LoadError`.
     static func load(path: String) throws(LoadError) -> [FilterDefinition] {
-        let bytes: [UInt8]
-        do {
-            bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        } catch {
-            throw LoadError(path: path, reason: "cannot be read (\(error.localizedDescription))")
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw LoadError(path: path, reason: "cannot be read (\(String(cString: strerror(errno))))")
         }
+        let bytes = [UInt8](data)
         do {
             return try FilterDefinition.decodeList(json: bytes)
         } catch {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A cheap look at a body's first chunk, before deflate is tried on it: bytes whose order-0 entropy is
 /// close to 8 bits are almost surely compressed or encrypted already, and deflate would only spend time

@@ -1,5 +1,5 @@
 import CacheCore
-import Foundation
+import FoundationEssentials
 import Synchronization
 import Zlib
 

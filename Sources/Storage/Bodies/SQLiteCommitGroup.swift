@@ -1,6 +1,6 @@
 import CacheCore
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The last step of one body's write, ready to run on the writer connection: its final chunk, its

@@ -1,5 +1,5 @@
 import CacheCore
-public import Foundation
+public import FoundationEssentials
 
 /// What a cache database holds, read from the file without a server: for `larder stats`.
 ///

@@ -1,5 +1,6 @@
 import CCurl
-import Foundation
+import Dispatch
+import Glibc
 import Synchronization
 
 /// Runs one libcurl multi handle on one dedicated thread.
@@ -46,9 +47,7 @@ final class CurlDriver: @unchecked Sendable {
         multi.set(CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
         multi.set(CURLMOPT_MAXCONNECTS, configuration.connectionCacheSize)
         multi.set(CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        let thread = Thread { [self] in run() }
-        thread.name = "larder-origin"
-        thread.start()
+        DedicatedThread.start(name: "larder-origin") { [self] in run() }
     }
 
     /// A new fetch id.
