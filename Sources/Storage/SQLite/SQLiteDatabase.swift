@@ -23,8 +23,8 @@ final class SQLiteDatabase: Sendable {
     let path: String
     private let writer: Mutex<SQLiteConnection>
     /// Writers (`write`) waiting for the writer connection or holding it, and how many got it so far:
-    /// what `yieldTurn` watches to tell whether they still want it.
-    private let writersWaiting = Atomic<Int>(0)
+    /// what `yieldTurn` watches to tell whether they still want it (internal for tests).
+    let writersWaiting = Atomic<Int>(0)
     private let writersServed = Atomic<Int>(0)
     private let idleReaders = Mutex<[SQLiteConnection]>([])
     private let maxIdleReaders: Int
