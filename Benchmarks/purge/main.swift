@@ -152,9 +152,9 @@ print(
     String(
         format: "purged %d entries tagged sale among %d in %.2f s (%.2f s of the purging thread's CPU), "
             + "%d transactions (the largest %d rows); hits during / before: %.2f; misses stored during the purge: "
-            + "%.0f/s; load average at the start: %@",
+            + "%.0f/s, during / before: %.2f; load average at the start: %@",
         purged, options.entries, during.elapsed, purgeCPU, purgeTransactions, store.purgeLargestTransactionRows,
-        during.hits / before.hits, during.misses, loadAverage))
+        during.hits / before.hits, during.misses, during.misses / before.misses, loadAverage))
 let ok = purged == options.tagged && during.elapsed <= 2 && during.hits >= 0.8 * before.hits && during.misses > 0
 print(ok ? "PASS: ≤ 2 s, hits ≥ 0.8×, misses stored" : "FAIL: see the figures above")
 exit(ok ? 0 : 1)

@@ -19,6 +19,10 @@ public import HTTPServer
 /// session cookie, or one that carries an `Origin` field (browsers send it with every such request;
 /// curl does not). A cross-site page cannot add a custom header without a CORS preflight, which Larder
 /// never grants. Such a request without the header is 403 `missing-csrf-header`.
+///
+/// The tokens can be replaced while requests are checked (`replaceTokens`, what `serve` does on SIGHUP):
+/// each request is checked against the set in force when it arrived, read once, and the operator-page
+/// sessions of a token that was removed or changed end with the replacement.
 public struct AdminAccess: Sendable {
     /// The outcome of checking one request.
     public enum Decision: Sendable, Equatable {
@@ -34,9 +38,12 @@ public struct AdminAccess: Sendable {
     /// The header a state-changing request made by a browser must carry (any non-empty value).
     public static let csrfHeader = "X-Larder-CSRF"
 
-    private let tokens: [AdminToken]
-    /// The operator page's sessions; `nil` without a token (loopback clients need none).
+    private let tokens: ReloadableValue<[AdminToken]>
+    /// The operator page's sessions; `nil` without a token (loopback clients need none) unless a reload may
+    /// add one.
     public let sessions: AdminSessions?
+    /// Whether the tokens may be replaced later (a tokens file is set).
+    public let isReloadable: Bool
     /// Where every state-changing admin request is recorded once answered (`AdminGuard`); `nil` for none.
     public let audit: AuditTrail?
 
@@ -54,14 +61,35 @@ public struct AdminAccess: Sendable {
     ///   - tokens: the tokens; none (empty secrets are dropped) means loopback clients only.
     ///   - sessions: the login sessions every admin route shares; a new set when `nil`.
     ///   - audit: where state-changing requests are recorded.
-    public init(tokens: [AdminToken], sessions: AdminSessions? = nil, audit: AuditTrail? = nil) {
-        self.tokens = tokens.filter { !$0.secret.isEmpty }
-        self.sessions = self.tokens.isEmpty ? nil : sessions ?? AdminSessions()
+    ///   - reloadable: whether `replaceTokens` may be called later.
+    public init(
+        tokens: [AdminToken], sessions: AdminSessions? = nil, audit: AuditTrail? = nil, reloadable: Bool = false
+    ) {
+        let tokens = tokens.filter { !$0.secret.isEmpty }
+        self.tokens = ReloadableValue(tokens)
+        self.sessions = tokens.isEmpty && !reloadable ? nil : sessions ?? AdminSessions()
         self.audit = audit
+        isReloadable = reloadable
     }
 
-    /// Whether a token is configured.
-    public var requiresToken: Bool { !tokens.isEmpty }
+    /// Whether a token is configured now.
+    public var requiresToken: Bool { !tokens.current.isEmpty }
+
+    /// Puts new tokens in force for every request checked from now on, and ends the operator-page
+    /// sessions opened with a token that is gone or whose secret or scope changed (a token rotated because
+    /// it leaked must not live on in a browser).
+    /// - Parameter new: the tokens; none means loopback clients only.
+    /// - Returns: how many sessions ended.
+    @discardableResult
+    public func replaceTokens(_ new: [AdminToken]) -> Int {
+        let new = new.filter { !$0.secret.isEmpty }
+        let old = tokens.replace(with: new)
+        let ended = Set(
+            old.filter { token in
+                !new.contains { $0.name == token.name && $0.scope == token.scope && $0.secret == token.secret }
+            }.map(\.name))
+        return sessions?.close(openedBy: ended) ?? 0
+    }
 
     /// Decides one request: `authorize(request:context:)` without the identity.
     /// - Parameters:
@@ -114,12 +142,12 @@ public struct AdminAccess: Sendable {
     /// compared in full, in constant time.
     /// - Parameter presented: the token as given.
     /// - Returns: the token, or `nil`.
-    /// The configured tokens' names and scopes (never the secrets), for the start-up line.
-    public var tokenSummary: [(name: String, scope: AdminScope)] { tokens.map { ($0.name, $0.scope) } }
-
     public func token(matching presented: some Collection<UInt8>) -> AdminToken? {
-        Self.firstMatch(presented, in: tokens) { $0.secret }
+        Self.firstMatch(presented, in: tokens.current) { $0.secret }
     }
+
+    /// The configured tokens' names and scopes (never the secrets), for the start-up line.
+    public var tokenSummary: [(name: String, scope: AdminScope)] { tokens.current.map { ($0.name, $0.scope) } }
 
     /// The first of `candidates` whose secret is `presented`. Every candidate is compared in full
     /// (`constantTimeEquals`) and the loop never stops early, so the time says neither which one matched
@@ -146,7 +174,9 @@ public struct AdminAccess: Sendable {
     ///   - remote: the client's address.
     /// - Returns: who it is, or the error to answer with.
     public func authenticate(authorization: [String], remote: HTTPAddress) -> Result<AdminIdentity, APIError> {
-        guard requiresToken else {
+        // Read once: a reload meanwhile does not mix two sets in one decision.
+        let tokens = tokens.current
+        guard !tokens.isEmpty else {
             if remote.isLoopback { return .success(AdminIdentity(name: "loopback", scope: .full, method: .loopback)) }
             return .failure(
                 APIError(
@@ -164,7 +194,7 @@ public struct AdminAccess: Sendable {
         case .malformed:
             return .failure(Self.invalidRequest("The Bearer credentials are malformed."))
         case .token(let presented):
-            if let token = token(matching: presented) {
+            if let token = Self.firstMatch(presented, in: tokens, secret: \.secret) {
                 return .success(AdminIdentity(name: token.name, scope: token.scope, method: .token))
             }
             return .failure(Self.challenge(error: "invalid_token", "The admin token does not match."))

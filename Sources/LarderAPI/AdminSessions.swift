@@ -85,6 +85,20 @@ public final class AdminSessions: Sendable {
         }
     }
 
+    /// Ends every session opened with one of the named tokens (a reload removed or changed them).
+    /// - Parameter names: the tokens' names.
+    /// - Returns: how many live sessions ended.
+    @discardableResult
+    public func close(openedBy names: Set<String>) -> Int {
+        guard !names.isEmpty else { return 0 }
+        let now = clock()
+        return sessions.withLock { sessions in
+            let live = sessions.count { $0.expires > now && names.contains($0.identity.name) }
+            sessions.removeAll { names.contains($0.identity.name) }
+            return live
+        }
+    }
+
     /// How many sessions are live (for tests).
     public var count: Int {
         let now = clock()

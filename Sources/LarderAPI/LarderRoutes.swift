@@ -15,7 +15,7 @@ public struct LarderRoutes: Sendable {
     public var filters: FiltersAPI?
     /// `/fetch` and `/fetches`, when mounted.
     public var fetch: FetchService?
-    /// Who may use `/fetch`; its guard is mounted only when a key or token is set.
+    /// Who may use `/fetch`; its guard is mounted only when a key or token is set, or a file may set one.
     public var fetchAccess: FetchAccess
     /// `/cache`, when mounted.
     public var cache: CacheAPI?
@@ -63,7 +63,7 @@ public struct LarderRoutes: Sendable {
         if let fetch {
             // An open /fetch pays for no guard at all.
             let handler: any HTTPResponder =
-                fetchAccess.isEnabled
+                fetchAccess.needsGuard
                 ? FetchGuard(access: fetchAccess, wrapping: FetchHandler(service: fetch)) : FetchHandler(service: fetch)
             // HEAD is answered by this GET route (the router's fallback), before the any-method one.
             router.add(.get, "/fetch", handler)

@@ -30,6 +30,8 @@ public struct LarderTestApp: Sendable {
     /// Makes the live server as `serve` does (`LarderWiring.Wired.makeServer`); `nil`: a bare `HTTPServer`
     /// with `accessLog`, told to `onServer`.
     let makeServer: (@Sendable (HTTPServerConfiguration) -> HTTPServer)?
+    /// What `serve` runs on SIGHUP; `nil` for an app made from routes.
+    let accessReloader: AccessReloader?
 
     /// A server's settings for tests: short timeouts, two event loops.
     /// - Parameter timeout: the header, idle and write timeouts, in seconds.
@@ -54,6 +56,7 @@ public struct LarderTestApp: Sendable {
         self.onServer = onServer
         finish = nil
         makeServer = nil
+        accessReloader = nil
     }
 
     /// An app serving the route table's routes for the parts given (the tests' own store, clock, origin).
@@ -82,6 +85,7 @@ public struct LarderTestApp: Sendable {
         onServer = nil
         makeServer = { configuration in wired.makeServer(configuration: configuration) }
         finish = wired.finish
+        accessReloader = wired.accessReloader
     }
 
     /// The application `larder serve` runs for these flags and environment, resolved as `serve` resolves
@@ -99,6 +103,14 @@ public struct LarderTestApp: Sendable {
     ) throws {
         let flags = flags.merging(["host": "127.0.0.1", "port": "0"]) { given, _ in given }
         try self.init(settings: ServeSettings.resolve(flags: flags, environment: environment), logger: logger)
+    }
+
+    /// Does what `serve` does on SIGHUP: reads the key and token files again and puts them in force
+    /// (`AccessReloader`), while the app keeps serving.
+    /// - Returns: what changed, or the file and line at fault; `nil` for an app made from routes.
+    @discardableResult
+    public func reloadAccess() -> AccessReloader.Outcome? {
+        accessReloader?.reload()
     }
 
     /// Runs `body` with a client of the app in the given setup, and always stops what it started.

@@ -9,10 +9,16 @@ extension SQLiteCacheStore {
     /// How long one purge transaction should hold the writer: batches shrink below `purgeBatchSize` rows
     /// when they take longer (a large store whose pages are not in memory).
     static let purgeBatchTarget = Duration.milliseconds(50)
+    /// How long the other writers get the writer after each batch, as a share of the batch's time
+    /// (`SQLiteDatabase.yieldTurn`): 1 is equal turns while commits keep coming.
+    static let purgeTurnShare = 1.0
 
     /// Deletes, or marks stale (`soft`), the entries a purge selects, in transactions of at most
-    /// `purgeBatchSize` rows (fewer while batches take longer than `purgeBatchTarget`). A tag condition walks the `entry_tag` index; a URL one (every `Vary`
-    /// variant of the URL) `entry_url`. Entries committed after the purge began are left to the purge
+    /// `purgeBatchSize` rows (fewer while batches take longer than `purgeBatchTarget`). Between two batches
+    /// the writers waiting for the writer (commits) get it for as long as the batch held it
+    /// (`SQLiteDatabase.yieldTurn`), so misses keep being stored at about half their rate during a long
+    /// purge, and a purge that nobody waits behind goes on at once. A tag condition walks the `entry_tag`
+    /// index; a URL one (every `Vary` variant of the URL) `entry_url`. Entries committed after the purge began are left to the purge
     /// log (`SQLitePurgeLog`): they are committed stale when the purge selects them.
     @discardableResult
     public func purge(_ scope: CachePurgeScope, soft: Bool) throws -> Int {
@@ -21,7 +27,7 @@ extension SQLiteCacheStore {
                 let now = configuration.clock()
                 let condition = Self.purgeCondition(scope)
                 // The newest entry when the purge begins bounds it: a purge ends even under a flood of stores.
-                let last = try database.write { connection -> Int64 in
+                let last = try database.writeBatch { connection -> Int64 in
                     purgeLog.record(scope, at: now)
                     return try connection.queryFirst("SELECT coalesce(max(seq), 0) FROM entry") { $0.int64(0) } ?? 0
                 }
@@ -52,7 +58,7 @@ extension SQLiteCacheStore {
                 let clock = ContinuousClock()
                 while true {
                     let started = clock.now
-                    let changed = try database.write { connection -> Int in
+                    let changed = try database.writeBatch { connection -> Int in
                         var changed = 0
                         try connection.inTransaction {
                             if soft {
@@ -76,7 +82,7 @@ extension SQLiteCacheStore {
                     if changed < batch { break }
                     let took = max(clock.now - started, .microseconds(100))
                     batch = min(Self.purgeBatchSize, max(10, Int(Double(batch) * (Self.purgeBatchTarget / took))))
-                    database.letWaitingWritersIn()
+                    database.yieldTurn(took * Self.purgeTurnShare)
                 }
                 return total
             }

@@ -6,7 +6,8 @@ import LarderAPI
 import LarderApp
 import Logging
 
-/// `larder serve`: runs the HTTP service until SIGTERM or SIGINT, then drains and exits 0.
+/// `larder serve`: runs the HTTP service until SIGTERM or SIGINT, then drains and exits 0; SIGHUP re-reads
+/// the key and token files.
 ///
 /// Its flags are not ArgumentParser `@Option`s: `ServeArguments` parses them from the declarations in
 /// `LarderApp` (`ServeSettings`), so that a setting is written in one place, and `--help` is made from
@@ -93,7 +94,7 @@ struct ServeCommand: ParsableCommand {
         // SIGTERM at once; the handler caught it since the start of `run`, so it waits in the pipe for this.
         SignalDrain.install(
             server: server, grace: settings.listening.shutdownGrace, logger: logger,
-            finish: wired.finish)
+            reload: { _ = wired.accessReloader.reload() }, finish: wired.finish)
         do {
             try server.start()
         } catch {
@@ -104,7 +105,7 @@ struct ServeCommand: ParsableCommand {
         let host = settings.listening.host
         logger.info("listening on \(host):\(server.port)", metadata: ["host": "\(host)", "port": "\(server.port)"])
         // After "listening on", which scripts and tests wait for as the first info line; from the policies in
-        // force (the secrets files are read once, at wiring).
+        // force (the secrets files were read at wiring; SIGHUP reads them again and logs what changed).
         logger.info("\(Self.adminAccessLine(tokens: wired.admin.tokenSummary.map { ($0.name, $0.scope.rawValue) }))")
         let fetchAccess = wired.fetchAccess.summary
         logger.info("\(Self.fetchAccessLine(signingKeys: fetchAccess.signingKeys, tokens: fetchAccess.tokenNames))")

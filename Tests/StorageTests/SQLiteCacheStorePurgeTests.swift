@@ -1,5 +1,6 @@
 import CacheCore
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -188,6 +189,46 @@ import Testing
         // A write begun after the purge is stored as usual.
         let later = try harness.put(Self.entry("https://r.example/c", tags: ["product-42"]), [9])
         #expect(later.staleSince == nil)
+    }
+
+    /// Commits now get the writer between a long purge's batches (`SQLiteDatabase.yieldTurn`): one that
+    /// the purge matches, begun before it, is committed stale in such a turn; one it does not match, fresh.
+    @Test func aWriteCommittedBetweenTheBatchesOfALongPurgeFollowsThePurgeLog() throws {
+        let harness = try StorageTestHarness()
+        // Enough for twenty batches or more, so that the purge is still under way when the commits come.
+        try harness.store.bulkLoad(
+            (0..<20_000).lazy.map { index in
+                var entry = CacheCoreFixtures.makeEntry(url: "https://bulk.example/\(index)")
+                entry.tags = ["bulk"]
+                return (entry, [UInt8]())
+            })
+        let matching = try harness.store.beginWrite(hints: CacheBodyHints())
+        let other = try harness.store.beginWrite(hints: CacheBodyHints())
+        try matching.append([7])
+        try other.append([8])
+        let before = harness.store.purgeTransactionCount
+        let purged = Mutex<Int?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let store = harness.store
+        Thread {
+            // Purged outside the lock: the test reads `purged` while the purge runs.
+            let count = try? store.purge(.tags(["bulk"]))
+            purged.withLock { $0 = count }
+            done.signal()
+        }.start()
+        // Once the first batch committed, the purge is under way and the next commit lands in a turn.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while harness.store.purgeTransactionCount == before, ContinuousClock.now < deadline { usleep(100) }
+        let stored = try matching.commit(Self.entry("https://bulk.example/late", tags: ["bulk"]))
+        let untouched = try other.commit(Self.entry("https://r.example/late", tags: ["other"]))
+        let purgeStillRan = purged.withLock { $0 == nil }
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(purged.withLock { $0 } == 20_000)
+        #expect(purgeStillRan, "the commits came after the purge ended")
+        #expect(stored.staleSince == CacheCoreFixtures.epoch)
+        #expect(try harness.store.entry(for: stored.key)?.staleSince == CacheCoreFixtures.epoch)
+        #expect(untouched.staleSince == nil)
+        #expect(try harness.store.entry(for: untouched.key)?.staleSince == nil)
     }
 
     @Test(arguments: [

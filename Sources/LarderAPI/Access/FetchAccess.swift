@@ -3,7 +3,7 @@ public import HTTPCore
 import HTTPServer
 
 /// Who may use `/fetch` when `--url-signing-key` or `--fetch-token` is set (without either, `/fetch` is
-/// open and this is never consulted).
+/// open and this is never consulted, unless a keys or tokens file may fill it on a reload).
 ///
 /// The rule: a request is admitted when it carries a valid caller token in `Larder-Token` (any method),
 /// or a valid, unexpired signature (`URLSigner`) and its method is GET or HEAD. Either one suffices; a
@@ -14,6 +14,9 @@ import HTTPServer
 /// belongs to the origin (Larder forwards it), and RFC 9111 §3.5 makes a request that carries one
 /// uncacheable unless the response says otherwise; a Larder token must change neither. `FetchHandler`
 /// removes the field before the filter chain, the cache rules and the origin see the request.
+///
+/// The keys and tokens can be replaced while requests are decided (`replaceCredentials`, what `serve`
+/// does on SIGHUP): each request is decided against the set in force when it arrived, read once.
 public struct FetchAccess: Sendable {
     /// The request field that carries a caller token.
     public static let tokenField = "Larder-Token"
@@ -41,15 +44,19 @@ public struct FetchAccess: Sendable {
         case token(String)
         /// Admitted by a valid signature.
         case signature
+        /// Admitted because no key or token is in force (a reload emptied the files).
+        case open
         /// Refused.
         case refused(FetchRefusal)
     }
 
-    private let signer: URLSigner
-    private let tokens: [Token]
+    private let credentials: ReloadableValue<FetchCredentials>
     private let clock: @Sendable () -> Date
     /// Refusals by reason, for `/metrics`.
     public let metrics: FetchAccessMetrics
+    /// Whether the keys and tokens may be replaced later (a keys or tokens file is set): the guard is then
+    /// mounted even while none is in force.
+    public let isReloadable: Bool
 
     /// Creates the policy.
     /// - Parameters:
@@ -57,42 +64,70 @@ public struct FetchAccess: Sendable {
     ///   - tokens: the caller tokens.
     ///   - clock: the time `exp` is compared with (injected so tests never sleep).
     ///   - metrics: where refusals are counted.
+    ///   - reloadable: whether `replaceCredentials` may be called later.
     public init(
         signingKeys: [[UInt8]] = [], tokens: [Token] = [], clock: @escaping @Sendable () -> Date = Date.init,
-        metrics: FetchAccessMetrics = FetchAccessMetrics()
+        metrics: FetchAccessMetrics = FetchAccessMetrics(), reloadable: Bool = false
     ) {
-        signer = URLSigner(keys: signingKeys)
-        self.tokens = tokens.filter { !$0.secret.isEmpty }
+        credentials = ReloadableValue(FetchCredentials(signingKeys: signingKeys, tokens: tokens))
         self.clock = clock
         self.metrics = metrics
+        isReloadable = reloadable
     }
 
-    /// Whether anything is configured; when not, `/fetch` is open and no guard is mounted.
-    public var isEnabled: Bool { !signer.isEmpty || !tokens.isEmpty }
+    /// Whether anything is configured now; when not, `/fetch` is open.
+    public var isEnabled: Bool { credentials.current.isEnabled }
 
-    /// Whether URL signing is configured.
-    public var signsURLs: Bool { !signer.isEmpty }
+    /// Whether `/fetch` needs its guard: something is configured, or may be on a reload. When not, no
+    /// guard is mounted and an open `/fetch` pays nothing for it.
+    public var needsGuard: Bool { isReloadable || isEnabled }
+
+    /// Whether URL signing is configured now.
+    public var signsURLs: Bool { !credentials.current.signer.isEmpty }
 
     /// How many signing keys verify, and the caller tokens' names (never a secret), for the start-up line.
-    public var summary: (signingKeys: Int, tokenNames: [String]) { (signer.keyCount, tokens.map(\.name)) }
+    public var summary: (signingKeys: Int, tokenNames: [String]) {
+        let credentials = credentials.current
+        return (credentials.signer.keyCount, credentials.tokens.map(\.name))
+    }
+
+    /// Puts new keys and tokens in force for every request decided from now on; requests being decided
+    /// finish with the set they read.
+    /// - Parameters:
+    ///   - signingKeys: the URL signing keys, the signing one first.
+    ///   - tokens: the caller tokens.
+    public func replaceCredentials(signingKeys: [[UInt8]], tokens: [Token]) {
+        credentials.replace(with: FetchCredentials(signingKeys: signingKeys, tokens: tokens))
+    }
 
     /// Decides one request and counts a refusal.
     /// - Parameters:
     ///   - method: the request's method.
     ///   - query: the request target's query (`url`, `sig`, `exp` are read).
     ///   - headers: the request's fields (`Larder-Token` is read).
-    /// - Returns: who admitted it, or why it is refused.
+    /// - Returns: who admitted it, or why it is refused; `.open` while nothing is configured.
     public func decide(method: HTTPMethod, query: String?, headers: HTTPHeaders) -> Decision {
-        let decision = evaluate(method: method, query: query, headers: headers)
+        // Read once: a reload meanwhile does not mix two sets in one decision.
+        let credentials = credentials.current
+        guard credentials.isEnabled else { return .open }
+        let decision = evaluate(method: method, query: query, headers: headers, credentials: credentials)
         if case .refused(let refusal) = decision { metrics.refused(refusal.reason) }
         return decision
     }
 
-    private func evaluate(method: HTTPMethod, query: String?, headers: HTTPHeaders) -> Decision {
+    private func evaluate(
+        method: HTTPMethod, query: String?, headers: HTTPHeaders, credentials: FetchCredentials
+    ) -> Decision {
+        let signer = credentials.signer
         let presented = headers.values(for: Self.tokenField)
         var tokenFailed = false
         if !presented.isEmpty {
-            if presented.count == 1, let name = tokenName(for: Array(presented[0].utf8)) { return .token(name) }
+            if presented.count == 1,
+                let name = AdminAccess.firstMatch(Array(presented[0].utf8), in: credentials.tokens, secret: \.secret)?
+                    .name
+            {
+                return .token(name)
+            }
             tokenFailed = true
         }
         if signer.isEmpty {
@@ -146,11 +181,6 @@ public struct FetchAccess: Sendable {
                     detail: "A signature admits GET and HEAD only; other methods need a caller token."))
         }
         return .signature
-    }
-
-    /// The name of the token whose secret is `presented`; every token is compared in full.
-    private func tokenName(for presented: [UInt8]) -> String? {
-        AdminAccess.firstMatch(presented, in: tokens) { $0.secret }?.name
     }
 
     /// The raw `sig` and `exp` parameters of a query.

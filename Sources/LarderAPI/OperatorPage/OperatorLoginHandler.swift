@@ -22,7 +22,8 @@ struct OperatorLoginHandler: APIHandler {
                 status: .unsupportedMediaType, type: .unsupportedMediaType,
                 detail: "The login form is application/x-www-form-urlencoded with a 'token' field.")
         }
-        guard let sessions = access.sessions else {
+        // No token in force (none configured, or a reload removed them all): loopback needs no login.
+        guard let sessions = access.sessions, access.requiresToken else {
             return writer.send(Self.redirect(cookie: nil))
         }
         guard let presented = Self.formField("token", in: request.body),

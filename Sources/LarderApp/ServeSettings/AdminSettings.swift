@@ -44,7 +44,9 @@ public struct AdminSettings: SettingGroup {
     public var token: String?
     @Setting(
         "admin-token-file", default: "", .optionalText("path"),
-        help: "File whose first line is --admin-token, so that it shows in neither ps nor the environment.")
+        help:
+            "File whose first line is --admin-token, so that it shows in neither ps nor the environment; re-read on SIGHUP."
+    )
     public var tokenFile: String?
     @Setting(
         "admin-read-token", default: "", .namedSecrets, repeatable: true,
@@ -56,7 +58,9 @@ public struct AdminSettings: SettingGroup {
     public var fullTokens: [NamedSecret]
     @Setting(
         "admin-tokens-file", default: "", .optionalText("path"),
-        help: "File of admin tokens, one a line: read NAME=SECRET or full NAME=SECRET (# starts a comment).")
+        help:
+            "File of admin tokens, one a line: read NAME=SECRET or full NAME=SECRET (# starts a comment); re-read on SIGHUP."
+    )
     public var tokensFile: String?
     @Setting(
         "metrics-access", default: "public", .choice("access"),

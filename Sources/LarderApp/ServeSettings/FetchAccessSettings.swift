@@ -11,7 +11,9 @@ public struct FetchAccessSettings: SettingGroup {
     public var signingKeys: [String]
     @Setting(
         "url-signing-key-file", default: "", .optionalText("path"),
-        help: "File of URL signing keys, one a line, added after --url-signing-key (# starts a comment).")
+        help:
+            "File of URL signing keys, one a line, added after --url-signing-key (# starts a comment); re-read on SIGHUP."
+    )
     public var signingKeyFile: String?
     @Setting(
         "fetch-token", default: "", .namedSecrets, repeatable: true,
@@ -19,7 +21,7 @@ public struct FetchAccessSettings: SettingGroup {
     public var tokens: [NamedSecret]
     @Setting(
         "fetch-token-file", default: "", .optionalText("path"),
-        help: "File of caller tokens, one NAME=SECRET a line (# starts a comment).")
+        help: "File of caller tokens, one NAME=SECRET a line (# starts a comment); re-read on SIGHUP.")
     public var tokenFile: String?
 
     /// The defaults outside a resolution; see `SettingGroup.resolve(flags:environment:)`.

@@ -9,38 +9,34 @@ struct AccessSettingsError: Error, CustomStringConvertible {
 }
 
 extension LarderWiring {
-    /// The admin policy: every admin token (`--admin-token` or its file as `admin`, the named read and full
-    /// ones), and the audit trail of purges and filter changes (info, label `larder.audit`).
+    /// Who may use the admin API and `/fetch`, and what re-reads their files on SIGHUP. Every secret is read
+    /// here, before the store exists: a bad file stops the start.
     /// - Parameters:
-    ///   - settings: the admin settings.
-    ///   - logger: the process logger; the audit trail writes through its `larder.audit` part.
-    /// - Returns: the one policy every admin route shares.
-    /// - Throws: `AccessSettingsError` for an unreadable file or a bad or duplicate token.
-    static func makeAdminAccess(_ settings: AdminSettings, logger: Logger) throws(AccessSettingsError) -> AdminAccess {
-        let tokens: [AdminSettings.Token]
-        do {
-            tokens = try settings.tokens()
-        } catch {
-            throw AccessSettingsError(underlying: error)
-        }
-        return AdminAccess(
-            tokens: tokens.map {
-                AdminToken(name: $0.name, secret: $0.secret, scope: $0.scope == .full ? .full : .read)
-            },
-            audit: AuditTrail.logging(to: logger.part("larder.audit")))
-    }
-
-    /// Who may use `/fetch`: the URL signing keys and caller tokens, from flags, environment and files.
-    /// - Parameter settings: the `/fetch` access settings.
-    /// - Returns: the policy (open when neither is configured).
+    ///   - settings: the resolved settings (the admin and `/fetch` access groups are read).
+    ///   - logger: the process logger; the audit trail writes through its `larder.audit` part, reloads
+    ///     through `larder.access`.
+    /// - Returns: the one admin policy every admin route shares, the `/fetch` policy, and their reloader.
     /// - Throws: `AccessSettingsError` for an unreadable file, a short key, or a bad or duplicate token.
-    static func makeFetchAccess(_ settings: FetchAccessSettings) throws(AccessSettingsError) -> FetchAccess {
+    static func makeAccess(settings: ServeSettings, logger: Logger) throws(AccessSettingsError) -> (
+        admin: AdminAccess, fetch: FetchAccess, reloader: AccessReloader
+    ) {
+        let secrets: AccessSecrets
         do {
-            return FetchAccess(
-                signingKeys: try settings.allSigningKeys().map { Array($0.utf8) },
-                tokens: try settings.allTokens().map { FetchAccess.Token(name: $0.name, secret: $0.secret) })
+            secrets = try AccessSecrets.read(admin: settings.admin, fetch: settings.fetchAccess)
         } catch {
             throw AccessSettingsError(underlying: error)
         }
+        let files = AccessSecrets.files(admin: settings.admin, fetch: settings.fetchAccess)
+        // With a file set, a reload may fill what is empty now: the policies are built for that (the
+        // /fetch guard mounted, the operator page's sessions kept).
+        let admin = AdminAccess(
+            tokens: secrets.adminAccessTokens, audit: AuditTrail.logging(to: logger.part("larder.audit")),
+            reloadable: !files.admin.isEmpty)
+        let fetch = FetchAccess(
+            signingKeys: secrets.signingKeyBytes, tokens: secrets.fetchAccessTokens, reloadable: !files.fetch.isEmpty)
+        let reloader = AccessReloader(
+            settings: settings, secrets: secrets, adminAccess: admin, fetchAccess: fetch,
+            logger: logger.part("larder.access"))
+        return (admin, fetch, reloader)
     }
 }

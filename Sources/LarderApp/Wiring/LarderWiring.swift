@@ -22,6 +22,8 @@ public enum LarderWiring {
         public let admin: AdminAccess
         /// Who may use `/fetch`, as in force.
         public let fetchAccess: FetchAccess
+        /// Re-reads the key and token files and swaps both policies (`serve` calls it on SIGHUP).
+        public let accessReloader: AccessReloader
         /// What `/metrics` exposes; `makeServer` feeds its HTTP group.
         let metrics: ServeMetrics
         /// Writes the access log (`larder.access`, a part of the wiring's logger); `nil` when it is off.
@@ -68,9 +70,9 @@ public enum LarderWiring {
         warnIfCAFileReplacesTheSystemStore(tls, logger: logger)
         // One policy for every admin route: the operator page's login sessions must be known to all of them.
         // Secrets from files are read here, before the store exists: a bad file stops the start.
-        let access = try makeAdminAccess(settings.admin, logger: logger)
-        let fetchAccess = try makeFetchAccess(settings.fetchAccess)
+        let (access, fetchAccess, accessReloader) = try makeAccess(settings: settings, logger: logger)
         metrics.registry.register(fetchAccess.metrics)
+        metrics.registry.register(accessReloader)
         // Before the store opens: its sweep and every stored entry's freshness read the target list.
         TargetedCacheControl.install(settings.fetch.targetedCacheControl)
         let store = try openCacheStore(settings: settings, logger: logger)
@@ -125,7 +127,7 @@ public enum LarderWiring {
             ? AccessLogger(format: settings.logging.format, logger: logger.part("larder.access")) : nil
         return Wired(
             responder: routes.makeRouter(), readiness: readiness, admin: access, fetchAccess: fetchAccess,
-            metrics: metrics, accessLogger: accessLogger, finish: finish)
+            accessReloader: accessReloader, metrics: metrics, accessLogger: accessLogger, finish: finish)
     }
 
     /// `--origin-ca-file` keeps the system store through libcurl's CA directory; a libcurl built without
