@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora of the HTTPParser, URLCanonicalization, ChunkInflate and FilterJSON fuzz
-targets (Fuzz/<target>/seeds/), so they can be regenerated and reviewed: `Fuzz/make-seeds.py`.
+"""Writes the seed corpora of the HTTPParser, URLCanonicalization, ChunkInflate, FilterJSON and
+ConnectionStateMachine fuzz targets (Fuzz/<target>/seeds/), so they can be regenerated and reviewed: `Fuzz/make-seeds.py`.
 ImageSniffing's seeds come from its test suite (Tests/ImageSniffingTests/SeedExportTests.swift).
 Inputs that the fuzzer found (crash-*, timeout-*) are kept in seeds/ under their own names; this
 script leaves files it does not write alone."""
@@ -129,3 +129,52 @@ filters("deep", "[" * 64 + "]" * 64)
 filters("bad-surrogate", """{"name":"\\ud800"}""")
 filters("unknown-field", """{"name":"a","bogus":1}""")
 filters("out-of-range", """{"name":"a","ttl":-1,"maxBytes":1e3}""")
+
+# ConnectionStateMachine: 4 configuration bytes (pipeline bound, read buffer, timeouts, refused start),
+# then events (Fuzz/ConnectionStateMachine/FuzzEntry.swift): 0 compose a fragment (its index follows),
+# 4 send n bytes, 6 send all, 7 half-close, 8 respond (bit 0 closing, bit 1 streams), 9 deliver a piece,
+# 10 the client stops reading (0) or reads (1), 11 advance the clock by n x 50 ms, 13 answer inline,
+# 14 0 drain, 1 abort, 2 fail the next read.
+GET, CLOSE, HTTP10, HTTP10_KEEP, POST, EXPECT_HEAD, BODY, CHUNKED, EXPECT_WITH_BODY, HEAD = range(10)
+BAD_VERSION, DUPLICATE_LENGTH, CRLF, GARBAGE, PARTIAL_HEAD, HEAD_REST, TOO_LARGE = range(10, 17)
+
+
+def connection(name, events, pipelined=3, buffer=5, timeouts=0x55, refused=False):
+    write("ConnectionStateMachine", name, bytes([pipelined - 1, buffer, timeouts, 0 if refused else 1]) + events)
+
+
+def compose(*indexes):
+    return b"".join(bytes([0, index]) for index in indexes)
+
+
+SEND_ALL = bytes([6])
+
+
+def respond(closing=False, streams=False):
+    return bytes([8, (1 if closing else 0) | (2 if streams else 0)])
+
+
+connection("keep-alive", compose(GET, HEAD) + SEND_ALL + respond() + respond())
+connection("pipelined-paused", compose(GET, POST, GET, HTTP10_KEEP) + SEND_ALL + respond() * 4, pipelined=1, buffer=1)
+connection("expect-continue", compose(EXPECT_HEAD) + SEND_ALL + compose(BODY) + SEND_ALL + respond())
+connection("expect-behind-pipeline", compose(GET, EXPECT_HEAD) + SEND_ALL + respond() + compose(BODY) + SEND_ALL
+           + respond())
+connection("expect-with-body", compose(EXPECT_WITH_BODY, GET) + SEND_ALL + respond() + respond())
+connection("streamed", compose(GET) + SEND_ALL + respond(streams=True) + bytes([9, 0, 9, 3, 9, 4]))
+connection("chunked-upload", compose(CHUNKED, CLOSE) + bytes([4, 30, 4, 30, 6]) + respond() + respond())
+connection("blocked-writes", bytes([10, 0]) + compose(GET) + SEND_ALL + respond() + bytes([11, 100, 10, 1]))
+connection("write-timeout", bytes([10, 0]) + compose(GET) + SEND_ALL + respond() + bytes([11, 255]))
+connection("malformed", compose(GET, BAD_VERSION, GET) + SEND_ALL + respond())
+connection("duplicate-length", compose(DUPLICATE_LENGTH) + SEND_ALL)
+connection("garbage", compose(CRLF, GARBAGE) + SEND_ALL)
+connection("too-large", compose(TOO_LARGE) + SEND_ALL)
+connection("slow-head", compose(PARTIAL_HEAD) + SEND_ALL + bytes([11, 30]) + compose(HEAD_REST) + bytes([4, 3, 11, 200]))
+connection("drain-busy", compose(GET, GET) + SEND_ALL + bytes([14, 0]) + respond() + respond())
+connection("drain-idle", compose(GET) + SEND_ALL + respond() + bytes([14, 0]) + compose(GET) + SEND_ALL + respond())
+connection("half-close", compose(GET, GET) + SEND_ALL + bytes([7]) + respond() + respond())
+connection("http10", compose(HTTP10, GET) + SEND_ALL + respond())
+connection("inline", bytes([13, 7]) + compose(GET, GET) + SEND_ALL + bytes([9, 1, 9, 2]))
+connection("abort", compose(GET) + SEND_ALL + respond(streams=True) + bytes([14, 1]) + respond())
+connection("read-fails", bytes([14, 2]) + compose(GET) + SEND_ALL)
+connection("refused", compose(GET) + SEND_ALL, refused=True)
+connection("closing-response", compose(GET, GET) + SEND_ALL + respond(closing=True) + compose(GET) + SEND_ALL)

@@ -310,7 +310,12 @@ extension HTTPConnectionStateMachine {
     mutating func written() -> Bool {
         output = .empty
         if case .write = deadline { deadline = .none }
-        guard case .responding(_, .last) = exchange else { return false }
+        guard case .responding(_, .last) = exchange else {
+            // A `100 Continue` that waited for the socket held the write deadline in place of the body's:
+            // the body is awaited under the header timeout again.
+            settleIfIdle()
+            return false
+        }
         finishResponse()
         return true
     }
@@ -465,6 +470,8 @@ extension HTTPConnectionStateMachine {
             lifecycle = .closing(graceful: false)
             return
         }
+        // While a `100 Continue` waits for the socket, the write deadline runs; `written()` settles again.
+        if output == .blocked { return }
         if betweenRequests {
             if case .idle = deadline { return }
             deadline = .idle(at: clock.nanoseconds &+ limits.idleTimeout)

@@ -25,25 +25,26 @@ public struct ProcessMetrics: MetricsSource {
     public func write(to text: inout PrometheusText) {
         text.family("larder_build_info", type: .gauge, help: "Always 1; the labels name the build.")
         text.sample("larder_build_info", labels: [("version", version)], value: 1)
-        text.family("process_start_time_seconds", type: .gauge, help: "Start time of the process since the Unix epoch.")
-        text.sample("process_start_time_seconds", value: startTime)
+        text.family(
+            "process_start_time_seconds", type: .gauge, help: "Start time of the process since the Unix epoch.",
+            value: startTime)
         if let (virtual, resident) = Self.memory() {
-            text.family("process_virtual_memory_bytes", type: .gauge, help: "Virtual memory size in bytes.")
-            text.sample("process_virtual_memory_bytes", value: virtual)
-            text.family("process_resident_memory_bytes", type: .gauge, help: "Resident memory size in bytes.")
-            text.sample("process_resident_memory_bytes", value: resident)
+            text.family(
+                "process_virtual_memory_bytes", type: .gauge, help: "Virtual memory size in bytes.", value: virtual)
+            text.family(
+                "process_resident_memory_bytes", type: .gauge, help: "Resident memory size in bytes.", value: resident)
         }
         if let fds = Self.openDescriptors() {
-            text.family("process_open_fds", type: .gauge, help: "Number of open file descriptors.")
-            text.sample("process_open_fds", value: fds)
+            text.family("process_open_fds", type: .gauge, help: "Number of open file descriptors.", value: fds)
         }
         var usage = rusage()
         if getrusage(RUSAGE_SELF.rawValue, &usage) == 0 {
             let seconds =
                 Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
                 + Double(usage.ru_stime.tv_usec) / 1e6
-            text.family("process_cpu_seconds_total", type: .counter, help: "User and system CPU time spent in seconds.")
-            text.sample("process_cpu_seconds_total", value: seconds)
+            text.family(
+                "process_cpu_seconds_total", type: .counter, help: "User and system CPU time spent in seconds.",
+                value: seconds)
         }
     }
 

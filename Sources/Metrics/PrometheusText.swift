@@ -50,6 +50,43 @@ public struct PrometheusText: Sendable {
         append("\n")
     }
 
+    /// Writes a family of one sample without labels: its `# HELP` and `# TYPE` lines, then the sample, so
+    /// that the name is written once.
+    /// - Parameters:
+    ///   - name: the metric name.
+    ///   - type: counter or gauge.
+    ///   - help: one line for people.
+    ///   - value: the value.
+    public mutating func family(_ name: String, type: MetricType, help: String, value: Int) {
+        family(name, type: type, help: help)
+        sample(name, value: value)
+    }
+
+    /// Writes a family of one sample without labels, with a floating-point value.
+    /// - Parameters:
+    ///   - name: the metric name.
+    ///   - type: counter or gauge.
+    ///   - help: one line for people.
+    ///   - value: the value.
+    public mutating func family(_ name: String, type: MetricType, help: String, value: Double) {
+        family(name, type: type, help: help)
+        sample(name, value: value)
+    }
+
+    /// Writes a family with one sample per value of one label, in the order given.
+    /// - Parameters:
+    ///   - name: the metric name.
+    ///   - type: counter or gauge.
+    ///   - help: one line for people.
+    ///   - label: the label's name.
+    ///   - values: each sample's label value and value.
+    public mutating func family(
+        _ name: String, type: MetricType, help: String, label: String, values: some Sequence<(String, Int)>
+    ) {
+        family(name, type: type, help: help)
+        for (labelValue, value) in values { sample(name, labels: [(label, labelValue)], value: value) }
+    }
+
     /// Writes one sample with an integer value.
     /// - Parameters:
     ///   - name: the series name (the family's, or a histogram's `_bucket`/`_sum`/`_count`).

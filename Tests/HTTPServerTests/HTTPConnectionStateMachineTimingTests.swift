@@ -127,6 +127,49 @@ import Testing
             connection.machine.deadline == .idle(at: connection.clock.nanoseconds + 60 * ConnectionUnderTest.second))
     }
 
+    /// A `100 Continue` that had to wait for the socket replaced the body's deadline with the write deadline;
+    /// once it is written, the body is awaited under the header timeout again, or a client that never sends
+    /// it would hold the connection with no timer running (found by the ConnectionStateMachine fuzz target).
+    @Test func aBlockedContinueThatIsWrittenLeavesTheBodyUnderTheHeaderTimeout() {
+        let connection = ConnectionUnderTest(header: 4, write: 4)
+        connection.startReadable()
+        connection.receive("POST /up HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n")
+        #expect(connection.steps() == [.writeContinue, .write])
+        connection.machine.writeBlocked()
+        #expect(connection.steps() == [.armTimer(connection.clock.nanoseconds + 4 * ConnectionUnderTest.second)])
+        connection.clock.advance(seconds: 1)
+        connection.machine.writable()
+        #expect(connection.steps() == [.write])
+        #expect(!connection.written())
+        #expect(
+            connection.machine.deadline == .header(at: connection.clock.nanoseconds + 4 * ConnectionUnderTest.second))
+        _ = connection.steps()
+        connection.clock.advance(seconds: 4)
+        connection.machine.timerFired()
+        #expect(connection.steps() == [.answer(408)])
+    }
+
+    /// Bytes that arrive while a `100 Continue` waits for the socket do not replace the write deadline with
+    /// the header deadline: a client that does not read is cut at the write timeout, and the requests it
+    /// completed meanwhile are never answered 408 (found by the ConnectionStateMachine fuzz target).
+    @Test func bytesArrivingBehindABlockedContinueKeepTheWriteDeadline() {
+        let connection = ConnectionUnderTest(header: 1, write: 3)
+        connection.startReadable()
+        let blockedAt = connection.clock.nanoseconds
+        connection.receive("POST /up HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n")
+        #expect(connection.steps() == [.writeContinue, .write])
+        connection.machine.writeBlocked()
+        #expect(connection.steps() == [.armTimer(blockedAt + 3 * ConnectionUnderTest.second)])
+        // The body in two reads: after the first, the request is still being received.
+        connection.receive("bo")
+        connection.receive("dy" + get("/b"))
+        #expect(connection.steps() == [])
+        #expect(connection.machine.deadline == .write(at: blockedAt + 3 * ConnectionUnderTest.second))
+        connection.clock.advance(seconds: 3)
+        connection.machine.timerFired()
+        #expect(connection.steps() == [.close])
+    }
+
     // MARK: Drain on shutdown
 
     @Test func drainingAnIdleConnectionReadsWhatIsThereThenCloses() {

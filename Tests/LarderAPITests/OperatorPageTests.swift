@@ -179,6 +179,25 @@ import Testing
         }
     }
 
+    static let files: [(String, String, String)] = [
+        ("/ui/operator.js", "text/javascript; charset=utf-8", "use strict"),
+        ("/ui/entries.js", "text/javascript; charset=utf-8", "use strict"),
+        ("/ui/operator.css", "text/css; charset=utf-8", "{"),
+        ("/ui/icon.svg", "image/svg+xml", "<svg"),
+    ]
+
+    /// The page's files are served with their own media type, revalidated so that a new build is seen.
+    @Test(arguments: files)
+    func theFilesAreServedWithTheirTypeAndRevalidated(path: String, contentType: String, sample: String) async throws {
+        try await withHarness { harness in
+            let response = try harness.request("GET", path)
+            #expect(response.status == 200)
+            #expect(response.header("Content-Type") == contentType)
+            #expect(response.header("Cache-Control") == "no-cache")
+            #expect(response.text.contains(sample))
+        }
+    }
+
     @Test func thePageHasNoInlineScriptAndSaysItNeedsJavaScript() async throws {
         try await withHarness { harness in
             let page = try harness.request("GET", "/ui/").text

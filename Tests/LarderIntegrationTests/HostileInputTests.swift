@@ -1,13 +1,24 @@
 import Foundation
 import HTTPCore
+import LarderTesting
 import TestSupport
 import Testing
 
-/// Hostile input against the real `larder` binary over real sockets: control bytes in the
-/// `url` parameter and in forwarded header values never reach the origin or the response, `/cache/<key>`
-/// takes nothing but a key, the admin endpoints keep their door shut, error bodies escape what the
-/// caller sent, and log lines escape control bytes.
+/// Hostile input over real sockets against `serve`'s whole wiring, live on 127.0.0.1:0 with a database of
+/// its own (`LarderTestApp(serving:)`): control bytes in the `url` parameter and in forwarded header values
+/// never reach the origin or the response, `/cache/<key>` takes nothing but a key, the admin endpoints keep
+/// their door shut, error bodies escape what the caller sent, and the log lines the `larder` binary writes
+/// escape control bytes.
 @Suite(.serialized) struct HostileInputTests {
+    /// Runs `body` with the port of `serve`'s wiring for these flags and environment, live, on a new database.
+    static func serving(
+        _ flags: [String: String] = [:], environment: [String: String] = [:], _ body: (Int) async throws -> Void
+    ) async throws {
+        let directory = StorageTestDirectory()
+        let app = try LarderTestApp(serving: flags.merging(["db": directory.file()]) { $1 }, environment: environment)
+        try await app.test(.live) { client in try await body(client.port) }
+    }
+
     /// The `url` parameter: every byte but the unreserved ones percent-encoded, so that the text
     /// arrives at the canonicalizer exactly as given.
     static func urlParameter(_ url: String) -> String {
@@ -62,52 +73,55 @@ import Testing
         "/a\u{1B}[31m", "/a b",
     ]
 
-    // The payloads of a test share one server: each new process costs a start-up on a busy machine.
+    // The payloads of a test share one server.
     @Test func controlBytesInTheURLParameterAreRefusedBeforeTheOrigin() async throws {
         let origin = try StubOrigin()
         origin.respond(to: "/a", with: .ok("origin body"))
-        let larder = try await LarderProcess.start(arguments: ["--allow-network", "127.0.0.0/8"])
-        for payload in Self.urlPayloads {
-            let query = Self.urlParameter(origin.url(payload))
-            let raw = try Self.exchange(
-                larder.port, Array("GET /fetch?url=\(query) HTTP/1.1\r\nHost: larder\r\nConnection: close\r\n\r\n".utf8)
-            )
-            let text = String(decoding: raw, as: UTF8.self)
-            #expect(text.hasPrefix("HTTP/1.1 400 "), "\(payload.debugDescription): \(text)")
-            #expect(text.contains("Content-Type: application/problem+json"))
-            Self.expectCleanHead(raw)
+        try await Self.serving(["allow-network": "127.0.0.0/8"]) { port in
+            for payload in Self.urlPayloads {
+                let query = Self.urlParameter(origin.url(payload))
+                let raw = try Self.exchange(
+                    port, Array("GET /fetch?url=\(query) HTTP/1.1\r\nHost: larder\r\nConnection: close\r\n\r\n".utf8)
+                )
+                let text = String(decoding: raw, as: UTF8.self)
+                #expect(text.hasPrefix("HTTP/1.1 400 "), "\(payload.debugDescription): \(text)")
+                #expect(text.contains("Content-Type: application/problem+json"))
+                Self.expectCleanHead(raw)
+            }
+            #expect(origin.requestCount == 0, "the origin was asked for \(origin.requests.map(\.target))")
         }
-        #expect(origin.requestCount == 0, "the origin was asked for \(origin.requests.map(\.target))")
     }
 
     @Test func rawControlBytesInTheRequestLineAreRefusedBeforeTheOrigin() async throws {
         let origin = try StubOrigin()
         origin.respond(to: "/a", with: .ok("origin body"))
-        let larder = try await LarderProcess.start(arguments: ["--allow-network", "127.0.0.0/8"])
-        for target in [
-            "/fetch?url=\(origin.url("/a"))\rX-Injected: 1", "/fetch?url=\(origin.url("/a"))\u{0}",
-            "/fetch?url=\(origin.url("/a\u{1B}"))",
-        ] {
-            let raw = try Self.exchange(larder.port, Array("GET \(target) HTTP/1.1\r\nHost: larder\r\n\r\n".utf8))
-            #expect(String(decoding: raw, as: UTF8.self).hasPrefix("HTTP/1.1 400 "), "\(target.debugDescription)")
-            Self.expectCleanHead(raw)
+        try await Self.serving(["allow-network": "127.0.0.0/8"]) { port in
+            for target in [
+                "/fetch?url=\(origin.url("/a"))\rX-Injected: 1", "/fetch?url=\(origin.url("/a"))\u{0}",
+                "/fetch?url=\(origin.url("/a\u{1B}"))",
+            ] {
+                let raw = try Self.exchange(port, Array("GET \(target) HTTP/1.1\r\nHost: larder\r\n\r\n".utf8))
+                #expect(String(decoding: raw, as: UTF8.self).hasPrefix("HTTP/1.1 400 "), "\(target.debugDescription)")
+                Self.expectCleanHead(raw)
+            }
+            #expect(origin.requestCount == 0)
         }
-        #expect(origin.requestCount == 0)
     }
 
     @Test func percentEncodedControlBytesReachTheOriginStillEncoded() async throws {
         let origin = try StubOrigin()
         origin.respond(to: "/a%0D%0AX-Injected:%201%00", with: .ok("origin body"))
-        let larder = try await LarderProcess.start(arguments: ["--allow-network", "127.0.0.0/8"])
-        // `%0d%0a` inside the URL (so `%250d%250a` in the parameter): a path the origin may serve.
-        let query = Self.urlParameter(origin.url("/a%0d%0aX-Injected:%201%00"))
-        let raw = try Self.exchange(
-            larder.port, Array("GET /fetch?url=\(query) HTTP/1.1\r\nHost: larder\r\nConnection: close\r\n\r\n".utf8))
-        #expect(String(decoding: raw, as: UTF8.self).hasPrefix("HTTP/1.1 200 "))
-        Self.expectCleanHead(raw)
-        let received = try #require(origin.lastRequest)
-        #expect(received.target == "/a%0D%0AX-Injected:%201%00")
-        #expect(!received.headers.contains("X-Injected"))
+        try await Self.serving(["allow-network": "127.0.0.0/8"]) { port in
+            // `%0d%0a` inside the URL (so `%250d%250a` in the parameter): a path the origin may serve.
+            let query = Self.urlParameter(origin.url("/a%0d%0aX-Injected:%201%00"))
+            let raw = try Self.exchange(
+                port, Array("GET /fetch?url=\(query) HTTP/1.1\r\nHost: larder\r\nConnection: close\r\n\r\n".utf8))
+            #expect(String(decoding: raw, as: UTF8.self).hasPrefix("HTTP/1.1 200 "))
+            Self.expectCleanHead(raw)
+            let received = try #require(origin.lastRequest)
+            #expect(received.target == "/a%0D%0AX-Injected:%201%00")
+            #expect(!received.headers.contains("X-Injected"))
+        }
     }
 
     /// Header values with control bytes, raw on the wire, on a request that would be forwarded.
@@ -121,24 +135,25 @@ import Testing
     @Test func controlBytesInForwardedHeadersNeverReachTheOrigin() async throws {
         let origin = try StubOrigin()
         origin.respond(to: "/h", with: .ok("origin body").header("Cache-Control", "no-store"))
-        let larder = try await LarderProcess.start(arguments: ["--allow-network", "127.0.0.0/8"])
-        let head =
-            "GET /fetch?url=\(Self.urlParameter(origin.url("/h"))) HTTP/1.1\r\nHost: larder\r\nConnection: close\r\n"
-        for field in Self.headerPayloads {
-            let before = origin.requestCount
-            let raw = try Self.exchange(larder.port, Array(head.utf8) + field + Array("\r\n".utf8))
-            let text = String(decoding: raw, as: UTF8.self)
-            // Refusing the request is the expected answer; forwarding a cleaned value would be acceptable.
-            #expect(text.hasPrefix("HTTP/1.1 400 ") || text.hasPrefix("HTTP/1.1 200 "), "\(text)")
-            Self.expectCleanHead(raw)
-            if text.hasPrefix("HTTP/1.1 400 ") { #expect(origin.requestCount == before) }
-        }
-        for request in origin.requests {
-            #expect(!request.headers.contains("X-Injected"))
-            for header in request.headers {
-                #expect(
-                    !header.value.utf8.contains { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F },
-                    "\(header.name): \(header.value.debugDescription)")
+        try await Self.serving(["allow-network": "127.0.0.0/8"]) { port in
+            let head =
+                "GET /fetch?url=\(Self.urlParameter(origin.url("/h"))) HTTP/1.1\r\nHost: larder\r\nConnection: close\r\n"
+            for field in Self.headerPayloads {
+                let before = origin.requestCount
+                let raw = try Self.exchange(port, Array(head.utf8) + field + Array("\r\n".utf8))
+                let text = String(decoding: raw, as: UTF8.self)
+                // Refusing the request is the expected answer; forwarding a cleaned value would be acceptable.
+                #expect(text.hasPrefix("HTTP/1.1 400 ") || text.hasPrefix("HTTP/1.1 200 "), "\(text)")
+                Self.expectCleanHead(raw)
+                if text.hasPrefix("HTTP/1.1 400 ") { #expect(origin.requestCount == before) }
+            }
+            for request in origin.requests {
+                #expect(!request.headers.contains("X-Injected"))
+                for header in request.headers {
+                    #expect(
+                        !header.value.utf8.contains { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F },
+                        "\(header.name): \(header.value.debugDescription)")
+                }
             }
         }
     }
@@ -155,26 +170,28 @@ import Testing
     }()
 
     @Test func cachePathsThatAreNotAKeyAreInvalidKeyProblems() async throws {
-        let larder = try await LarderProcess.start()
-        for segment in Self.badKeys {
-            try Self.expectInvalidKey(larder.port, segment)
-        }
-        // A valid key that names no entry is an ordinary 404.
-        let key = String(repeating: "0f", count: 32)
-        let raw = try Self.exchange(
-            larder.port, Array("GET /cache/\(key) HTTP/1.1\r\nHost: larder\r\nConnection: close\r\n\r\n".utf8))
-        #expect(String(decoding: raw, as: UTF8.self).hasPrefix("HTTP/1.1 404 "))
-        // Raw dot segments and empty segments around a key reach no other route and no entry.
-        for path in [
-            "/cache/../filters", "/cache/%2e%2e/filters", "/cache/\(key)/../\(key)", "/cache//\(key)",
-            "/cache/\(key)/meta/..", "/cache/\(key)/./meta", "/cache/./\(key)", "/cache/\(key)/..",
-            "/cache/\(key)/meta/x",
-        ] {
+        try await Self.serving { port in
+            for segment in Self.badKeys {
+                try Self.expectInvalidKey(port, segment)
+            }
+            // A valid key that names no entry is an ordinary 404.
+            let key = String(repeating: "0f", count: 32)
             let raw = try Self.exchange(
-                larder.port, Array("GET \(path) HTTP/1.1\r\nHost: larder\r\nConnection: close\r\n\r\n".utf8))
-            let text = String(decoding: raw, as: UTF8.self)
-            #expect(text.hasPrefix("HTTP/1.1 400 ") || text.hasPrefix("HTTP/1.1 404 "), "\(path): \(text.prefix(200))")
-            #expect(text.contains("Content-Type: application/problem+json"), "\(path)")
+                port, Array("GET /cache/\(key) HTTP/1.1\r\nHost: larder\r\nConnection: close\r\n\r\n".utf8))
+            #expect(String(decoding: raw, as: UTF8.self).hasPrefix("HTTP/1.1 404 "))
+            // Raw dot segments and empty segments around a key reach no other route and no entry.
+            for path in [
+                "/cache/../filters", "/cache/%2e%2e/filters", "/cache/\(key)/../\(key)", "/cache//\(key)",
+                "/cache/\(key)/meta/..", "/cache/\(key)/./meta", "/cache/./\(key)", "/cache/\(key)/..",
+                "/cache/\(key)/meta/x",
+            ] {
+                let raw = try Self.exchange(
+                    port, Array("GET \(path) HTTP/1.1\r\nHost: larder\r\nConnection: close\r\n\r\n".utf8))
+                let text = String(decoding: raw, as: UTF8.self)
+                #expect(
+                    text.hasPrefix("HTTP/1.1 400 ") || text.hasPrefix("HTTP/1.1 404 "), "\(path): \(text.prefix(200))")
+                #expect(text.contains("Content-Type: application/problem+json"), "\(path)")
+            }
         }
     }
 
@@ -206,41 +223,44 @@ import Testing
     ]
 
     @Test func adminEndpointsRefuseEveryCredentialButTheToken() async throws {
-        let larder = try await LarderProcess.start(environment: ["LARDER_ADMIN_TOKEN": "s3cret-token"])
-        for path in Self.adminPaths {
-            for credentials in Self.refusedCredentials {
-                let field = credentials.map { "Authorization: \($0)\r\n" } ?? ""
+        try await Self.serving(environment: ["LARDER_ADMIN_TOKEN": "s3cret-token"]) { port in
+            for path in Self.adminPaths {
+                for credentials in Self.refusedCredentials {
+                    let field = credentials.map { "Authorization: \($0)\r\n" } ?? ""
+                    let raw = try Self.exchange(
+                        port, Array("GET \(path) HTTP/1.1\r\nHost: larder\r\n\(field)Connection: close\r\n\r\n".utf8)
+                    )
+                    let text = String(decoding: raw, as: UTF8.self)
+                    #expect(
+                        text.hasPrefix("HTTP/1.1 401 ") || text.hasPrefix("HTTP/1.1 400 "),
+                        "\(path) with \(String(describing: credentials)): \(text.prefix(120))")
+                    #expect(text.contains("WWW-Authenticate: Bearer"))
+                }
+                // The token in the query string is not a credential.
                 let raw = try Self.exchange(
-                    larder.port, Array("GET \(path) HTTP/1.1\r\nHost: larder\r\n\(field)Connection: close\r\n\r\n".utf8)
-                )
+                    port,
+                    Array(
+                        "GET \(path)?access_token=s3cret-token HTTP/1.1\r\nHost: larder\r\nConnection: close\r\n\r\n"
+                            .utf8))
+                #expect(String(decoding: raw, as: UTF8.self).hasPrefix("HTTP/1.1 4"))
+                // Two Authorization fields, one of them right, are refused too.
+                let twice = try Self.exchange(
+                    port,
+                    Array(
+                        ("GET \(path) HTTP/1.1\r\nHost: larder\r\nAuthorization: Bearer wrong\r\n"
+                            + "Authorization: Bearer s3cret-token\r\nConnection: close\r\n\r\n").utf8))
+                #expect(String(decoding: twice, as: UTF8.self).hasPrefix("HTTP/1.1 400 "))
+            }
+            for path in Self.adminPaths {
+                let raw = try Self.exchange(
+                    port,
+                    Array(
+                        "GET \(path) HTTP/1.1\r\nHost: larder\r\nAuthorization: bearer s3cret-token\r\nConnection: close\r\n\r\n"
+                            .utf8))
                 let text = String(decoding: raw, as: UTF8.self)
                 #expect(
-                    text.hasPrefix("HTTP/1.1 401 ") || text.hasPrefix("HTTP/1.1 400 "),
-                    "\(path) with \(String(describing: credentials)): \(text.prefix(120))")
-                #expect(text.contains("WWW-Authenticate: Bearer"))
+                    text.hasPrefix("HTTP/1.1 200 ") || text.hasPrefix("HTTP/1.1 404 "), "\(path): \(text.prefix(120))")
             }
-            // The token in the query string is not a credential.
-            let raw = try Self.exchange(
-                larder.port,
-                Array(
-                    "GET \(path)?access_token=s3cret-token HTTP/1.1\r\nHost: larder\r\nConnection: close\r\n\r\n".utf8))
-            #expect(String(decoding: raw, as: UTF8.self).hasPrefix("HTTP/1.1 4"))
-            // Two Authorization fields, one of them right, are refused too.
-            let twice = try Self.exchange(
-                larder.port,
-                Array(
-                    ("GET \(path) HTTP/1.1\r\nHost: larder\r\nAuthorization: Bearer wrong\r\n"
-                        + "Authorization: Bearer s3cret-token\r\nConnection: close\r\n\r\n").utf8))
-            #expect(String(decoding: twice, as: UTF8.self).hasPrefix("HTTP/1.1 400 "))
-        }
-        for path in Self.adminPaths {
-            let raw = try Self.exchange(
-                larder.port,
-                Array(
-                    "GET \(path) HTTP/1.1\r\nHost: larder\r\nAuthorization: bearer s3cret-token\r\nConnection: close\r\n\r\n"
-                        .utf8))
-            let text = String(decoding: raw, as: UTF8.self)
-            #expect(text.hasPrefix("HTTP/1.1 200 ") || text.hasPrefix("HTTP/1.1 404 "), "\(path): \(text.prefix(120))")
         }
     }
 
@@ -251,9 +271,10 @@ import Testing
     ]
 
     @Test func errorBodiesAreValidJSONThatEscapesTheInput() async throws {
-        let larder = try await LarderProcess.start()
-        for input in Self.echoedInputs {
-            try Self.expectEscapedErrors(larder.port, input)
+        try await Self.serving { port in
+            for input in Self.echoedInputs {
+                try Self.expectEscapedErrors(port, input)
+            }
         }
     }
 
@@ -285,6 +306,9 @@ import Testing
         }
     }
 
+    /// On the binary: the lines checked are the bytes `serve`'s own log handler (`TextLogHandler`, in the
+    /// executable, which escapes each whole line) writes to the process's standard output; in process the
+    /// test's logger would stand in for it and the escaping under test would not run.
     @Test func accessLogLinesEscapeControlBytes() async throws {
         let larder = try await LarderProcess.start(arguments: ["--access-log", "true", "--log-format", "text"])
         let requests: [[UInt8]] = [

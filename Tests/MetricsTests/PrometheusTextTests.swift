@@ -21,6 +21,24 @@ import Testing
         #expect(text.text == "# HELP m_total say \"hi\"\\\\\\nbye\n# TYPE m_total counter\n")
     }
 
+    @Test func aFamilyOfOneSampleWritesItsHeaderThenTheSample() {
+        var text = PrometheusText()
+        text.family("m_total", type: .counter, help: "One.", value: 3)
+        text.family("g", type: .gauge, help: "Two.", value: 0.5)
+        #expect(
+            text.text
+                == "# HELP m_total One.\n# TYPE m_total counter\nm_total 3\n# HELP g Two.\n# TYPE g gauge\ng 0.5\n")
+    }
+
+    @Test func aFamilyByOneLabelWritesASamplePerValueInOrder() {
+        var text = PrometheusText()
+        text.family("r_total", type: .counter, help: "By result.", label: "result", values: [("hit", 2), ("miss", 0)])
+        #expect(
+            text.text
+                == "# HELP r_total By result.\n# TYPE r_total counter\nr_total{result=\"hit\"} 2\n"
+                + "r_total{result=\"miss\"} 0\n")
+    }
+
     static let numbers: [(Double, String)] = [
         (1, "1"), (0, "0"), (-3, "-3"), (0.5, "0.5"), (0.0005, "0.0005"), (.infinity, "+Inf"), (-.infinity, "-Inf"),
         (.nan, "NaN"), (2.5, "2.5"), (1e20, "1e+20"),

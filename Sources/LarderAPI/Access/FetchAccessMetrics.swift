@@ -24,11 +24,7 @@ public final class FetchAccessMetrics: MetricsSource {
     public func write(to text: inout PrometheusText) {
         text.family(
             "larder_fetch_refusals_total", type: .counter,
-            help: "/fetch requests refused by --url-signing-key or --fetch-token (403), by reason.")
-        for reason in FetchRefusal.Reason.allCases {
-            text.sample(
-                "larder_fetch_refusals_total", labels: [("reason", reason.label)],
-                value: refusals.value(at: reason.rawValue))
-        }
+            help: "/fetch requests refused by --url-signing-key or --fetch-token (403), by reason.", label: "reason",
+            values: FetchRefusal.Reason.allCases.map { ($0.label, refusals.value(at: $0.rawValue)) })
     }
 }

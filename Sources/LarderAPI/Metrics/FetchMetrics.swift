@@ -171,40 +171,35 @@ public final class FetchMetrics: MetricsSource {
     public func write(to text: inout PrometheusText) {
         text.family(
             "larder_origin_requests_total", type: .counter,
-            help: "Origin fetches by how they ended (response, address_refused, timeout, ...).")
-        for outcome in Outcome.allCases {
-            text.sample(
-                "larder_origin_requests_total", labels: [("outcome", outcome.label)],
-                value: outcomes.value(at: outcome.rawValue))
-        }
+            help: "Origin fetches by how they ended (response, address_refused, timeout, ...).", label: "outcome",
+            values: Outcome.allCases.map { ($0.label, outcomes.value(at: $0.rawValue)) })
         text.family(
             "larder_origin_request_duration_seconds", type: .histogram,
             help: "Origin fetches from the request sent to the last body byte or the failure.")
         text.histogram("larder_origin_request_duration_seconds", snapshot: latency.snapshot)
         text.family(
             "larder_origin_refused_addresses_total", type: .counter,
-            help: "Origin fetches refused because the address connected to is not allowed (SSRF guard).")
-        text.sample("larder_origin_refused_addresses_total", value: outcomes.value(at: Outcome.addressRefused.rawValue))
-        text.family("larder_origin_fetches_in_flight", type: .gauge, help: "Origin fetches under way now.")
-        text.sample("larder_origin_fetches_in_flight", value: inFlight())
+            help: "Origin fetches refused because the address connected to is not allowed (SSRF guard).",
+            value: outcomes.value(at: Outcome.addressRefused.rawValue))
+        text.family(
+            "larder_origin_fetches_in_flight", type: .gauge, help: "Origin fetches under way now.", value: inFlight())
         text.family(
             "larder_coalesced_waiters_total", type: .counter,
-            help: "Callers that joined an origin fetch already under way instead of starting their own.")
-        text.sample("larder_coalesced_waiters_total", value: coalesced.value)
+            help: "Callers that joined an origin fetch already under way instead of starting their own.",
+            value: coalesced.value)
         text.family(
             "larder_stale_if_disconnected_total", type: .counter,
-            help: "Stored responses served stale because the origin could not be reached (RFC 9111 4.2.4).")
-        text.sample("larder_stale_if_disconnected_total", value: staleDisconnected.value)
+            help: "Stored responses served stale because the origin could not be reached (RFC 9111 4.2.4).",
+            value: staleDisconnected.value)
         text.family(
             "larder_store_write_failures_total", type: .counter,
-            help: "Responses served uncached because writing them to the store failed (disk full, read-only file).")
-        text.sample("larder_store_write_failures_total", value: storeFailures.value)
+            help: "Responses served uncached because writing them to the store failed (disk full, read-only file).",
+            value: storeFailures.value)
         text.family(
             "larder_tags_dropped_total", type: .counter,
             help:
-                "Tags (Surrogate-Key, Cache-Tag) of stored responses dropped: beyond 64, over 256 bytes, or unprintable."
-        )
-        text.sample("larder_tags_dropped_total", value: tagsDropped.value)
+                "Tags (Surrogate-Key, Cache-Tag) of stored responses dropped: beyond 64, over 256 bytes, or unprintable.",
+            value: tagsDropped.value)
         text.family(
             "larder_image_validation_failures_total", type: .counter,
             help: "Images that failed validation, by format (unknown: matched none) and stage (admission, read).")

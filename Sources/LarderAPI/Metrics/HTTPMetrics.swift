@@ -84,31 +84,23 @@ public final class HTTPMetrics: MetricsSource {
         }
         text.family(
             "larder_http_response_bytes_total", type: .counter,
-            help: "Content bytes written in responses (not heads; 0 for HEAD), by route.")
-        for route in MetricsRoute.allCases {
-            text.sample(
-                "larder_http_response_bytes_total", labels: [("route", route.label)],
-                value: responseBytes.value(at: route.rawValue))
-        }
+            help: "Content bytes written in responses (not heads; 0 for HEAD), by route.", label: "route",
+            values: MetricsRoute.allCases.map { ($0.label, responseBytes.value(at: $0.rawValue)) })
         text.family(
             "larder_http_responses_aborted_total", type: .counter,
-            help: "Responses cut short: the client left or the body source failed.")
-        text.sample("larder_http_responses_aborted_total", value: aborted.value)
+            help: "Responses cut short: the client left or the body source failed.", value: aborted.value)
         text.family(
             "larder_cache_results_total", type: .counter,
-            help: "Answers of /fetch by their X-Cache value (hit, miss, stale, revalidated, bypass).")
-        for (index, result) in XCache.allCases.enumerated() {
-            text.sample(
-                "larder_cache_results_total", labels: [("result", result.rawValue.lowercased())],
-                value: cacheResults.value(at: index))
-        }
+            help: "Answers of /fetch by their X-Cache value (hit, miss, stale, revalidated, bypass).", label: "result",
+            values: XCache.allCases.enumerated().map { ($1.rawValue.lowercased(), cacheResults.value(at: $0)) })
         if let connections = server.counts {
-            text.family("larder_http_connections_open", type: .gauge, help: "Client connections being served now.")
-            text.sample("larder_http_connections_open", value: connections.open)
+            text.family(
+                "larder_http_connections_open", type: .gauge, help: "Client connections being served now.",
+                value: connections.open)
             text.family(
                 "larder_http_connections_accepted_total", type: .counter,
-                help: "Client connections accepted (including those refused at the connection limit).")
-            text.sample("larder_http_connections_accepted_total", value: connections.accepted)
+                help: "Client connections accepted (including those refused at the connection limit).",
+                value: connections.accepted)
         }
     }
 }

@@ -52,19 +52,16 @@ public enum OperatorPage {
         fields.add(name: "WWW-Authenticate", value: "Bearer realm=\"\(AdminAccess.realm)\", error=\"invalid_token\"")
         return HTTPResponse(status: .unauthorized, headers: fields, body: .bytes(loginFailedPage))
     }()
-    static let script = HTTPResponse(
-        status: .ok, headers: headers(contentType: "text/javascript; charset=utf-8", cacheControl: "no-cache"),
-        body: .bytes(OperatorPageAssets.script))
-    static let entriesScript = HTTPResponse(
-        status: .ok, headers: headers(contentType: "text/javascript; charset=utf-8", cacheControl: "no-cache"),
-        body: .bytes(OperatorPageAssets.entriesScript))
-    static let styleSheet = HTTPResponse(
-        status: .ok, headers: headers(contentType: "text/css; charset=utf-8", cacheControl: "no-cache"),
-        body: .bytes(OperatorPageAssets.styleSheet))
+    static let script = file(OperatorPageAssets.script, contentType: "text/javascript; charset=utf-8")
+    static let entriesScript = file(OperatorPageAssets.entriesScript, contentType: "text/javascript; charset=utf-8")
+    static let styleSheet = file(OperatorPageAssets.styleSheet, contentType: "text/css; charset=utf-8")
+    static let icon = file(OperatorPageAssets.icon, contentType: "image/svg+xml")
 
-    static let icon = HTTPResponse(
-        status: .ok, headers: headers(contentType: "image/svg+xml", cacheControl: "no-cache"),
-        body: .bytes(OperatorPageAssets.icon))
+    /// One of the page's files: the same to every client, revalidated (`no-cache`) so a new build is seen.
+    private static func file(_ bytes: [UInt8], contentType: String) -> HTTPResponse {
+        HTTPResponse(
+            status: .ok, headers: headers(contentType: contentType, cacheControl: "no-cache"), body: .bytes(bytes))
+    }
 
     /// The login form with its failure line: the file's `<!--failure-->` marker replaced by a constant
     /// sentence (nothing from the request is ever written into the page).

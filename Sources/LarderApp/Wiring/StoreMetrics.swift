@@ -20,40 +20,39 @@ struct StoreMetrics: MetricsSource {
     func write(to text: inout PrometheusText) {
         // A store that cannot be read leaves its gauges out rather than reporting a false 0.
         if let stats = try? store.stats() {
-            text.family("larder_store_entries", type: .gauge, help: "Entries in the cache store.")
-            text.sample("larder_store_entries", value: stats.entryCount)
+            text.family(
+                "larder_store_entries", type: .gauge, help: "Entries in the cache store.", value: stats.entryCount)
             text.family(
                 "larder_store_bytes", type: .gauge,
-                help: "Bytes counted against the size bound: stored bodies plus a fixed overhead per entry.")
-            text.sample("larder_store_bytes", value: stats.totalBytes)
+                help: "Bytes counted against the size bound: stored bodies plus a fixed overhead per entry.",
+                value: stats.totalBytes)
             if let maxSize = stats.maxSize {
-                text.family("larder_store_max_bytes", type: .gauge, help: "The size bound (--max-size).")
-                text.sample("larder_store_max_bytes", value: maxSize)
+                text.family(
+                    "larder_store_max_bytes", type: .gauge, help: "The size bound (--max-size).", value: maxSize)
             }
         }
         text.family(
             "larder_store_evictions_total", type: .counter,
-            help: "Entries removed least recently used first to stay within the size bound.")
-        text.sample("larder_store_evictions_total", value: store.evictedCount)
+            help: "Entries removed least recently used first to stay within the size bound.", value: store.evictedCount)
         text.family(
             "larder_store_swept_entries_total", type: .counter,
-            help: "Entries removed by background sweeps (expired beyond their stale allowance).")
-        text.sample("larder_store_swept_entries_total", value: store.sweptCount)
+            help: "Entries removed by background sweeps (expired beyond their stale allowance).",
+            value: store.sweptCount)
         text.family(
             "larder_store_backlog_bytes", type: .gauge,
-            help: "Bytes of fetched bodies waiting for the store writers, plus 10 KiB per fetch not yet committed.")
-        text.sample("larder_store_backlog_bytes", value: backlog())
+            help: "Bytes of fetched bodies waiting for the store writers, plus 10 KiB per fetch not yet committed.",
+            value: backlog())
         text.family(
             "larder_store_backlog_waiting", type: .gauge,
-            help: "Misses waiting for room in a full store backlog before they are sent to the origin.")
-        text.sample("larder_store_backlog_waiting", value: backlogWaiting())
+            help: "Misses waiting for room in a full store backlog before they are sent to the origin.",
+            value: backlogWaiting())
         text.family(
             "larder_memory_tier_bytes", type: .gauge,
-            help: "Bytes the memory tier holds: bodies, fields and prepared heads (bounded by --hot-bytes).")
-        text.sample("larder_memory_tier_bytes", value: memoryTier())
+            help: "Bytes the memory tier holds: bodies, fields and prepared heads (bounded by --hot-bytes).",
+            value: memoryTier())
         text.family(
             "larder_in_flight_bytes", type: .gauge,
-            help: "Bytes the bodies of origin fetches in flight hold in memory (bounded by --in-flight-bytes).")
-        text.sample("larder_in_flight_bytes", value: inFlight())
+            help: "Bytes the bodies of origin fetches in flight hold in memory (bounded by --in-flight-bytes).",
+            value: inFlight())
     }
 }
