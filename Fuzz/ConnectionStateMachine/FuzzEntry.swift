@@ -30,8 +30,10 @@
 //    a time; `written` and `streamEnded` report a response complete exactly when its last byte went.
 // 7. Timers: whenever the machine waits with a deadline, the timer is armed at or before it; an expired
 //    idle, write or linger deadline closes at once, and so does an abort.
-// 8. Nothing after close: every later event (a late response, a piece, an edge, the timer) asks for nothing.
-// 9. No spinning and no stranded work: at most 10 000 actions per event besides reads that took bytes;
+// 8. Interim (1xx) responses are taken exactly while a response is owed on a connection that is not
+//    closing, and queued like any output (never inside or after a response).
+// 9. Nothing after close: every later event (a late response, a piece, an edge, the timer) asks for nothing.
+// 10. No spinning and no stranded work: at most 10 000 actions per event besides reads that took bytes;
 //    when the client stops sending, the responder answers everything and writes go through, an open
 //    connection has read every byte it was told about (no edge is lost), dispatched every request the
 //    reference parsed and sent any `100` owed; and once time moves, every connection closes.
@@ -221,6 +223,18 @@ final class World {
             // A late or second response is refused and does nothing.
             require(machine.responseReady(closing: closing, streams: streams) == nil, "a second response accepted")
         }
+        drive()
+    }
+
+    /// The responder sends an interim (1xx) response. It is taken exactly while the final response is owed
+    /// on a connection that is not closing (never inside or after a response), and then queued.
+    func interim() {
+        let accepted = machine.interimReady()
+        var owed = false
+        if case .awaiting = exchange { owed = true }
+        let open = machine.lifecycle == .open || machine.lifecycle == .draining
+        require(accepted == (owed && open && !closed), "interim accepted: \(accepted), owed \(owed), open \(open)")
+        if accepted { hasOutput = true }
         drive()
     }
 
@@ -551,6 +565,7 @@ public func fuzzConnectionStateMachine(_ data: UnsafePointer<UInt8>?, _ size: In
             case 0: world.drain()
             case 1: world.abort()
             case 2: world.readFails = true
+            case 3: world.interim()
             default: world.edge(peerClosing: false)
             }
         default:
