@@ -21,6 +21,12 @@ echo "== release build (--static-swift-stdlib)"
 swift build -c release --static-swift-stdlib --product larder
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)/larder
 build_done=$(date +%s)
+echo "== no full Foundation in the binary"
+# Full Foundation brings ICU's data (34 MB); the product imports FoundationEssentials only (scripts/test.sh).
+if nm "$bin" | grep -q -e 'icudt' -e '\$s10Foundation'; then
+    echo "check-container: the binary links full Foundation (ICU data): a product target imports Foundation" >&2
+    exit 1
+fi
 
 echo "== shared libraries vs the runtime stage"
 # The runtime stage is everything after the last FROM; its packages are the apt-get install arguments.
