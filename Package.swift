@@ -114,7 +114,7 @@ let package = Package(
         .testTarget(
             name: "LarderAppTests",
             dependencies: [
-                "LarderApp", "Upstream", "CachePolicy", "HTTPServer", "HTTPCore",
+                "LarderApp", "Upstream", "CachePolicy", "HTTPServer", "HTTPCore", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

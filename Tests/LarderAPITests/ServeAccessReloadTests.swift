@@ -15,20 +15,6 @@ import Testing
     static let newKey = "reload-new-key-6543210"
     static let flagKey = "reload-flag-key-000000"
 
-    /// A file of secrets in the test's directory, rewritten in place as an operator edits it.
-    struct SecretsFile {
-        let path: String
-
-        init(_ directory: StorageTestDirectory, _ text: String) throws {
-            path = directory.file("secrets-\(UUID().uuidString)")
-            try write(text)
-        }
-
-        func write(_ text: String) throws {
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
-        }
-    }
-
     static func app(
         _ directory: StorageTestDirectory, _ flags: [String: String], log: LogRecorder
     ) throws -> LarderTestApp {
@@ -53,7 +39,7 @@ import Testing
         let origin = try StubOrigin()
         defer { origin.stop() }
         origin.respond(to: "/a", with: .ok("a"))
-        let keys = try SecretsFile(directory, "\(Self.oldKey)\n")
+        let keys = try TemporaryFile("\(Self.oldKey)\n")
         let log = LogRecorder()
         let app = try Self.app(directory, ["url-signing-key-file": keys.path], log: log)
         try await app.test(.live) { client in
@@ -92,8 +78,8 @@ import Testing
         let origin = try StubOrigin()
         defer { origin.stop() }
         origin.respond(to: "/a", with: .ok("a"))
-        let keys = try SecretsFile(directory, "\(Self.oldKey)\n")
-        let tokens = try SecretsFile(directory, "billing=billing-s3cret-1\n")
+        let keys = try TemporaryFile("\(Self.oldKey)\n")
+        let tokens = try TemporaryFile("billing=billing-s3cret-1\n")
         let log = LogRecorder()
         let app = try Self.app(
             directory, ["url-signing-key-file": keys.path, "fetch-token-file": tokens.path], log: log)
@@ -143,7 +129,7 @@ import Testing
         let origin = try StubOrigin()
         defer { origin.stop() }
         origin.respond(to: "/a", with: .ok("a"))
-        let keys = try SecretsFile(directory, "\(Self.oldKey)\n")
+        let keys = try TemporaryFile("\(Self.oldKey)\n")
         let app = try Self.app(
             directory, ["url-signing-key": Self.flagKey, "url-signing-key-file": keys.path], log: LogRecorder())
         try await app.test(.live) { client in
@@ -160,7 +146,7 @@ import Testing
         let origin = try StubOrigin()
         defer { origin.stop() }
         origin.respond(to: "/a", with: .ok("a"))
-        let tokens = try SecretsFile(directory, "billing=billing-s3cret-1\n")
+        let tokens = try TemporaryFile("billing=billing-s3cret-1\n")
         let log = LogRecorder()
         let app = try Self.app(directory, ["fetch-token-file": tokens.path], log: log)
         try await app.test(.live) { client in
@@ -195,7 +181,7 @@ import Testing
         let origin = try StubOrigin()
         defer { origin.stop() }
         origin.respond(to: "/a", with: .ok("a"))
-        let tokens = try SecretsFile(directory, "# no caller token yet\n")
+        let tokens = try TemporaryFile("# no caller token yet\n")
         let app = try Self.app(directory, ["fetch-token-file": tokens.path], log: LogRecorder())
         try await app.test(.live) { client in
             let path = "/fetch?url=" + origin.url("/a").percentEncoded()
@@ -212,7 +198,7 @@ import Testing
 
     @Test func anAdminTokenRotatesInTheFileAndEndsTheSessionsOfTheOldOne() async throws {
         let directory = StorageTestDirectory()
-        let tokens = try SecretsFile(directory, "full ops=ops-s3cret-1\n")
+        let tokens = try TemporaryFile("full ops=ops-s3cret-1\n")
         let log = LogRecorder()
         let app = try Self.app(directory, ["admin-tokens-file": tokens.path], log: log)
         try await app.test(.live) { client in
@@ -252,7 +238,7 @@ import Testing
 
     @Test func theSingleAdminTokenFileIsReadAgainToo() async throws {
         let directory = StorageTestDirectory()
-        let token = try SecretsFile(directory, "first-admin-s3cret\n")
+        let token = try TemporaryFile("first-admin-s3cret\n")
         let app = try Self.app(directory, ["admin-token-file": token.path], log: LogRecorder())
         try await app.test(.live) { client in
             func status(_ token: String) throws -> Int {

@@ -1,24 +1,11 @@
 import Foundation
 import LarderApp
+import TestSupport
 import Testing
 
 /// The access settings: `NAME=SECRET` pairs, signing keys, and secrets files. Every refusal names the
 /// setting or the file and line, and never repeats a secret.
 @Suite struct AccessSettingsTests {
-    /// A file in a fresh temporary directory, removed when the test's value goes.
-    final class TemporaryFile {
-        let path: String
-
-        init(_ text: String) throws {
-            path =
-                FileManager.default.temporaryDirectory.appendingPathComponent("larder-secrets-\(UUID().uuidString)")
-                .path
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
-        }
-
-        deinit { try? FileManager.default.removeItem(atPath: path) }
-    }
-
     @Test func everythingIsOffByDefault() throws {
         let settings = try ServeSettings.resolve(flags: [:], environment: [:])
         #expect(try settings.fetchAccess.allSigningKeys().isEmpty)

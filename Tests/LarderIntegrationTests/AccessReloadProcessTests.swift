@@ -11,12 +11,6 @@ import Testing
     static let oldKey = "sighup-old-key-01234567"
     static let newKey = "sighup-new-key-76543210"
 
-    static func file(_ text: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("larder-\(UUID().uuidString)").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
     /// A path `larder sign` signs with the first key of `keys`.
     static func signed(_ url: String, keys: String) async throws -> String {
         let signed = try await LarderProcess.run(["sign", "--key-file", keys, url])
@@ -28,23 +22,20 @@ import Testing
         let origin = try StubOrigin()
         defer { origin.stop() }
         origin.respond(to: "/doc.txt", with: .ok("a"))
-        let keys = try Self.file("\(Self.oldKey)\n")
-        let tokens = try Self.file("billing=billing-s3cret-1\n")
-        let newKeys = try Self.file("\(Self.newKey)\n")
-        defer {
-            for path in [keys, tokens, newKeys] { try? FileManager.default.removeItem(atPath: path) }
-        }
+        let keys = try TemporaryFile("\(Self.oldKey)\n")
+        let tokens = try TemporaryFile("billing=billing-s3cret-1\n")
+        let newKeys = try TemporaryFile("\(Self.newKey)\n")
         let larder = try await LarderProcess.start(arguments: [
-            "--allow-network", "127.0.0.0/8", "--url-signing-key-file", keys, "--fetch-token-file", tokens,
+            "--allow-network", "127.0.0.0/8", "--url-signing-key-file", keys.path, "--fetch-token-file", tokens.path,
         ])
         defer { larder.stop() }
-        let old = try await Self.signed(origin.url("/doc.txt"), keys: keys)
-        let new = try await Self.signed(origin.url("/doc.txt"), keys: newKeys)
+        let old = try await Self.signed(origin.url("/doc.txt"), keys: keys.path)
+        let new = try await Self.signed(origin.url("/doc.txt"), keys: newKeys.path)
         #expect(try larder.request("GET", old).status == 200)
         #expect(try larder.request("GET", new).status == 403)
 
-        try "\(Self.newKey)\n".write(toFile: keys, atomically: true, encoding: .utf8)
-        try "reports=reports-s3cret-2\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+        try keys.write("\(Self.newKey)\n")
+        try tokens.write("reports=reports-s3cret-2\n")
         #expect(kill(larder.process.processIdentifier, SIGHUP) == 0)
         let reloaded = await waitUntil(timeout: .seconds(10)) { larder.logText.contains("access reloaded") }
         #expect(reloaded, "\(larder.logText)")
@@ -58,11 +49,11 @@ import Testing
                 "signing keys 1 (1 added, 1 removed); fetch tokens reports (added reports; removed billing)"),
             "\(larder.logText)")
 
-        try "\(Self.oldKey)\nshort-s3cret\n".write(toFile: keys, atomically: true, encoding: .utf8)
+        try keys.write("\(Self.oldKey)\nshort-s3cret\n")
         #expect(kill(larder.process.processIdentifier, SIGHUP) == 0)
         let refused = await waitUntil(timeout: .seconds(10)) { larder.logText.contains("access not reloaded") }
         #expect(refused, "\(larder.logText)")
-        #expect(larder.logText.contains("\(keys):2 holds a key shorter than 16 bytes"), "\(larder.logText)")
+        #expect(larder.logText.contains("\(keys.path):2 holds a key shorter than 16 bytes"), "\(larder.logText)")
         #expect(try larder.request("GET", new).status == 200)
         #expect(try larder.request("GET", old).status == 403)
         let metrics = try larder.request("GET", "/metrics").text

@@ -10,22 +10,12 @@ import Testing
     static let signingKey = "process-signing-key-0123"
     static let callerSecret = "process-caller-s3cret"
 
-    static func file(_ text: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("larder-\(UUID().uuidString)").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
     /// On the binary: the line is `serve`'s own, logged after "listening on" from the policies the wiring read.
     @Test func theStartLineSaysHowFetchIsOpenedAndNamesNoSecret() async throws {
-        let keys = try Self.file("# current\n\(Self.signingKey)\n")
-        let tokens = try Self.file("billing=\(Self.callerSecret)\n")
-        defer {
-            try? FileManager.default.removeItem(atPath: keys)
-            try? FileManager.default.removeItem(atPath: tokens)
-        }
+        let keys = try TemporaryFile("# current\n\(Self.signingKey)\n")
+        let tokens = try TemporaryFile("billing=\(Self.callerSecret)\n")
         let larder = try await LarderProcess.start(arguments: [
-            "--url-signing-key-file", keys, "--fetch-token-file", tokens, "--log-format", "json",
+            "--url-signing-key-file", keys.path, "--fetch-token-file", tokens.path, "--log-format", "json",
         ])
         defer { larder.stop() }
         let said = await waitUntil(timeout: .seconds(10)) {
@@ -39,11 +29,10 @@ import Testing
 
     /// On the binary: refusing to start is the process's exit status and its last words.
     @Test func aBadKeyFileStopsTheStartNamingTheLineButNotTheKey() async throws {
-        let keys = try Self.file("\(Self.signingKey)\nshort-s3cret\n")
-        defer { try? FileManager.default.removeItem(atPath: keys) }
-        let result = try await LarderProcess.run(["serve", "--port", "0", "--url-signing-key-file", keys])
+        let keys = try TemporaryFile("\(Self.signingKey)\nshort-s3cret\n")
+        let result = try await LarderProcess.run(["serve", "--port", "0", "--url-signing-key-file", keys.path])
         #expect(result.status != 0)
-        #expect(result.output.contains("\(keys):2 holds a key shorter than 16 bytes"), "\(result.output)")
+        #expect(result.output.contains("\(keys.path):2 holds a key shorter than 16 bytes"), "\(result.output)")
         #expect(!result.output.contains("s3cret"))
         #expect(!result.output.contains("listening on"))
     }

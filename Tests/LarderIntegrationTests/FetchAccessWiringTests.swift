@@ -13,12 +13,9 @@ import Testing
         let origin = try StubOrigin()
         defer { origin.stop() }
         origin.respond(to: "/doc.txt", with: .ok("a").header("Cache-Control", "max-age=60"))
-        let keys = try FetchAccessProcessTests.file("# current\n\(FetchAccessProcessTests.signingKey)\n")
-        let tokens = try FetchAccessProcessTests.file("billing=\(FetchAccessProcessTests.callerSecret)\n")
-        defer {
-            try? FileManager.default.removeItem(atPath: keys)
-            try? FileManager.default.removeItem(atPath: tokens)
-        }
+        let keyFile = try TemporaryFile("# current\n\(FetchAccessProcessTests.signingKey)\n")
+        let tokenFile = try TemporaryFile("billing=\(FetchAccessProcessTests.callerSecret)\n")
+        let (keys, tokens) = (keyFile.path, tokenFile.path)
         let directory = StorageTestDirectory()
         let log = LogRecorder()
         let app = try LarderTestApp(
