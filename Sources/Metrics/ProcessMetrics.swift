@@ -62,13 +62,19 @@ public struct ProcessMetrics: MetricsSource {
     }
 
     /// The entries of `/proc/self/fd`, less the one the listing itself holds open.
+    ///
+    /// Only the first byte of each name is read, through a pointer: `entry.pointee` or its `d_name` would
+    /// copy the whole 280-byte `dirent`, while `readdir` guarantees only the entry's `d_reclen` bytes (24
+    /// for a short name). An entry at the end of its buffer, before an unmapped page, then crashed the
+    /// process on a scrape (seen once in CI: SIGSEGV in `memcpy` under `openDescriptors`).
     static func openDescriptors() -> Int? {
         guard let directory = opendir("/proc/self/fd") else { return nil }
         defer { closedir(directory) }
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         var count = 0
         while let entry = readdir(directory) {
-            let isDot = withUnsafeBytes(of: entry.pointee.d_name) { name in name.first == UInt8(ascii: ".") }
-            if !isDot { count += 1 }
+            let first = UnsafeRawPointer(entry).load(fromByteOffset: nameOffset, as: UInt8.self)
+            if first != UInt8(ascii: ".") { count += 1 }
         }
         return max(0, count - 1)
     }
