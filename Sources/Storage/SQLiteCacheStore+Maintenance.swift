@@ -21,15 +21,20 @@ extension SQLiteCacheStore {
     }
 
     /// Writes the hit log in rowid order, `hitBatch` rows a transaction, each batch taken from the log
-    /// inside its transaction; between batches the writer goes to whoever waits for it.
+    /// inside its transaction; between batches the commits waiting for the writer get it for as long as
+    /// the batch held it (`SQLiteDatabase.yieldTurn`, as a purge's batches do).
     private func writeHitLog() throws {
         defer { hitLog.flushEnded() }
         let rows = hitLog.rowsInOrder()
+        let clock = ContinuousClock()
+        var took = Duration.zero
         for start in stride(from: 0, to: rows.count, by: Self.hitBatch) {
-            if start > 0 { database.letWaitingWritersIn() }
+            if start > 0 { database.yieldTurn(took) }
             let batch = rows[start..<min(start + Self.hitBatch, rows.count)]
+            let began = clock.now
+            defer { took = clock.now - began }
             try guarded("record hits") {
-                try database.write { connection in
+                try database.writeBatch { connection in
                     try connection.inTransaction {
                         for row in hitLog.take(batch) {
                             try Self.writeHits(row.hits, row: row.rowID, connection: connection)

@@ -92,9 +92,7 @@ public final class AccessReloader: MetricsSource {
     public func write(to text: inout PrometheusText) {
         text.family(
             "larder_access_reloads_total", type: .counter,
-            help: "Reloads of the key and token files (SIGHUP): ok, or failed and the keys in force kept.")
-        for (index, result) in ["ok", "failed"].enumerated() {
-            text.sample("larder_access_reloads_total", labels: [("result", result)], value: reloads.value(at: index))
-        }
+            help: "Reloads of the key and token files (SIGHUP): ok, or failed and the keys in force kept.",
+            label: "result", values: [("ok", reloads.value(at: 0)), ("failed", reloads.value(at: 1))])
     }
 }

@@ -7,7 +7,8 @@ import Synchronization
 /// (https://sqlite.org/wal.html). A read takes an idle reader or opens one, so reads never queue
 /// behind each other either; at most `maxIdleReaders` are kept between reads.
 ///
-/// Work done in many write transactions on purpose (a purge of thousands of entries) takes turns with
+/// Work done in many write transactions on purpose (a purge of thousands of entries, the hit log's
+/// batches) takes turns with
 /// the other writers (commits): it writes its batches with `writeBatch` and calls `yieldTurn` between
 /// two of them, which leaves the writer to the others for as long as the batch held it, or until none
 /// has wanted it for `idleTurn`. The writer's lock alone is not fair: released and taken again at once,
@@ -109,13 +110,6 @@ final class SQLiteDatabase: Sendable {
                 return
             }
         }
-    }
-
-    /// For work done in many write transactions (purges, the hit log's batches), between two of them. The
-    /// writer lock is not fair: released and taken again at once, it goes back to the same thread before a
-    /// commit waiting for it wakes. A moment's pause lets waiting writers in between batches.
-    func letWaitingWritersIn() {
-        usleep(500)
     }
 
     /// Opens a reader (memory-mapped when configured) with a page cache large enough for the interior pages of the entry table and its
