@@ -63,6 +63,31 @@ import Zlib
         #expect(copy == large)
     }
 
+    /// Runs of 512 bytes and more fold four 512-bit lanes at a time where the CPU has AVX-512 with
+    /// VPCLMULQDQ (`CRC32.foldsWide`): around each length where the wide loop takes another step or hands
+    /// over to the narrow one, at every alignment, with and without the copy, the checksum must be the
+    /// bitwise one and the copy exact, with nothing written past it.
+    @Test func theWideFoldMatchesTheBitwiseDefinitionAroundEachOfItsSteps() {
+        let bytes = CacheCoreFixtures.randomBody(length: 2_400, seed: 77)
+        let lengths = [496, 511, 512, 513, 527, 528, 575, 576, 767, 768, 769, 1_023, 1_024, 1_040, 1_088, 2_047, 2_048, 2_335]
+        for start in 0..<17 {
+            for length in lengths {
+                let slice = bytes[start..<start + length]
+                let expected = ReferenceCRC32.checksum(slice)
+                #expect(CRC32.checksum(slice) == expected, "\(start)+\(length)")
+                #expect(slice.withUnsafeBytes { CRC32.narrowFoldChecksum($0) } == expected, "\(start)+\(length)")
+                var copy = [UInt8](repeating: 0xEE, count: length + 64)
+                var crc = CRC32()
+                slice.withUnsafeBytes { source in
+                    copy.withUnsafeMutableBytes { crc.update(source, copyingTo: $0.baseAddress!) }
+                }
+                #expect(crc.value == expected, "\(start)+\(length)")
+                #expect(copy[..<length].elementsEqual(slice), "\(start)+\(length)")
+                #expect(copy[length...].allSatisfy { $0 == 0xEE }, "\(start)+\(length)")
+            }
+        }
+    }
+
     @Test func updatesInPiecesEqualOneUpdate() {
         let bytes = CacheCoreFixtures.randomBody(length: 5000, seed: 7)
         let whole = CRC32.checksum(bytes)
