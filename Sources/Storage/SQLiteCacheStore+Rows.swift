@@ -12,12 +12,17 @@ extension SQLiteCacheStore {
         """
 
     /// `selectEntry` for one key, the lookup every request makes (columns in `entry(_:)`'s order).
+    /// An entry by key, with its body's first chunk (columns 28 and 29, the chunk's CRC-32 and bytes; NULL
+    /// when the body has none) read in the same statement: see `FirstChunkStash`. The 24 is
+    /// `StorageSchema.chunkIDShift` (a query is a static string; `StorageSchemaTests` checks they agree).
     static let lookUpEntry = SQLiteQuery(
         """
-        SELECT id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
-            freshness, stale_allowance, filter_name, image_format, original_size, stored_size, codec, crc32,
-            chunk_size, hit_count, last_access, created, body_id, seq, declared_content_type, stale_since, tags
-        FROM entry WHERE id = ? AND key = ?
+        SELECT entry.id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
+            freshness, stale_allowance, filter_name, image_format, original_size, stored_size, codec, entry.crc32,
+            chunk_size, hit_count, last_access, created, body_id, seq, declared_content_type, stale_since, tags,
+            chunk.crc32, chunk.data
+        FROM entry LEFT JOIN chunk ON chunk.id = entry.body_id << 24
+        WHERE entry.id = ? AND entry.key = ?
         """)
 
     /// The `Vary` names recorded for a primary key.

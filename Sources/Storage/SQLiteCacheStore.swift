@@ -3,6 +3,7 @@ import Dispatch
 public import FoundationEssentials
 import HTTPCore
 import Synchronization
+import Zlib
 
 /// The `CacheStore` of Larder: one SQLite file in WAL mode, bodies in fixed-size chunks (deflated
 /// with a full flush per chunk when that pays), a size bound kept by LRU eviction, and O(1) stats
@@ -74,6 +75,8 @@ public final class SQLiteCacheStore: CacheStore {
     let hitFlushes = DispatchQueue(label: "larder.storage.hits", qos: .utility)
     /// Bodies being written by live writers of this process; everything else pending is abandoned.
     let liveBodies = Mutex<Set<Int64>>([])
+    /// The first chunk of the last one-chunk body each thread looked up, for the body read that follows.
+    let firstChunks = FirstChunkStash()
     /// Entries this process removed by LRU eviction, for metrics.
     let evictions = Atomic<Int>(0)
     /// Entries this process removed by sweeps, for metrics.
@@ -130,7 +133,11 @@ public final class SQLiteCacheStore: CacheStore {
     public func entry(for key: CacheKey) throws -> StoredEntry? {
         let found = try guarded("lookup") {
             try database.read {
-                try $0.queryFirst(Self.lookUpEntry, [.integer(Self.rowID(key)), .blob(key.bytes)], row: Self.entry)
+                try $0.queryFirst(Self.lookUpEntry, [.integer(Self.rowID(key)), .blob(key.bytes)]) { row in
+                    let entry = try Self.entry(row)
+                    firstChunks.keep(Self.wholeFirstChunk(of: entry, row: row), bodyID: entry.bodyID)
+                    return entry
+                }
             }
         }
         guard let entry = found else { return nil }
@@ -159,6 +166,22 @@ public final class SQLiteCacheStore: CacheStore {
         // The reader loads the first chunk now, which also finds an entry deleted or replaced since it
         // was looked up (its chunks are gone): `notFound` before any byte is promised to a caller.
         return try SQLiteBodyReader(store: self, entry: entry, form: form)
+    }
+
+    /// The first chunk in a `lookUpEntry` row, CRC-checked, when it is the whole body (a body of more
+    /// chunks is read by one statement of its own, `SQLiteBodyReader.readAll`, which this would not
+    /// spare); `nil` when there is none or it fails its check, which the body read then finds itself.
+    static func wholeFirstChunk(of entry: StoredEntry, row: SQLiteStatement) -> FirstChunkStash.StashedChunk? {
+        guard entry.originalSize > 0, entry.originalSize <= entry.chunkSize, !row.isNull(29) else { return nil }
+        let recorded = UInt32(truncatingIfNeeded: row.int64(28))
+        return row.withBlob(29) { data in
+            var crc = CRC32()
+            let bytes = [UInt8](unsafeUninitializedCapacity: data.count) { buffer, count in
+                if let destination = buffer.baseAddress { crc.update(data, copyingTo: destination) }
+                count = data.count
+            }
+            return crc.value == recorded ? FirstChunkStash.StashedChunk(data: bytes, crc: recorded) : nil
+        }
     }
 
     /// Whether the entry row still points at the body `entry` was read with (not deleted, not replaced).

@@ -69,7 +69,9 @@ import Zlib
     /// bitwise one and the copy exact, with nothing written past it.
     @Test func theWideFoldMatchesTheBitwiseDefinitionAroundEachOfItsSteps() {
         let bytes = CacheCoreFixtures.randomBody(length: 2_400, seed: 77)
-        let lengths = [496, 511, 512, 513, 527, 528, 575, 576, 767, 768, 769, 1_023, 1_024, 1_040, 1_088, 2_047, 2_048, 2_335]
+        let lengths = [
+            496, 511, 512, 513, 527, 528, 575, 576, 767, 768, 769, 1_023, 1_024, 1_040, 1_088, 2_047, 2_048, 2_335,
+        ]
         for start in 0..<17 {
             for length in lengths {
                 let slice = bytes[start..<start + length]

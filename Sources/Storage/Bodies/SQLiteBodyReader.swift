@@ -48,7 +48,9 @@ final class SQLiteBodyReader: CacheBodyReader {
         let inflater = entry.codec == .deflateChunked && form != .gzip ? try ChunkInflater() : nil
         state = Mutex(State(sequence: first, inflater: inflater))
         if first <= lastSequence {
-            let chunk = try loadChunk(first)
+            // The lookup on this thread may have read the chunk already (`FirstChunkStash`).
+            let stashed = first == 0 ? store.firstChunks.take(bodyID: entry.bodyID) : nil
+            let chunk = try stashed.map { Chunk(data: $0.data, crc: $0.crc) } ?? loadChunk(first)
             state.withLock { $0.loaded = chunk }
         } else if try !store.entryStillHolds(entry) {
             throw CacheStoreError.notFound(entry.key)
