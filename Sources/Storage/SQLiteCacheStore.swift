@@ -75,7 +75,7 @@ public final class SQLiteCacheStore: CacheStore {
     let hitFlushes = DispatchQueue(label: "larder.storage.hits", qos: .utility)
     /// Bodies being written by live writers of this process; everything else pending is abandoned.
     let liveBodies = Mutex<Set<Int64>>([])
-    /// The first chunk of the last one-chunk body each thread looked up, for the body read that follows.
+    /// The first chunk of the last body each thread looked up, for the body read that follows.
     let firstChunks = FirstChunkStash()
     /// Entries this process removed by LRU eviction, for metrics.
     let evictions = Atomic<Int>(0)
@@ -135,7 +135,7 @@ public final class SQLiteCacheStore: CacheStore {
             try database.read {
                 try $0.queryFirst(Self.lookUpEntry, [.integer(Self.rowID(key)), .blob(key.bytes)]) { row in
                     let entry = try Self.entry(row)
-                    firstChunks.keep(Self.wholeFirstChunk(of: entry, row: row), bodyID: entry.bodyID)
+                    firstChunks.keep(Self.firstChunk(of: entry, row: row), bodyID: entry.bodyID)
                     return entry
                 }
             }
@@ -168,11 +168,10 @@ public final class SQLiteCacheStore: CacheStore {
         return try SQLiteBodyReader(store: self, entry: entry, form: form)
     }
 
-    /// The first chunk in a `lookUpEntry` row, CRC-checked, when it is the whole body (a body of more
-    /// chunks is read by one statement of its own, `SQLiteBodyReader.readAll`, which this would not
-    /// spare); `nil` when there is none or it fails its check, which the body read then finds itself.
-    static func wholeFirstChunk(of entry: StoredEntry, row: SQLiteStatement) -> FirstChunkStash.StashedChunk? {
-        guard entry.originalSize > 0, entry.originalSize <= entry.chunkSize, !row.isNull(29) else { return nil }
+    /// The first chunk in a `lookUpEntry` row, CRC-checked; `nil` when there is none or it fails its
+    /// check, which the body read then finds itself.
+    static func firstChunk(of entry: StoredEntry, row: SQLiteStatement) -> FirstChunkStash.StashedChunk? {
+        guard entry.originalSize > 0, !row.isNull(29) else { return nil }
         let recorded = UInt32(truncatingIfNeeded: row.int64(28))
         return row.withBlob(29) { data in
             var crc = CRC32()

@@ -1,14 +1,16 @@
 import Glibc
 import Synchronization
 
-/// The first chunk of a one-chunk body, read by the lookup that found its entry, in the same statement
-/// and so the same read transaction, and kept for the body read that follows on the same thread.
+/// The first chunk of a body, read by the lookup that found its entry, in the same statement and so the
+/// same read transaction, and kept for the body read that follows on the same thread.
 ///
 /// A hit from the store used to take two read transactions: the entry, then its chunk. Each costs SQLite
 /// a shared lock and its release on the WAL index (two `fcntl` calls), and they were about a tenth of the
 /// server's CPU time on 1 KiB hits from the store (`perf record`, `--hot-bytes 0`). The lookup now joins
-/// the entry's first chunk (`SQLiteCacheStore.lookUpEntry`), and for a body that is one chunk keeps it,
-/// CRC-checked, here; `SQLiteBodyReader` takes it instead of reading the chunk again.
+/// the entry's first chunk (`SQLiteCacheStore.lookUpEntry`) and keeps it, CRC-checked, here;
+/// `SQLiteBodyReader` takes it instead of reading the chunk again, so a one-chunk body costs one read
+/// transaction and a longer one read whole (`readAll`) two. A read that does not start at the first
+/// chunk (a range further on), a `HEAD` or a `304` leaves the chunk unused until the thread's next lookup.
 ///
 /// One slot per thread (a POSIX thread-specific value), holding the chunk of the last lookup on that
 /// thread, which the next body read on the thread takes (or the next lookup replaces): at most one chunk
