@@ -20,6 +20,19 @@ extension SQLiteCacheStore {
         FROM entry WHERE id = ? AND key = ?
         """)
 
+    /// `lookUpEntry` leaving out a purged entry not yet reclaimed (`entry_purged`), used while there may be one.
+    static let lookUpUnpurgedEntry = SQLiteQuery(
+        """
+        SELECT id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
+            freshness, stale_allowance, filter_name, image_format, original_size, stored_size, codec, crc32,
+            chunk_size, hit_count, last_access, created, body_id, seq, declared_content_type, stale_since, tags
+        FROM entry WHERE id = ?1 AND key = ?2 AND NOT EXISTS (SELECT 1 FROM entry_purged WHERE id = ?1)
+        """)
+
+    /// The condition (on `entry`) that leaves out purged entries not yet reclaimed: every read but the
+    /// lookup, which checks only while there may be some (`purgedRowsMayExist`), adds it.
+    static let notPurged = "NOT EXISTS (SELECT 1 FROM entry_purged WHERE entry_purged.id = entry.id)"
+
     /// The `Vary` names recorded for a primary key.
     static let lookUpVaryNames = SQLiteQuery("SELECT names FROM vary WHERE primary_key = ?")
 

@@ -143,7 +143,7 @@ import Testing
         let triggers = try store.database.read {
             try $0.query("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name") { $0.text(0) ?? "" }
         }
-        #expect(triggers == ["entry_deleted", "entry_resized", "entry_untagged"])
+        #expect(triggers == ["entry_deleted", "entry_reclaimed", "entry_resized", "entry_untagged"])
         // New entries count themselves, replacing one counts it once, and deleting it takes it off again.
         var footprints = 300
         for body in [[UInt8](repeating: 1, count: 500), [UInt8](repeating: 2, count: 700)] {
