@@ -163,6 +163,35 @@ import Testing
         #expect(try store.stats() == CacheStoreStats(entryCount: 1, totalBytes: footprints - 300, maxSize: nil))
     }
 
+    @Test func versionFiveDatabaseWithEntriesGainsPurgeRecordsAndKeepsItsEntries() throws {
+        let directory = StorageTestDirectory()
+        let old = CacheCoreFixtures.makeEntry(url: "https://old.example/a.txt")
+        let other = CacheCoreFixtures.makeEntry(url: "https://old.example/b.txt")
+        do {
+            // A version-5 file with two entries, counted by the insert as version 5 counts them.
+            let connection = try SQLiteConnection(path: directory.file(), readOnly: false)
+            try StorageSchema.migrate(connection, to: 5)
+            for entry in [old, other] {
+                try Self.insertAsOlderVersions(entry, into: connection)
+                try connection.run("UPDATE stats SET entry_count = entry_count + 1, total_bytes = total_bytes + 300")
+            }
+            try connection.run("UPDATE entry SET seq = rowid")
+        }
+        let store = try SQLiteCacheStore(path: directory.file())
+        #expect(try store.database.read { try $0.userVersion } == StorageSchema.currentVersion)
+        #expect(try store.stats() == CacheStoreStats(entryCount: 2, totalBytes: 600, maxSize: nil))
+        #expect(try store.entry(for: old.key) != nil)
+        #expect(try store.purge(.url(old.url)) == 1)
+        #expect(try store.entry(for: old.key) == nil)
+        #expect(
+            try store.stats()
+                == CacheStoreStats(
+                    entryCount: 1, totalBytes: 600, maxSize: nil, reclaimingEntries: 1, reclaimingBytes: 300))
+        try store.reclaimPurged()
+        #expect(try store.stats() == CacheStoreStats(entryCount: 1, totalBytes: 300, maxSize: nil))
+        #expect(try store.entry(for: other.key) != nil)
+    }
+
     /// Inserts an entry row with the columns versions 3 and 4 have in common, footprint 300, as they wrote it.
     private static func insertAsOlderVersions(_ entry: StoredEntry, into connection: SQLiteConnection) throws {
         try connection.run(
