@@ -67,8 +67,9 @@ extension SQLiteCacheStore {
     /// The hard purge's first step: records the selected entries in `entry_purged`, with their count and
     /// bytes in `stats`, in batches of rows taken in id order (the reclaimer deletes them in that order,
     /// so its batches touch the entry table's pages in order). The entries are selected once, from a
-    /// snapshot holding every entry up to `last`; a batch checks each again, since a row may have gone or
-    /// been replaced (a replacement is newer than `last`) since.
+    /// snapshot holding every entry up to `last` (8 bytes of memory per entry while the purge runs); a batch
+    /// checks each again, since a row may have gone or been replaced (a replacement is newer than `last`)
+    /// since.
     private func recordPurged(_ scope: CachePurgeScope, upTo last: Int64) throws -> Int {
         let condition = Self.purgeCondition(scope)
         let selected = try database.read { connection in
