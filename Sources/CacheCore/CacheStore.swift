@@ -72,7 +72,9 @@ public protocol CacheStore: AnyObject, Sendable {
     /// Deletes the entries a purge selects, or marks them stale (a soft purge): a soft-purged entry is
     /// kept with `StoredEntry.staleSince` set, so the next request revalidates it and, while the origin
     /// cannot be reached, it may still answer under the offline rules. Either way, a body being written
-    /// when the purge runs whose entry the purge matches is committed stale, never fresh.
+    /// when the purge runs whose entry the purge matches is committed stale, never fresh. A store may
+    /// delete in two steps: when this returns, no read finds the deleted entries, and their space may be
+    /// reclaimed later (`CacheStoreStats.reclaimingBytes` until then).
     /// - Parameters:
     ///   - scope: which entries (every condition given must hold; several tags are a union).
     ///   - soft: mark stale instead of deleting.
@@ -263,18 +265,26 @@ public protocol ReadableBodyWriter: CacheBodyWriter {
 
 /// Entry count and size, kept up to date with every change.
 public struct CacheStoreStats: Sendable, Equatable {
-    /// Number of entries.
+    /// Number of entries (not counting purged ones waiting to be reclaimed).
     public var entryCount: Int
-    /// Bytes counted against the size bound: stored bodies plus per-entry overhead.
+    /// Bytes counted against the size bound: stored bodies plus per-entry overhead, including the bytes
+    /// of purged entries not yet reclaimed (`reclaimingBytes`), which the file still holds.
     public var totalBytes: Int
     /// The size bound, `nil` when unbounded.
     public var maxSize: Int?
+    /// Entries a purge removed that are still in the file, waiting for the store to delete their rows
+    /// and bodies (a store that deletes at once has none).
+    public var reclaimingEntries: Int
+    /// The bytes of `reclaimingEntries`, counted in `totalBytes`.
+    public var reclaimingBytes: Int
 
     /// Creates the figures.
-    public init(entryCount: Int, totalBytes: Int, maxSize: Int?) {
+    public init(entryCount: Int, totalBytes: Int, maxSize: Int?, reclaimingEntries: Int = 0, reclaimingBytes: Int = 0) {
         self.entryCount = entryCount
         self.totalBytes = totalBytes
         self.maxSize = maxSize
+        self.reclaimingEntries = reclaimingEntries
+        self.reclaimingBytes = reclaimingBytes
     }
 }
 

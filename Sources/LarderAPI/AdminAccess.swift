@@ -146,6 +146,28 @@ public struct AdminAccess: Sendable {
         Self.firstMatch(presented, in: tokens.current) { $0.secret }
     }
 
+    /// Opens an operator-page session for the configured token whose secret is `presented` (the login
+    /// form), keeping the token's name and scope.
+    ///
+    /// A reload (`replaceTokens`) swaps the tokens and then ends the sessions of the tokens it removed. A
+    /// login that matched a token before the swap and opened its session after the reload ended that
+    /// token's sessions would leave one session of a removed token alive for its whole lifetime. So the
+    /// token is checked again once the session exists: if the check still sees the token, the swap came
+    /// after it, and the reload's `close(openedBy:)` comes after the session too and ends it; if not, this
+    /// ends the session itself.
+    /// - Parameter presented: the token as given.
+    /// - Returns: the token and the session's identifier, or `nil` when no token in force matches (or none
+    ///   is configured).
+    public func openSession(presenting presented: some Collection<UInt8>) -> (token: AdminToken, id: String)? {
+        guard let sessions, let token = token(matching: presented) else { return nil }
+        let id = sessions.open(name: token.name, scope: token.scope)
+        guard let still = self.token(matching: presented), still.name == token.name, still.scope == token.scope else {
+            sessions.close(Array(id.utf8))
+            return nil
+        }
+        return (token, id)
+    }
+
     /// The configured tokens' names and scopes (never the secrets), for the start-up line.
     public var tokenSummary: [(name: String, scope: AdminScope)] { tokens.current.map { ($0.name, $0.scope) } }
 

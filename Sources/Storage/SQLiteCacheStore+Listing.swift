@@ -6,7 +6,7 @@ extension SQLiteCacheStore {
     public func list(_ query: CacheEntryQuery) throws -> CacheEntryPage {
         let below = try query.cursor.map(CacheEntryQuery.position(of:)) ?? Int64.max
         let selected = Self.purgeCondition(query.scope)
-        var conditions = ["seq < ?", selected.sql]
+        var conditions = ["seq < ?", selected.sql, Self.notPurged]
         var values: [SQLiteValue] = [.integer(below)] + selected.values
         if let type = query.contentType?.lowercased() {
             if type.hasSuffix("/*") {

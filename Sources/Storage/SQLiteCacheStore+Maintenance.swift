@@ -76,8 +76,12 @@ extension SQLiteCacheStore {
                 let live = liveBodies.withLock { $0 }
                 var swept = 0
                 try connection.inTransaction {
+                    // Purged entries it deletes on the way were no entries any more: not counted as swept.
+                    let purged = "SELECT purged_count FROM stats WHERE id = 1"
+                    let purgedBefore = try connection.queryFirst(purged) { $0.int(0) } ?? 0
                     swept = try connection.run(
                         "DELETE FROM entry WHERE sweep_after < ?", [.real(now.timeIntervalSince1970)])
+                    swept -= purgedBefore - (try connection.queryFirst(purged) { $0.int(0) } ?? 0)
                     // Pending bodies no live writer owns: a writer that was dropped without cleanup.
                     let orphans = try connection.query("SELECT id FROM pending_body") { $0.int64(0) }.filter {
                         !live.contains($0)
@@ -89,6 +93,8 @@ extension SQLiteCacheStore {
             }
         }
         sweeps.add(swept, ordering: .relaxed)
+        // A reclaim that failed (or a purge that failed after it recorded a row) is tried again here.
+        if purgedRowsMayExist.load(ordering: .relaxed) { scheduleReclaim() }
         return swept
     }
 
@@ -107,6 +113,18 @@ extension SQLiteCacheStore {
         var evicted = 0
         try connection.inTransaction {
             while total > maxSize {
+                // Purged entries not yet reclaimed go first: their bytes are counted, and nobody reads them.
+                // They are not counted as evictions (the purge removed them).
+                let purged =
+                    purgedRowsMayExist.load(ordering: .relaxed)
+                    ? try connection.query(
+                        "SELECT id, footprint FROM entry WHERE id IN (SELECT id FROM entry_purged ORDER BY id LIMIT 64)"
+                    ) { (id: $0.int64(0), footprint: $0.int(1)) } : []
+                for victim in purged where total > maxSize {
+                    try connection.run("DELETE FROM entry WHERE id = ?", [.integer(victim.id)])
+                    total -= victim.footprint
+                }
+                if !purged.isEmpty { continue }
                 let victims = try connection.query("SELECT id, footprint FROM entry ORDER BY last_access, id LIMIT 64")
                 {
                     (id: $0.int64(0), footprint: $0.int(1))

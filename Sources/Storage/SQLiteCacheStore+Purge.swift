@@ -16,82 +16,145 @@ extension SQLiteCacheStore {
     /// Deletes, or marks stale (`soft`), the entries a purge selects, in transactions of at most
     /// `purgeBatchSize` rows (fewer while batches take longer than `purgeBatchTarget`). Between two batches
     /// the writers waiting for the writer (commits) get it for as long as the batch held it
-    /// (`SQLiteDatabase.yieldTurn`), so misses keep being stored at about half their rate during a long
-    /// purge, and a purge that nobody waits behind goes on at once. A tag condition walks the `entry_tag`
-    /// index; a URL one (every `Vary` variant of the URL) `entry_url`. Entries committed after the purge began are left to the purge
-    /// log (`SQLitePurgeLog`): they are committed stale when the purge selects them.
+    /// (`SQLiteDatabase.yieldTurn`), so misses keep being stored during a long purge, and a purge that
+    /// nobody waits behind goes on at once. A tag condition walks the `entry_tag` index; a URL one (every
+    /// `Vary` variant of the URL) `entry_url`. Entries committed after the purge began are left to the
+    /// purge log (`SQLitePurgeLog`): they are committed stale when the purge selects them.
+    ///
+    /// A hard purge deletes in two steps: it records the entries in `entry_purged`, which every read leaves
+    /// out from the moment the batch commits, and the reclaimer deletes their rows, bodies and index rows
+    /// afterwards (`scheduleReclaim`). Recording a thousand entries changes a few pages; deleting them
+    /// changes about nine b-trees at random pages each (`Benchmarks/purge`).
     @discardableResult
     public func purge(_ scope: CachePurgeScope, soft: Bool) throws -> Int {
         try purgeLock.withLock { _ in
             try guarded("purge") {
                 let now = configuration.clock()
-                let condition = Self.purgeCondition(scope)
                 // The newest entry when the purge begins bounds it: a purge ends even under a flood of stores.
                 let last = try database.writeBatch { connection -> Int64 in
                     purgeLog.record(scope, at: now)
                     return try connection.queryFirst("SELECT coalesce(max(seq), 0) FROM entry") { $0.int64(0) } ?? 0
                 }
-                let sql: String
-                var values: [SQLiteValue]
-                if soft {
-                    // Marked rows stay, so each batch starts after the last row the previous one marked
-                    // (`id > ?`, in id order): without the cursor, batch k would step over the k batches of
-                    // rows already marked before finding new ones, quadratic in the rows purged.
-                    sql = """
-                        UPDATE entry SET stale_since = ?, sweep_after = min(sweep_after, ? + stale_allowance)
-                        WHERE id IN (SELECT id FROM entry WHERE \(condition.sql) AND seq <= ? AND stale_since IS NULL
-                            AND id > ? ORDER BY id LIMIT ?)
-                        RETURNING id
-                        """
-                    values = [.real(now.timeIntervalSince1970), .real(now.timeIntervalSince1970)]
-                } else {
-                    sql =
-                        "DELETE FROM entry WHERE id IN (SELECT id FROM entry WHERE \(condition.sql) AND seq <= ? LIMIT ?)"
-                    values = []
-                }
-                values += condition.values + [.integer(last)]
-                var total = 0
-                var cursor = Int64.min
-                // Rows per transaction: at most `purgeBatchSize`, and fewer when a batch holds the writer
-                // longer than `purgeBatchTarget`, so that stores waiting for it are not held up for long.
-                var batch = min(100, Self.purgeBatchSize)
-                let clock = ContinuousClock()
-                while true {
-                    let started = clock.now
-                    let changed = try database.writeBatch { connection -> Int in
-                        var changed = 0
-                        try connection.inTransaction {
-                            if soft {
-                                let marked = try connection.query(sql, values + [.integer(cursor), .int(batch)]) {
-                                    $0.int64(0)
-                                }
-                                changed = marked.count
-                                cursor = marked.max() ?? cursor
-                            } else {
-                                changed = try connection.run(sql, values + [.int(batch)])
-                                if changed < batch { try Self.forgetVary(scope, connection: connection) }
-                            }
-                            return .commit
-                        }
-                        if !soft && changed < batch { forgetVaryMemo(scope) }
-                        return changed
-                    }
-                    purgeTransactions.add(1, ordering: .relaxed)
-                    purgeLargestTransaction.max(changed, ordering: .relaxed)
-                    total += changed
-                    if changed < batch { break }
-                    let took = max(clock.now - started, .microseconds(100))
-                    batch = min(Self.purgeBatchSize, max(10, Int(Double(batch) * (Self.purgeBatchTarget / took))))
-                    database.yieldTurn(took * Self.purgeTurnShare)
-                }
-                return total
+                if soft { return try markStale(scope, upTo: last, at: now) }
+                let purged = try recordPurged(scope, upTo: last)
+                if purged > 0 { scheduleReclaim() }
+                return purged
             }
+        }
+    }
+
+    /// Runs a purge's batches: `batch(size)` changes at most `size` rows in one transaction and returns
+    /// how many it changed and whether rows are left; the batches shrink while one holds the writer longer
+    /// than `purgeBatchTarget`, and the other writers get their turn between two.
+    /// - Returns: the rows changed in all.
+    private func inBatches(_ batch: (Int) throws -> (changed: Int, more: Bool)) throws -> Int {
+        var total = 0
+        var size = min(100, Self.purgeBatchSize)
+        let clock = ContinuousClock()
+        while true {
+            let started = clock.now
+            let (changed, more) = try batch(size)
+            purgeTransactions.add(1, ordering: .relaxed)
+            purgeLargestTransaction.max(changed, ordering: .relaxed)
+            total += changed
+            if !more { return total }
+            let took = max(clock.now - started, .microseconds(100))
+            size = Self.nextBatchSize(after: size, took: took)
+            database.yieldTurn(took * Self.purgeTurnShare)
+        }
+    }
+
+    /// The hard purge's first step: records the selected entries in `entry_purged`, with their count and
+    /// bytes in `stats`, in batches of rows taken in id order (the reclaimer deletes them in that order,
+    /// so its batches touch the entry table's pages in order). The entries are selected once, from a
+    /// snapshot holding every entry up to `last` (8 bytes of memory per entry while the purge runs); a batch
+    /// checks each again, since a row may have gone or been replaced (a replacement is newer than `last`)
+    /// since.
+    private func recordPurged(_ scope: CachePurgeScope, upTo last: Int64) throws -> Int {
+        let condition = Self.purgeCondition(scope)
+        let selected = try database.read { connection in
+            try connection.query(
+                "SELECT id FROM entry WHERE \(condition.sql) AND seq <= ? AND \(Self.notPurged)",
+                condition.values + [.integer(last)]
+            ) { $0.int64(0) }
+        }.sorted()
+        // Row by row: the tags as a correlated condition, a lookup in `entry_tag` per row, where the
+        // selection's list of the tag's entries would be built again for every row.
+        let check = Self.purgeCondition(scope, correlatedTags: true)
+        let recheck = """
+            SELECT footprint FROM entry WHERE id = ? AND \(check.sql) AND seq <= ? AND \(Self.notPurged)
+            """
+        var next = 0
+        return try inBatches { size in
+            let rows = selected[next..<min(next + size, selected.count)]
+            next = rows.endIndex
+            let recorded = try database.writeBatch { connection -> Int in
+                var recorded = 0
+                try connection.inTransaction {
+                    var bytes = 0
+                    for id in rows {
+                        guard
+                            let footprint = try connection.queryFirst(
+                                recheck, [.integer(id)] + check.values + [.integer(last)], row: { $0.int(0) })
+                        else { continue }
+                        // Before the batch commits: from then on a lookup must check `entry_purged`.
+                        if recorded == 0 { purgedRowsMayExist.store(true, ordering: .releasing) }
+                        _ = try connection.run(Self.insertPurged, [.integer(id)])
+                        recorded += 1
+                        bytes += footprint
+                    }
+                    if recorded > 0 {
+                        try connection.run(
+                            "UPDATE stats SET purged_count = purged_count + ?, purged_bytes = purged_bytes + ? WHERE id = 1",
+                            [.int(recorded), .int(bytes)])
+                    }
+                    if next == selected.count { try Self.forgetVary(scope, connection: connection) }
+                    return .commit
+                }
+                if next == selected.count { forgetVaryMemo(scope) }
+                return recorded
+            }
+            return (recorded, next < selected.count)
+        }
+    }
+
+    private static let insertPurged = SQLiteQuery("INSERT INTO entry_purged (id) VALUES (?)")
+
+    /// The soft purge: sets `stale_since` on the selected entries. Marked rows stay, so each batch starts
+    /// after the last row the previous one marked (`id > ?`, in id order): without the cursor, batch k
+    /// would step over the k batches of rows already marked before finding new ones, quadratic in the rows
+    /// purged.
+    private func markStale(_ scope: CachePurgeScope, upTo last: Int64, at now: Date) throws -> Int {
+        let condition = Self.purgeCondition(scope)
+        let sql = """
+            UPDATE entry SET stale_since = ?, sweep_after = min(sweep_after, ? + stale_allowance)
+            WHERE id IN (SELECT id FROM entry WHERE \(condition.sql) AND seq <= ? AND stale_since IS NULL
+                AND \(Self.notPurged) AND id > ? ORDER BY id LIMIT ?)
+            RETURNING id
+            """
+        let values =
+            [.real(now.timeIntervalSince1970), .real(now.timeIntervalSince1970)] + condition.values
+            + [.integer(last)]
+        var cursor = Int64.min
+        return try inBatches { size in
+            let marked = try database.writeBatch { connection -> Int in
+                var marked = 0
+                try connection.inTransaction {
+                    let rows = try connection.query(sql, values + [.integer(cursor), .int(size)]) { $0.int64(0) }
+                    marked = rows.count
+                    cursor = rows.max() ?? cursor
+                    return .commit
+                }
+                return marked
+            }
+            return (marked, marked == size)
         }
     }
 
     /// Counts what a purge would select and lists its first keys, newest first; changes nothing.
     public func previewPurge(_ scope: CachePurgeScope, soft: Bool, limit: Int) throws -> CachePurgePreview {
         var condition = Self.purgeCondition(scope)
+        condition.sql += " AND " + Self.notPurged
         if soft { condition.sql += " AND stale_since IS NULL" }
         return try guarded("purge preview") {
             try database.read { connection in
@@ -137,7 +200,13 @@ extension SQLiteCacheStore {
     }
 
     /// The SQL condition (on `entry`) of a purge scope or a listing's tags: every condition given, ANDed.
-    static func purgeCondition(_ scope: CachePurgeScope) -> (sql: String, values: [SQLiteValue]) {
+    /// - Parameters:
+    ///   - scope: the purge or listing.
+    ///   - correlatedTags: tags as a lookup in `entry_tag` for the row at hand, for a condition checked
+    ///     on one row at a time; else as the list of the tags' entries, which drives a selection.
+    static func purgeCondition(_ scope: CachePurgeScope, correlatedTags: Bool = false) -> (
+        sql: String, values: [SQLiteValue]
+    ) {
         var conditions: [String] = []
         var values: [SQLiteValue] = []
         if let url = scope.url {
@@ -154,7 +223,11 @@ extension SQLiteCacheStore {
             values += condition.values
         }
         if !scope.tags.isEmpty {
-            conditions.append(tagCondition(count: scope.tags.count))
+            let tags = Array(repeating: "?", count: scope.tags.count).joined(separator: ", ")
+            conditions.append(
+                correlatedTags
+                    ? "EXISTS (SELECT 1 FROM entry_tag WHERE tag IN (\(tags)) AND entry_tag.entry = entry.id)"
+                    : tagCondition(count: scope.tags.count))
             values += scope.tags.map { .text($0) }
         }
         return (conditions.isEmpty ? "1" : conditions.joined(separator: " AND "), values)

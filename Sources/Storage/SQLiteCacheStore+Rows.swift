@@ -11,10 +11,10 @@ extension SQLiteCacheStore {
         FROM entry
         """
 
-    /// `selectEntry` for one key, the lookup every request makes (columns in `entry(_:)`'s order).
-    /// An entry by key, with its body's first chunk (columns 28 and 29, the chunk's CRC-32 and bytes; NULL
-    /// when the body has none) read in the same statement: see `FirstChunkStash`. The 24 is
-    /// `StorageSchema.chunkIDShift` (a query is a static string; `StorageSchemaTests` checks they agree).
+    /// `selectEntry` for one key, the lookup every request makes (columns in `entry(_:)`'s order), with
+    /// its body's first chunk (columns 28 and 29, the chunk's CRC-32 and bytes; NULL when the body has
+    /// none) read in the same statement: see `FirstChunkStash`. The 24 is `StorageSchema.chunkIDShift` (a
+    /// query is a static string; `FirstChunkStashTests` fail when the two disagree).
     static let lookUpEntry = SQLiteQuery(
         """
         SELECT entry.id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
@@ -24,6 +24,22 @@ extension SQLiteCacheStore {
         FROM entry LEFT JOIN chunk ON chunk.id = entry.body_id << 24
         WHERE entry.id = ? AND entry.key = ?
         """)
+
+    /// `lookUpEntry` leaving out a purged entry not yet reclaimed (`entry_purged`), used while there may be
+    /// one; the same columns, the first chunk included.
+    static let lookUpUnpurgedEntry = SQLiteQuery(
+        """
+        SELECT entry.id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
+            freshness, stale_allowance, filter_name, image_format, original_size, stored_size, codec, entry.crc32,
+            chunk_size, hit_count, last_access, created, body_id, seq, declared_content_type, stale_since, tags,
+            chunk.crc32, chunk.data
+        FROM entry LEFT JOIN chunk ON chunk.id = entry.body_id << 24
+        WHERE entry.id = ?1 AND entry.key = ?2 AND NOT EXISTS (SELECT 1 FROM entry_purged WHERE entry_purged.id = ?1)
+        """)
+
+    /// The condition (on `entry`) that leaves out purged entries not yet reclaimed: every read but the
+    /// lookup, which checks only while there may be some (`purgedRowsMayExist`), adds it.
+    static let notPurged = "NOT EXISTS (SELECT 1 FROM entry_purged WHERE entry_purged.id = entry.id)"
 
     /// The `Vary` names recorded for a primary key.
     static let lookUpVaryNames = SQLiteQuery("SELECT names FROM vary WHERE primary_key = ?")

@@ -93,6 +93,17 @@ public final class SQLiteCacheStore: CacheStore {
     let purgeTransactions = Atomic<Int>(0)
     /// The most rows one purge transaction changed, for `purgeLargestTransactionRows`.
     let purgeLargestTransaction = Atomic<Int>(0)
+    /// Whether `entry_purged` may hold rows (purged entries not yet reclaimed): set under the writer lock
+    /// before a purge's batch commits, cleared under it by the reclaimer once the table is empty. While it
+    /// is set, the lookup also checks that table; most of the time it is not, and a lookup pays one load.
+    let purgedRowsMayExist: Atomic<Bool>
+    /// Where purged entries are deleted, one batch at a time, off the purge (`SQLiteCacheStore+Reclaim`).
+    let reclaims = DispatchQueue(label: "larder.storage.reclaim", qos: .background)
+    /// Purged entries the reclaimer deleted, for `reclaimedCount`.
+    let reclaimed = Atomic<Int>(0)
+    /// Reclaim transactions and the most entries one deleted, for the benchmark.
+    let reclaimTransactions = Atomic<Int>(0)
+    let reclaimLargestTransaction = Atomic<Int>(0)
 
     /// Opens (or creates) the store: migrates the schema and clears bodies abandoned by a crash.
     /// - Parameter configuration: the settings.
@@ -101,6 +112,7 @@ public final class SQLiteCacheStore: CacheStore {
     public init(configuration: Configuration) throws {
         self.configuration = configuration
         hitLog = SQLiteHitLog(capacity: configuration.hitLogCapacity)
+        var purgedRows = false
         do {
             database = try SQLiteDatabase(path: configuration.path, memoryMapSize: configuration.memoryMapSize) {
                 connection in
@@ -113,12 +125,16 @@ public final class SQLiteCacheStore: CacheStore {
                     try connection.run("DELETE FROM pending_body")
                     return .commit
                 }
+                // Purged entries a previous process left unreclaimed.
+                purgedRows = try connection.queryFirst("SELECT 1 FROM entry_purged LIMIT 1") { _ in true } ?? false
             }
         } catch let error as SQLiteSchemaTooNew {
             throw CacheStoreError.unsupportedSchema(found: error.found, supported: error.supported)
         } catch {
             throw Self.storeError(error, operation: "open \(configuration.path)")
         }
+        purgedRowsMayExist = Atomic(purgedRows)
+        if purgedRows { scheduleReclaim() }
     }
 
     /// Opens a store with default settings.
@@ -131,9 +147,11 @@ public final class SQLiteCacheStore: CacheStore {
     }
 
     public func entry(for key: CacheKey) throws -> StoredEntry? {
+        // Purged entries are left out from the moment the purge's batch commits (the flag is set before).
+        let query = purgedRowsMayExist.load(ordering: .acquiring) ? Self.lookUpUnpurgedEntry : Self.lookUpEntry
         let found = try guarded("lookup") {
             try database.read {
-                try $0.queryFirst(Self.lookUpEntry, [.integer(Self.rowID(key)), .blob(key.bytes)]) { row in
+                try $0.queryFirst(query, [.integer(Self.rowID(key)), .blob(key.bytes)]) { row in
                     let entry = try Self.entry(row)
                     firstChunks.keep(Self.firstChunk(of: entry, row: row), bodyID: entry.bodyID)
                     return entry
@@ -212,7 +230,7 @@ public final class SQLiteCacheStore: CacheStore {
                         response_time = ?, date = ?, age_received = ?, freshness = ?, stale_allowance = ?,
                         sweep_after = ?, footprint = stored_size + length(CAST(url AS BLOB)) + ? + ?,
                         stale_since = CASE WHEN stale_since > ? THEN stale_since END
-                    WHERE id = ? AND key = ? AND body_id = ?
+                    WHERE id = ? AND key = ? AND body_id = ? AND \(Self.notPurged)
                     """,
                     [
                         .int(entry.status.code), .text(entry.status.reasonPhrase), .text(headers),
@@ -243,14 +261,18 @@ public final class SQLiteCacheStore: CacheStore {
     }
 
     /// Runs a `DELETE` of the key's row (`sql` takes the row id, the key, then `extra`) and forgets the
-    /// row's hits when it went, under the writer lock, as every row removal does.
+    /// row's hits when it went, under the writer lock, as every row removal does. A purged entry's row is
+    /// deleted too (reclaimed early), but it was no entry any more: `false`.
     private func deleteRow(of key: CacheKey, _ sql: String, _ extra: [SQLiteValue]) throws -> Bool {
         try guarded("delete") {
             try database.write {
                 let rowID = Self.rowID(key)
+                let purged =
+                    try $0.queryFirst("SELECT 1 FROM entry_purged WHERE id = ?", [.integer(rowID)]) { _ in true }
+                    ?? false
                 let deleted = try $0.run(sql, [.integer(rowID), .blob(key.bytes)] + extra) > 0
                 if deleted { hitLog.forget(rowID) }
-                return deleted
+                return deleted && !purged
             }
         }
     }
@@ -258,8 +280,13 @@ public final class SQLiteCacheStore: CacheStore {
     public func stats() throws -> CacheStoreStats {
         try guarded("stats") {
             try database.read { connection in
-                try connection.queryFirst("SELECT entry_count, total_bytes FROM stats WHERE id = 1") {
-                    CacheStoreStats(entryCount: $0.int(0), totalBytes: $0.int(1), maxSize: configuration.maxSize)
+                // Purged entries still in the file are no entries, but their bytes are still stored.
+                try connection.queryFirst(
+                    "SELECT entry_count - purged_count, total_bytes, purged_count, purged_bytes FROM stats WHERE id = 1"
+                ) {
+                    CacheStoreStats(
+                        entryCount: $0.int(0), totalBytes: $0.int(1), maxSize: configuration.maxSize,
+                        reclaimingEntries: $0.int(2), reclaimingBytes: $0.int(3))
                 } ?? CacheStoreStats(entryCount: 0, totalBytes: 0, maxSize: configuration.maxSize)
             }
         }

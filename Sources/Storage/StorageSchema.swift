@@ -107,6 +107,22 @@ enum StorageSchema {
         """
         DROP TRIGGER entry_inserted;
         """,
+        // Version 6: purges in two steps. A hard purge only records the entries it removes in `entry_purged`
+        // (a few pages for thousands of entries, where deleting them changes about nine b-trees at random
+        // pages each); from then on every read leaves them out, and a background reclaimer deletes them
+        // (`SQLiteCacheStore+Reclaim`). Whatever deletes a purged entry's row (the reclaimer, a commit that
+        // replaces it, eviction, the sweep) also removes its record, by the trigger, so a record never
+        // outlives its row. `stats` counts the purged entries and their bytes until they are reclaimed.
+        """
+        CREATE TABLE entry_purged (id INTEGER PRIMARY KEY);
+        ALTER TABLE stats ADD COLUMN purged_count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE stats ADD COLUMN purged_bytes INTEGER NOT NULL DEFAULT 0;
+        CREATE TRIGGER entry_reclaimed AFTER DELETE ON entry
+        WHEN EXISTS (SELECT 1 FROM entry_purged WHERE id = OLD.id) BEGIN
+            DELETE FROM entry_purged WHERE id = OLD.id;
+            UPDATE stats SET purged_count = purged_count - 1, purged_bytes = purged_bytes - OLD.footprint WHERE id = 1;
+        END;
+        """,
     ]
 
     /// The version this build writes.

@@ -57,6 +57,12 @@ struct StatsCommand: ParsableCommand {
             stored += " (no size bound)"
         }
         line("stored", stored)
+        if summary.reclaimingEntries > 0 {
+            line(
+                "reclaiming",
+                "\(summary.reclaimingEntries) purged entries, \(bytes(summary.reclaimingBytes)) (counted in stored), "
+                    + "deleted by the server in the background")
+        }
         line("bodies", "\(bytes(summary.originalBodyBytes)) as the origins sent them")
         line("hit ratio", hitRatio(summary))
         line("oldest", summary.oldest.map(timestamp) ?? "-")

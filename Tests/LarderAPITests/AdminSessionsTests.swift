@@ -64,6 +64,33 @@ import Testing
         #expect(AdminSessions.cookieValue(in: fields).map { String(decoding: $0, as: UTF8.self) } == value)
     }
 
+    /// The login matches the token, then opens the session; a reload that removes the token between the
+    /// two (its swap and its `close(openedBy:)` both before the session exists) must not leave the session
+    /// alive. The reload runs from the sessions' clock, which `open` reads before it adds the session.
+    @Test func aReloadBetweenTheTokenCheckAndTheSessionLeavesNoSessionOfTheRemovedToken() {
+        let reload = Mutex<(@Sendable () -> Void)?>(nil)
+        let sessions = AdminSessions(clock: {
+            if let run = reload.withLock({ pending in
+                defer { pending = nil }
+                return pending
+            }) {
+                run()
+            }
+            return Date(timeIntervalSince1970: 1_800_000_000)
+        })
+        let access = AdminAccess(
+            tokens: [AdminToken(name: "old", secret: "old-secret", scope: .full)], sessions: sessions, reloadable: true)
+        reload.withLock {
+            $0 = { _ = access.replaceTokens([AdminToken(name: "new", secret: "new-secret", scope: .full)]) }
+        }
+        #expect(access.openSession(presenting: Array("old-secret".utf8)) == nil)
+        #expect(sessions.count == 0)
+        // With no reload under way, the new token logs in.
+        let opened = access.openSession(presenting: Array("new-secret".utf8))
+        #expect(opened?.token.name == "new")
+        #expect(sessions.count == 1)
+    }
+
     @Test func withoutATokenThereAreNoSessionsAndNoTokenIsAccepted() {
         let access = AdminAccess(token: nil)
         #expect(access.sessions == nil)

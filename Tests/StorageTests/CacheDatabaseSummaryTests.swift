@@ -42,6 +42,24 @@ import Testing
         #expect(summary.fileBytes > 0)
     }
 
+    @Test func purgedEntriesNotYetReclaimedAreCountedApartInTheStoredBytes() throws {
+        let harness = try StorageTestHarness()
+        for url in ["https://a.example/1", "https://a.example/2", "https://b.example/1"] {
+            try harness.put(CacheCoreFixtures.makeEntry(url: url), [UInt8](repeating: 1, count: 100))
+        }
+        let stored = try harness.store.stats().totalBytes
+        let hold = SQLiteCacheStoreReclaimTests.ReclaimerHold(harness.store)
+        defer { hold.release() }
+        #expect(try harness.store.purge(.host("a.example")) == 2)
+        let summary = try CacheDatabaseSummary.read(path: harness.directory.file())
+        #expect(summary.entries == 1)
+        #expect(summary.reclaimingEntries == 2)
+        #expect(summary.storedBytes == stored)
+        #expect(summary.reclaimingBytes == stored / 3 * 2)
+        #expect(summary.originalBodyBytes == 100)
+        #expect(summary.topHostsByEntries.map(\.host) == ["b.example"])
+    }
+
     @Test func emptyDatabaseHasNoDatesAndNoHosts() throws {
         let harness = try StorageTestHarness()
         let summary = try CacheDatabaseSummary.read(path: harness.directory.file())

@@ -40,6 +40,23 @@ import Testing
         }
     }
 
+    /// While purged entries wait for the reclaimer the lookup leaves them out with a query of its own,
+    /// which reads the first chunk as well; a purged entry is not found at all.
+    @Test func theLookupThatLeavesOutPurgedEntriesKeepsTheChunkToo() throws {
+        let harness = try StorageTestHarness()
+        let filled = try fill(harness, count: 4)
+        let hold = SQLiteCacheStoreReclaimTests.ReclaimerHold(harness.store)
+        defer { hold.release() }
+        #expect(try harness.store.purge(CachePurgeScope(url: filled[0].0.url)) == 1)
+        let mayExist = harness.store.purgedRowsMayExist.load(ordering: .acquiring)
+        #expect(mayExist)
+        #expect(try harness.store.entry(for: filled[0].0.key) == nil)
+        let (entry, body) = filled[3]
+        let found = try #require(try harness.store.entry(for: entry.key))
+        try harness.sql("DELETE FROM chunk WHERE id = ?", [.integer(found.bodyID << StorageSchema.chunkIDShift)])
+        #expect(try harness.read(found) == body)
+    }
+
     /// Another thread's body read does not see this thread's chunk; this thread's still does.
     @Test func aChunkKeptOnOneThreadIsNotUsedOnAnother() throws {
         let harness = try StorageTestHarness()

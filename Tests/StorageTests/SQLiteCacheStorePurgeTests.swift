@@ -67,6 +67,7 @@ import Testing
         try harness.put(Self.entry("https://x.example/t", tags: tags), [1])
         #expect(try harness.store.entry(for: CacheKey.make(canonicalURL: "https://x.example/t"))?.tags == tags)
         #expect(try harness.store.purge(.tags(["quote\"and\\slash"])) == 1)
+        try harness.store.reclaimPurged()
         #expect(try harness.count("SELECT count(*) FROM entry_tag") == 0)
     }
 
@@ -90,6 +91,8 @@ import Testing
         #expect(try harness.store.purge(scope) == doomed.count)
         let after = try harness.store.list(CacheEntryQuery(limit: 1000)).entries
         #expect(Set(after.map(\.key)) == Set(before.map(\.key)).subtracting(doomed.map(\.key)))
+        try harness.store.reclaimPurged()
+        #expect(try harness.store.list(CacheEntryQuery(limit: 1000)).entries.map(\.key) == after.map(\.key))
         #expect(try harness.count("SELECT count(*) FROM entry_tag") == after.reduce(0) { $0 + $1.tags.count })
     }
 
@@ -120,6 +123,8 @@ import Testing
         #expect(harness.store.purgeTransactionCount - before >= 3)
         #expect(harness.store.purgeLargestTransactionRows <= SQLiteCacheStore.purgeBatchSize)
         #expect(harness.store.purgeLargestTransactionRows >= 100)
+        try harness.store.reclaimPurged()
+        #expect(harness.store.reclaimLargestTransactionRows <= SQLiteCacheStore.purgeBatchSize)
         #expect(try harness.count("SELECT count(*) FROM entry") == 0)
         #expect(try harness.count("SELECT count(*) FROM entry_tag") == 0)
     }

@@ -143,7 +143,7 @@ import Testing
         let triggers = try store.database.read {
             try $0.query("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name") { $0.text(0) ?? "" }
         }
-        #expect(triggers == ["entry_deleted", "entry_resized", "entry_untagged"])
+        #expect(triggers == ["entry_deleted", "entry_reclaimed", "entry_resized", "entry_untagged"])
         // New entries count themselves, replacing one counts it once, and deleting it takes it off again.
         var footprints = 300
         for body in [[UInt8](repeating: 1, count: 500), [UInt8](repeating: 2, count: 700)] {
@@ -161,6 +161,35 @@ import Testing
         }
         #expect(try store.delete(old.key))
         #expect(try store.stats() == CacheStoreStats(entryCount: 1, totalBytes: footprints - 300, maxSize: nil))
+    }
+
+    @Test func versionFiveDatabaseWithEntriesGainsPurgeRecordsAndKeepsItsEntries() throws {
+        let directory = StorageTestDirectory()
+        let old = CacheCoreFixtures.makeEntry(url: "https://old.example/a.txt")
+        let other = CacheCoreFixtures.makeEntry(url: "https://old.example/b.txt")
+        do {
+            // A version-5 file with two entries, counted by the insert as version 5 counts them.
+            let connection = try SQLiteConnection(path: directory.file(), readOnly: false)
+            try StorageSchema.migrate(connection, to: 5)
+            for entry in [old, other] {
+                try Self.insertAsOlderVersions(entry, into: connection)
+                try connection.run("UPDATE stats SET entry_count = entry_count + 1, total_bytes = total_bytes + 300")
+            }
+            try connection.run("UPDATE entry SET seq = rowid")
+        }
+        let store = try SQLiteCacheStore(path: directory.file())
+        #expect(try store.database.read { try $0.userVersion } == StorageSchema.currentVersion)
+        #expect(try store.stats() == CacheStoreStats(entryCount: 2, totalBytes: 600, maxSize: nil))
+        #expect(try store.entry(for: old.key) != nil)
+        #expect(try store.purge(.url(old.url)) == 1)
+        #expect(try store.entry(for: old.key) == nil)
+        #expect(
+            try store.stats()
+                == CacheStoreStats(
+                    entryCount: 1, totalBytes: 600, maxSize: nil, reclaimingEntries: 1, reclaimingBytes: 300))
+        try store.reclaimPurged()
+        #expect(try store.stats() == CacheStoreStats(entryCount: 1, totalBytes: 300, maxSize: nil))
+        #expect(try store.entry(for: other.key) != nil)
     }
 
     /// Inserts an entry row with the columns versions 3 and 4 have in common, footprint 300, as they wrote it.

@@ -26,13 +26,12 @@ struct OperatorLoginHandler: APIHandler {
         guard let sessions = access.sessions, access.requiresToken else {
             return writer.send(Self.redirect(cookie: nil))
         }
+        // The session keeps the token's name and scope: a read token's login cannot purge.
         guard let presented = Self.formField("token", in: request.body),
-            let token = access.token(matching: presented.utf8)
+            let (_, id) = access.openSession(presenting: presented.utf8)
         else {
             return writer.send(OperatorPage.loginFailed)
         }
-        // The session keeps the token's name and scope: a read token's login cannot purge.
-        let id = sessions.open(name: token.name, scope: token.scope)
         writer.send(
             Self.redirect(
                 cookie: "\(AdminSessions.cookieName)=\(id); Path=/; Max-Age=\(Int(sessions.lifetime)); "

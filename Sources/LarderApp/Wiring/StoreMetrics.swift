@@ -26,6 +26,10 @@ struct StoreMetrics: MetricsSource {
                 "larder_store_bytes", type: .gauge,
                 help: "Bytes counted against the size bound: stored bodies plus a fixed overhead per entry.",
                 value: stats.totalBytes)
+            text.family(
+                "larder_store_reclaim_bytes", type: .gauge,
+                help: "Bytes of purged entries the store has yet to delete (counted in larder_store_bytes).",
+                value: stats.reclaimingBytes)
             if let maxSize = stats.maxSize {
                 text.family(
                     "larder_store_max_bytes", type: .gauge, help: "The size bound (--max-size).", value: maxSize)

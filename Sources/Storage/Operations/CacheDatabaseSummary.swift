@@ -16,10 +16,16 @@ public struct CacheDatabaseSummary: Sendable, Equatable {
         public let bytes: Int
     }
 
-    /// Entries stored.
+    /// Entries stored (not counting purged ones waiting to be reclaimed).
     public let entries: Int
-    /// Bytes counted against the size bound (bodies as stored, URLs, headers and a per-entry overhead).
+    /// Bytes counted against the size bound (bodies as stored, URLs, headers and a per-entry overhead),
+    /// including `reclaimingBytes`, which the file still holds.
     public let storedBytes: Int
+    /// Entries a purge removed whose rows and bodies the server has not deleted yet (schema version 6:
+    /// `entry_purged`); every other figure leaves them out.
+    public let reclaimingEntries: Int
+    /// The bytes of `reclaimingEntries`, counted in `storedBytes`.
+    public let reclaimingBytes: Int
     /// Bytes of the bodies as the origins sent them (before compression).
     public let originalBodyBytes: Int
     /// Hits written to the entries still stored. A running server keeps hits in memory (`SQLiteHitLog`)
@@ -48,11 +54,18 @@ public struct CacheDatabaseSummary: Sendable, Equatable {
             guard try connection.userVersion >= 1 else {
                 throw SQLiteError(code: 26, message: "not a Larder cache database (schema version 0)")
             }
+            let reclaims = try connection.userVersion >= 6
             try connection.execute("BEGIN")
             defer { try? connection.execute("COMMIT") }
+            let stored = reclaims ? " WHERE " + SQLiteCacheStore.notPurged : ""
+            let reclaiming =
+                reclaims
+                ? try connection.queryFirst("SELECT purged_count, purged_bytes FROM stats WHERE id = 1") {
+                    (entries: $0.int(0), bytes: $0.int(1))
+                } : nil
             let totals = try connection.queryFirst(
                 "SELECT count(*), coalesce(sum(footprint), 0), coalesce(sum(original_size), 0), "
-                    + "coalesce(sum(hit_count), 0), min(created), max(created) FROM entry"
+                    + "coalesce(sum(hit_count), 0), min(created), max(created) FROM entry" + stored
             ) { row in
                 (
                     row.int(0), row.int(1), row.int(2), row.int(3), row.isNull(4) ? nil : row.double(4),
@@ -61,14 +74,16 @@ public struct CacheDatabaseSummary: Sendable, Equatable {
             }
             func hosts(orderedBy order: String) throws -> [HostShare] {
                 try connection.query(
-                    "SELECT host, count(*) AS n, sum(footprint) AS b FROM entry GROUP BY host "
+                    "SELECT host, count(*) AS n, sum(footprint) AS b FROM entry\(stored) GROUP BY host "
                         + "ORDER BY \(order) DESC, host LIMIT ?", [.int(topHosts)]
                 ) { HostShare(host: $0.text(0) ?? "", entries: $0.int(1), bytes: $0.int(2)) }
             }
             let pageCount = try connection.queryFirst("PRAGMA page_count") { $0.int(0) } ?? 0
             let pageSize = try connection.queryFirst("PRAGMA page_size") { $0.int(0) } ?? 0
             return CacheDatabaseSummary(
-                entries: totals?.0 ?? 0, storedBytes: totals?.1 ?? 0, originalBodyBytes: totals?.2 ?? 0,
+                entries: totals?.0 ?? 0, storedBytes: (totals?.1 ?? 0) + (reclaiming?.bytes ?? 0),
+                reclaimingEntries: reclaiming?.entries ?? 0, reclaimingBytes: reclaiming?.bytes ?? 0,
+                originalBodyBytes: totals?.2 ?? 0,
                 recordedHits: totals?.3 ?? 0, oldest: totals?.4.map(Date.init(timeIntervalSince1970:)),
                 newest: totals?.5.map(Date.init(timeIntervalSince1970:)), topHostsByEntries: try hosts(orderedBy: "n"),
                 topHostsByBytes: try hosts(orderedBy: "b"), fileBytes: pageCount * pageSize)
