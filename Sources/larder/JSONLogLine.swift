@@ -1,33 +1,23 @@
 import HTTPCore
-import LarderApp
 import Logging
 
-/// Writes one JSON object per line to standard output: `time`, `level`, `label`, `message` and the
-/// metadata as members (nested metadata as JSON objects and arrays).
-struct JSONLogHandler: LogHandler {
-    let label: String
-    var logLevel: Logger.Level = .info
-    var metadata: Logger.Metadata = [:]
-    var metadataProvider: Logger.MetadataProvider?
-
-    init(label: String) { self.label = label }
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
+/// The JSON log format: one object per line with `time`, `level`, `label`, `message` and the metadata as
+/// members (nested metadata as JSON objects and arrays).
+enum JSONLogLine {
+    /// One event's line.
+    /// - Parameters:
+    ///   - event: the event.
+    ///   - label: the label shown.
+    ///   - metadata: the merged metadata, as members sorted by key (none may replace the four above).
+    /// - Returns: the line, without its newline.
+    static func line(_ event: LogEvent, label: String, metadata: Logger.Metadata) -> String {
         var line = "{\"time\":\(LogTimestamp.now().jsonQuoted),\"level\":\(event.level.rawValue.jsonQuoted)"
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        // A part's logger (`Logger.part`) names its label in metadata (`Logger.partLabelKey`, which is "label").
-        let shownLabel = merged[Logger.partLabelKey].map { "\($0)" } ?? label
-        line += ",\"label\":\(shownLabel.jsonQuoted),\"message\":\(event.message.description.jsonQuoted)"
-        for key in merged.keys.sorted() where !["time", "level", "label", "message"].contains(key) {
-            line += ",\(key.jsonQuoted):\(Self.render(merged[key]!))"
+        line += ",\"label\":\(label.jsonQuoted),\"message\":\(event.message.description.jsonQuoted)"
+        for key in metadata.keys.sorted() where !["time", "level", "label", "message"].contains(key) {
+            line += ",\(key.jsonQuoted):\(render(metadata[key]!))"
         }
         if let error = event.error { line += ",\"error\":\(String(describing: error).jsonQuoted)" }
-        StandardOutput.writeLine(line + "}")
+        return line + "}"
     }
 
     static func render(_ value: Logger.Metadata.Value) -> String {
