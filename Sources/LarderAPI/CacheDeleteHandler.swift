@@ -12,10 +12,8 @@ public struct CacheDeleteHandler: APIHandler {
 
     /// Answers one delete request.
     public func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
-        let key = try CacheAPI.key(in: context)
-        let store = api.store
-        api.executor.respond(writer) {
-            guard try store.delete(key) else { throw APIError.notFound(key) }
+        try api.respond(forKeyIn: context, writer: writer) { api, key in
+            guard try api.store.delete(key) else { throw APIError.notFound(key) }
             return HTTPResponse(status: .noContent, headers: HTTPHeaders([("Cache-Control", "no-store")]))
         }
     }

@@ -13,12 +13,8 @@ public struct CacheMetaHandler: APIHandler {
 
     /// Answers one meta request.
     public func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
-        let key = try CacheAPI.key(in: context)
-        let store = api.store
-        let clock = api.clock
-        api.executor.respond(writer) {
-            guard let entry = try store.entry(for: key) else { throw APIError.notFound(key) }
-            return CacheAPI.json(CacheEntryJSON.meta(entry, now: clock()))
+        try api.respond(forKeyIn: context, writer: writer) { api, key in
+            CacheAPI.json(CacheEntryJSON.meta(try api.entry(for: key), now: api.clock()))
         }
     }
 }
