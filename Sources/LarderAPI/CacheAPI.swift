@@ -11,8 +11,8 @@ import HTTPServer
 /// | --- | --- |
 /// | `GET /cache` | a JSON page of entries, newest first (`CacheListHandler`) |
 /// | `GET`, `HEAD /cache/<key>` | the stored body with its stored headers, Range and gzip (`CacheBodyHandler`) |
-/// | `GET /cache/<key>/meta` | every stored field as JSON (`CacheMetaHandler`) |
-/// | `DELETE /cache/<key>` | 204 (`CacheDeleteHandler`) |
+/// | `GET /cache/<key>/meta` | every stored field as JSON (`CacheKeyHandler.meta`) |
+/// | `DELETE /cache/<key>` | 204 (`CacheKeyHandler.delete`) |
 /// | `DELETE /cache` | purge all, or by `?url=`, `?tag=`, `?host=`, `?prefix=`; `soft`, `dryRun`: `{"purged": N}` (`CachePurgeHandler`) |
 ///
 /// Every route sits behind `AdminGuard`; store work runs on the `StorageExecutor`, purges on a queue of
