@@ -50,7 +50,7 @@ quiet+='|ShutdownStoreTests|ReadinessProbeTests'
 # behind a gate (FetchUnsafeRaceTests), failed once in a full run and passes alone; that failure was not traced
 # to the late-joiner race of issue 16 (a caller arriving after a not-stored body ended, before its fetch left
 # the registry, was served that body). The race, fixed since (InFlightBody.StoreSide, FetchLateJoinerTests),
-# was TargetedCacheControlProcessTests' only reason to run alone: it is back in the main run. The race's own
+# was the targeted-field suite's only reason to run alone: it is back in the main run. The race's own
 # suite (FetchLateJoinerTests) holds origin answers and store-writer queues and waits for callers to join, as
 # the coalescing suites do; in a full run on a machine at load 10 every such wait starved (suites took 340 s),
 # so it runs with them.

@@ -96,16 +96,13 @@ extension FilterDefinition {
             definition.validateImage = true
         }
         definition.allowSVG = try reader.bool("allowSVG") ?? false
-        definition.ttl = try reader.integer("ttl", in: 0...maximumSeconds)
-        definition.minTtl = try reader.integer("minTtl", in: 0...maximumSeconds)
-        definition.maxTtl = try reader.integer("maxTtl", in: 0...maximumSeconds)
-        if let minTtl = definition.minTtl, let maxTtl = definition.maxTtl, minTtl > maxTtl {
+        for (key, seconds) in PolicyOverrides.filterMembers {
+            definition.overrides[keyPath: seconds] = try reader.integer(key, in: 0...maximumSeconds)
+        }
+        if let minTtl = definition.overrides.minTtl, let maxTtl = definition.overrides.maxTtl, minTtl > maxTtl {
             throw FilterDefinitionError(
                 path: reader.path("maxTtl"), message: "must not be less than minTtl (\(minTtl))")
         }
-        definition.staleIfError = try reader.integer("staleIfError", in: 0...maximumSeconds)
-        definition.staleWhileRevalidate = try reader.integer("staleWhileRevalidate", in: 0...maximumSeconds)
-        definition.staleIfDisconnected = try reader.integer("staleIfDisconnected", in: 0...maximumSeconds)
         definition.ignoreQuery = try reader.bool("ignoreQuery") ?? false
         definition.dropParams = try reader.strings("dropParams", lowercased: false) {
             text, path throws(FilterDefinitionError) in

@@ -27,11 +27,9 @@ extension FilterDefinition {
         if let maxBytes { members.append(("maxBytes", .number(String(maxBytes)))) }
         if validateImage { members.append(("validate", .string("image"))) }
         if allowSVG { members.append(("allowSVG", .bool(true))) }
-        let durations: [(String, Int64?)] = [
-            ("ttl", ttl), ("minTtl", minTtl), ("maxTtl", maxTtl), ("staleIfError", staleIfError),
-            ("staleWhileRevalidate", staleWhileRevalidate), ("staleIfDisconnected", staleIfDisconnected),
-        ]
-        for (key, value) in durations { if let value { members.append((key, .number(String(value)))) } }
+        for (key, seconds) in PolicyOverrides.filterMembers {
+            if let value = overrides[keyPath: seconds] { members.append((key, .number(String(value)))) }
+        }
         if ignoreQuery { members.append(("ignoreQuery", .bool(true))) }
         if !dropParams.isEmpty { members.append(("dropParams", .array(dropParams.map { .string($0) }))) }
         if ignoreNoStore { members.append(("ignoreNoStore", .bool(true))) }

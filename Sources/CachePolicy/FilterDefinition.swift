@@ -86,19 +86,11 @@ public struct FilterDefinition: Sendable, Equatable {
     public var validateImage: Bool
     /// Whether SVG counts as an image for validation.
     public var allowSVG: Bool
-    /// Freshness lifetime in seconds that replaces the origin's.
-    public var ttl: Int64?
-    /// Floor on the freshness lifetime, in seconds.
-    public var minTtl: Int64?
-    /// Ceiling on the freshness lifetime, in seconds.
-    public var maxTtl: Int64?
-    /// Seconds past expiry a stored response may answer when the origin fails.
-    public var staleIfError: Int64?
-    /// Seconds past expiry a stored response may answer while it is refreshed.
-    public var staleWhileRevalidate: Int64?
-    /// Seconds past expiry a stored response may answer when the origin cannot be reached (replaces
-    /// `--stale-if-disconnected`; 0 turns it off for this filter).
-    public var staleIfDisconnected: Int64?
+    /// What the filter says of freshness, in seconds: `ttl` (replaces the origin's lifetime), `minTtl` and
+    /// `maxTtl` (clamp it), `staleIfError`, `staleWhileRevalidate` and `staleIfDisconnected` (how long past
+    /// expiry a stored response may answer; the last replaces `--stale-if-disconnected`, 0 turns it off for
+    /// this filter). The heuristic's knobs keep their defaults: no filter member sets them.
+    public var overrides: PolicyOverrides
     /// Whether the query is left out of the cache key.
     public var ignoreQuery: Bool
     /// Globs of query parameter names left out of the cache key (`utm_*`).
@@ -129,12 +121,9 @@ public struct FilterDefinition: Sendable, Equatable {
         self.maxBytes = maxBytes
         self.validateImage = validateImage
         self.allowSVG = allowSVG
-        self.ttl = ttl
-        self.minTtl = minTtl
-        self.maxTtl = maxTtl
-        self.staleIfError = staleIfError
-        self.staleWhileRevalidate = staleWhileRevalidate
-        self.staleIfDisconnected = staleIfDisconnected
+        self.overrides = PolicyOverrides(
+            ttl: ttl, minTtl: minTtl, maxTtl: maxTtl, staleIfError: staleIfError,
+            staleWhileRevalidate: staleWhileRevalidate, staleIfDisconnected: staleIfDisconnected)
         self.ignoreQuery = ignoreQuery
         self.dropParams = dropParams
         self.ignoreNoStore = ignoreNoStore
@@ -162,9 +151,7 @@ public struct FilterDefinition: Sendable, Equatable {
             filterName: name, action: action,
             canonicalization: URLCanonicalizer.Options(
                 ignoreQuery: ignoreQuery, dropParams: dropParams.map { GlobPattern($0) }),
-            overrides: PolicyOverrides(
-                ttl: ttl, minTtl: minTtl, maxTtl: maxTtl, staleIfError: staleIfError,
-                staleWhileRevalidate: staleWhileRevalidate, staleIfDisconnected: staleIfDisconnected),
+            overrides: overrides,
             contentTypes: contentTypes, maxBytes: maxBytes, validateImage: validateImage, allowSVG: allowSVG,
             ignoreNoStore: ignoreNoStore, tags: tags, fetchCanonicalURL: fetchCanonicalURL)
     }

@@ -28,6 +28,15 @@ public struct PolicyOverrides: Sendable, Equatable {
     /// The largest heuristic lifetime, in seconds (one day by default).
     public var heuristicCap: Int64
 
+    /// The overrides a filter sets, each with its member name in filter JSON and in `/filters/explain`, in
+    /// the order they are written.
+    public static var filterMembers: [(name: String, seconds: WritableKeyPath<PolicyOverrides, Int64?>)] {
+        [
+            ("ttl", \.ttl), ("minTtl", \.minTtl), ("maxTtl", \.maxTtl), ("staleIfError", \.staleIfError),
+            ("staleWhileRevalidate", \.staleWhileRevalidate), ("staleIfDisconnected", \.staleIfDisconnected),
+        ]
+    }
+
     /// The plain shared-cache rules: no overrides, a 10% heuristic capped at one day.
     public static let none = PolicyOverrides()
 

@@ -45,7 +45,7 @@ public struct ResponseFacts: Sendable, Equatable {
     ///   - requestTime: When the request was sent (epoch seconds).
     ///   - responseTime: When the response was received (epoch seconds).
     ///   - staleSince: When a purge made it stale (epoch seconds), `nil` when none did.
-    ///   - targets: The targeted cache-control fields this cache obeys (the process's list by default).
+    ///   - targets: The targeted cache-control fields this cache obeys (its configured list).
     public init(
         requestMethod: HTTPMethod = .get,
         status: Int,
@@ -53,7 +53,7 @@ public struct ResponseFacts: Sendable, Equatable {
         requestTime: Int64,
         responseTime: Int64,
         staleSince: Int64? = nil,
-        targets: TargetedCacheControl = .current
+        targets: TargetedCacheControl
     ) {
         self.requestMethod = requestMethod
         self.staleSince = staleSince

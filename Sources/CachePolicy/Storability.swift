@@ -46,7 +46,7 @@ public enum Storability {
         status: Int,
         responseHeaders: HTTPHeaders,
         ignoringResponseNoStore: Bool = false,
-        targets: TargetedCacheControl = .current
+        targets: TargetedCacheControl
     ) -> StorabilityDecision {
         guard requestMethod == .get || requestMethod == .head else { return .doNotStore(.methodNotCacheable) }
         guard (200...599).contains(status) else { return .doNotStore(.statusNotFinal) }

@@ -44,14 +44,15 @@ public struct StoreAdmission: Sendable, Equatable {
     ///   - decision: the owning filter's decision.
     ///   - revalidating: whether it answers a revalidation of a stored entry: an origin error then never
     ///     replaces the entry (it may still be served stale).
+    ///   - targets: the targeted cache-control fields this cache obeys (RFC 9213).
     /// - Returns: stored, or refused with the reason.
     public static func evaluate(
         status: Int, responseHeaders: HTTPHeaders, requestHeaders: HTTPHeaders, decision: FilterDecision,
-        revalidating: Bool
+        revalidating: Bool, targets: TargetedCacheControl
     ) -> StoreAdmission {
         if case .doNotStore(let reason) = Storability.evaluate(
             requestMethod: .get, requestHeaders: requestHeaders, status: status, responseHeaders: responseHeaders,
-            ignoringResponseNoStore: decision.ignoreNoStore)
+            ignoringResponseNoStore: decision.ignoreNoStore, targets: targets)
         {
             return StoreAdmission(stored: false, refusal: reason.rawValue, storable: false)
         }

@@ -15,21 +15,36 @@ extension StoredEntry {
         public var staleIfDisconnected: Int64
         /// How long an expired entry with a validator is kept for revalidation, in seconds.
         public var revalidationAllowance: Double
+        /// The targeted cache-control fields this cache obeys (RFC 9213): which of the response's fields
+        /// govern its lifetime.
+        public var targets: TargetedCacheControl
 
-        public init(overrides: PolicyOverrides, staleIfDisconnected: Int64, revalidationAllowance: Double) {
+        /// - Parameters:
+        ///   - overrides: the owning filter's overrides.
+        ///   - staleIfDisconnected: `--stale-if-disconnected`, in seconds.
+        ///   - revalidationAllowance: how long an expired entry with a validator is kept, in seconds.
+        ///   - targets: the configured target list.
+        public init(
+            overrides: PolicyOverrides, staleIfDisconnected: Int64, revalidationAllowance: Double,
+            targets: TargetedCacheControl
+        ) {
             self.overrides = overrides
             self.staleIfDisconnected = staleIfDisconnected
             self.revalidationAllowance = revalidationAllowance
+            self.targets = targets
         }
     }
 
-    /// The RFC 9111 facts of a stored entry (its clock readings in whole seconds).
-    public var facts: ResponseFacts {
+    /// The RFC 9111 facts of a stored entry (its clock readings in whole seconds), read with a cache's
+    /// target list: the same stored headers govern differently in caches that obey different fields.
+    /// - Parameter targets: the targeted cache-control fields the reading cache obeys.
+    /// - Returns: the facts.
+    public func facts(targets: TargetedCacheControl) -> ResponseFacts {
         ResponseFacts(
             requestMethod: .get, status: status.code, headers: headers,
             requestTime: Int64(requestTime.timeIntervalSince1970.rounded(.down)),
             responseTime: Int64(responseTime.timeIntervalSince1970.rounded(.down)),
-            staleSince: staleSince.map { Int64($0.timeIntervalSince1970.rounded(.down)) })
+            staleSince: staleSince.map { Int64($0.timeIntervalSince1970.rounded(.down)) }, targets: targets)
     }
 
     /// The entry to store for a fetched response (the store fills in the body's facts).
@@ -49,7 +64,7 @@ extension StoredEntry {
     ) -> StoredEntry {
         let facts = ResponseFacts(
             status: status.code, headers: headers, requestTime: Int64(requestTime.timeIntervalSince1970),
-            responseTime: Int64(responseTime.timeIntervalSince1970))
+            responseTime: Int64(responseTime.timeIntervalSince1970), targets: lifetimes.targets)
         let varyNames: [String]
         if case .names(let names) = Vary.field(in: headers) { varyNames = names } else { varyNames = [] }
         return StoredEntry(
@@ -69,7 +84,8 @@ extension StoredEntry {
     ) -> StoredEntry? {
         guard
             let fresh = Revalidation.freshen(
-                stored: facts, notModified: notModified, requestTime: Int64(requestTime.timeIntervalSince1970),
+                stored: facts(targets: lifetimes.targets), notModified: notModified,
+                requestTime: Int64(requestTime.timeIntervalSince1970),
                 responseTime: Int64(responseTime.timeIntervalSince1970))
         else { return nil }
         var entry = self

@@ -1,5 +1,4 @@
 public import HTTPCore
-import Synchronization
 
 /// Larder's *target list* of targeted cache-control fields ([RFC 9213 §2.2](https://www.rfc-editor.org/rfc/rfc9213#section-2.2)):
 /// response fields such as `CDN-Cache-Control` whose directives, when one of them is valid and non-empty,
@@ -15,9 +14,9 @@ import Synchronization
 /// `CDN-Cache-Control` to "typically forward" it so that caches further down can use it too, and fields not
 /// on the list "MUST be passed through" (§2.2).
 ///
-/// The list is one per process (`--targeted-cache-control`), installed once at start with ``install(_:)``
-/// before any request: every stored entry's facts are rebuilt from its headers on read, in code that has no
-/// other reason to see settings, and the rules must read them the same way whoever asks.
+/// The list is a value of the configuration (`--targeted-cache-control`, `FetchConfiguration`), handed to
+/// every rule that reads a response's directives (``ResponseFacts``, ``Storability``, ``StoreAdmission``,
+/// ``StoredEntry/facts(targets:)``): two caches in one process may obey different lists.
 public struct TargetedCacheControl: Sendable, Equatable {
     /// The field names in order of precedence, as configured.
     public let fieldNames: [String]
@@ -29,19 +28,6 @@ public struct TargetedCacheControl: Sendable, Equatable {
     /// - Parameter fieldNames: The field names, most applicable first; empty turns targeted fields off.
     public init(fieldNames: [String]) {
         self.fieldNames = fieldNames
-    }
-
-    private static let installed = Mutex(TargetedCacheControl.standard)
-
-    /// The process's target list (``standard`` until ``install(_:)`` is called).
-    public static var current: TargetedCacheControl {
-        installed.withLock { $0 }
-    }
-
-    /// Makes `list` the process's target list; called once at start, before requests are served.
-    /// - Parameter list: The configured list.
-    public static func install(_ list: TargetedCacheControl) {
-        installed.withLock { $0 = list }
     }
 
     /// The directives that govern a response for this cache: those of the first field on the list that is

@@ -68,25 +68,7 @@ struct CacheControlParser {
 
     /// Parses a quoted-string starting at its opening quote, undoing quoted-pairs.
     private mutating func parseQuotedString() -> String? {
-        index += 1
-        var content: [UInt8] = []
-        while index < bytes.count {
-            let byte = bytes[index]
-            index += 1
-            switch byte {
-            case UInt8(ascii: "\""):
-                return String(decoding: content, as: UTF8.self)
-            case UInt8(ascii: "\\"):
-                guard index < bytes.count, Self.isQuotedPairByte(bytes[index]) else { return nil }
-                content.append(bytes[index])
-                index += 1
-            case let other where Self.isQuotedTextByte(other):
-                content.append(other)
-            default:
-                return nil
-            }
-        }
-        return nil
+        bytes.quotedString(at: &index, text: Self.isQuotedTextByte, escapable: Self.isQuotedPairByte)
     }
 
     /// Moves past the current element to the next top-level comma, stepping over quoted strings so a

@@ -62,13 +62,7 @@ extension HTTPRequestParser {
     /// ignored (RFC 9110 §5.6.1). Notes how often `chunked` appears and whether it is last.
     private mutating func recordTransferEncoding(_ buffer: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) {
         message.transferEncoding.present = true
-        var index = value.lowerBound
-        while index < value.upperBound {
-            var memberEnd = index
-            while memberEnd < value.upperBound, buffer[memberEnd] != ASCII.comma { memberEnd += 1 }
-            let member = buffer.trimmingWhitespace(index..<memberEnd)
-            index = memberEnd + 1
-            if member.isEmpty { continue }
+        buffer.forEachListMember(in: value) { member in
             var tokenEnd = member.lowerBound
             while tokenEnd < member.upperBound, HTTPByteClass.isToken(buffer[tokenEnd]) { tokenEnd += 1 }
             let coding = member.lowerBound..<tokenEnd
@@ -77,7 +71,7 @@ extension HTTPRequestParser {
                 buffer.isParameterList(parameters, valueRequired: true, spaceAroundEquals: false)
             else {
                 message.transferEncoding.invalid = true
-                continue
+                return
             }
             if buffer.equalsLowercased(coding, "chunked") {
                 // chunked takes no parameters (RFC 9112 §7.1).
@@ -94,13 +88,7 @@ extension HTTPRequestParser {
     /// `Expect = #expectation` (RFC 9110 §10.1.1): only `100-continue` is known; anything else makes
     /// the request fail with 417.
     private mutating func recordExpect(_ buffer: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) {
-        var index = value.lowerBound
-        while index < value.upperBound {
-            var memberEnd = index
-            while memberEnd < value.upperBound, buffer[memberEnd] != ASCII.comma { memberEnd += 1 }
-            let member = buffer.trimmingWhitespace(index..<memberEnd)
-            index = memberEnd + 1
-            if member.isEmpty { continue }
+        buffer.forEachListMember(in: value) { member in
             if buffer.equalsLowercased(member, "100-continue") {
                 message.expectsContinue = true
             } else {

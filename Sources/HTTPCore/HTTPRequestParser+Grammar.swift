@@ -88,6 +88,47 @@ extension UnsafeBufferPointer<UInt8> {
         return lower..<upper
     }
 
+    /// Calls `body` with each member of the comma-separated list in `range`, trimmed of OWS; empty members
+    /// are skipped ([RFC 9110 §5.6.1](https://www.rfc-editor.org/rfc/rfc9110#section-5.6.1)).
+    @inline(__always)
+    func forEachListMember(in range: Range<Int>, _ body: (Range<Int>) -> Void) {
+        var index = range.lowerBound
+        while index < range.upperBound {
+            var memberEnd = index
+            while memberEnd < range.upperBound, self[memberEnd] != ASCII.comma { memberEnd += 1 }
+            let member = trimmingWhitespace(index..<memberEnd)
+            index = memberEnd + 1
+            if !member.isEmpty { body(member) }
+        }
+    }
+
+    /// The content of the quoted string whose opening quote is at `index`, its quoted pairs undone, with
+    /// `index` moved past the closing quote; `nil` when a byte between the quotes is neither `"`, `\` nor
+    /// `text`, an escaped byte is not `escapable`, or the string does not end. RFC 9110 §5.6.4's
+    /// `quoted-string` and RFC 8941 §4.2.5's sf-string differ only in those two byte classes.
+    @inline(__always)
+    func quotedString(at index: inout Int, text: (UInt8) -> Bool, escapable: (UInt8) -> Bool) -> String? {
+        index += 1
+        var content: [UInt8] = []
+        while index < count {
+            let byte = self[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return String(decoding: content, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard index < count, escapable(self[index]) else { return nil }
+                content.append(self[index])
+                index += 1
+            case let other where text(other):
+                content.append(other)
+            default:
+                return nil
+            }
+        }
+        return nil
+    }
+
     /// Whether the bytes in `range` equal `lowercased`, folding ASCII upper case in the buffer only.
     @inline(__always)
     func equalsLowercased(_ range: Range<Int>, _ lowercased: StaticString) -> Bool {

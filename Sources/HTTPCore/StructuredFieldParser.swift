@@ -136,26 +136,10 @@ struct StructuredFieldParser {
 
     /// §4.2.5: printable ASCII between quotes; `\` escapes only `"` and `\`.
     private mutating func parseString() -> StructuredDictionary.Value? {
-        index += 1
-        var content: [UInt8] = []
-        while index < bytes.count {
-            let byte = bytes[index]
-            index += 1
-            switch byte {
-            case UInt8(ascii: "\\"):
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "\\")
-                else { return nil }
-                content.append(bytes[index])
-                index += 1
-            case UInt8(ascii: "\""):
-                return .string(String(decoding: content, as: UTF8.self))
-            case 0x20...0x7E:
-                content.append(byte)
-            default:
-                return nil
-            }
-        }
-        return nil
+        let string = bytes.quotedString(
+            at: &index, text: { (0x20...0x7E).contains($0) },
+            escapable: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+        return string.map { .string($0) }
     }
 
     /// §4.2.6: `( ALPHA / "*" ) *( tchar / ":" / "/" )`.

@@ -7,19 +7,23 @@ struct SocketAddress {
     /// The address family (`AF_INET` or `AF_INET6`).
     var family: sa_family_t { storage.ss_family }
 
+    /// An empty address, for a socket call to fill (`getsockname`, `getpeername`).
+    init() {}
+
+    /// An address holding a `sockaddr_in` or `sockaddr_in6` at the start of its storage.
+    private init<Address>(holding address: Address) {
+        withUnsafeMutableBytes(of: &storage) { raw in raw.storeBytes(of: address, as: Address.self) }
+    }
+
     /// Parses a numeric IPv4 or IPv6 host (`localhost` is taken as 127.0.0.1) and a port.
     static func parse(host: String, port: Int) throws(SocketError) -> SocketAddress {
         guard (0...65_535).contains(port) else { throw SocketError(operation: "port \(port)", errno: EINVAL) }
         let numericHost = host == "localhost" ? "127.0.0.1" : host
-        var address = SocketAddress()
         var ipv4 = sockaddr_in()
         if inet_pton(AF_INET, numericHost, &ipv4.sin_addr) == 1 {
             ipv4.sin_family = sa_family_t(AF_INET)
             ipv4.sin_port = in_port_t(UInt16(port).bigEndian)
-            withUnsafeMutableBytes(of: &address.storage) { raw in
-                raw.storeBytes(of: ipv4, as: sockaddr_in.self)
-            }
-            return address
+            return SocketAddress(holding: ipv4)
         }
         let bare =
             numericHost.hasPrefix("[") && numericHost.hasSuffix("]")
@@ -28,10 +32,7 @@ struct SocketAddress {
         if inet_pton(AF_INET6, bare, &ipv6.sin6_addr) == 1 {
             ipv6.sin6_family = sa_family_t(AF_INET6)
             ipv6.sin6_port = in_port_t(UInt16(port).bigEndian)
-            withUnsafeMutableBytes(of: &address.storage) { raw in
-                raw.storeBytes(of: ipv6, as: sockaddr_in6.self)
-            }
-            return address
+            return SocketAddress(holding: ipv6)
         }
         throw SocketError(operation: "parse address \(host)", errno: EINVAL)
     }

@@ -1,41 +1,28 @@
 public import HTTPCore
 public import HTTPServer
 
-/// A responder that lets a request through to the one it wraps only when `AdminAccess` allows it, and
-/// otherwise answers the refusal itself. Mount one around each admin route.
+/// The guard mounted around each admin route: it lets a request through only when `AdminAccess` allows it,
+/// and otherwise answers the refusal itself.
 ///
 /// A state-changing request that is let through (any unsafe method, `HTTPMethod.isSafe`: purges, deletes,
 /// filter changes) is recorded in the policy's `AuditTrail` once its answer is known, with who made it.
-public struct AdminGuard: HTTPResponder {
-    private let access: AdminAccess
-    private let wrapped: any HTTPResponder
+public typealias AdminGuard = AccessGuard<AdminAccess>
 
-    /// Creates a guard.
-    /// - Parameters:
-    ///   - access: the policy.
-    ///   - wrapped: the responder it protects.
-    public init(access: AdminAccess, wrapping wrapped: any HTTPResponder) {
-        self.access = access
-        self.wrapped = wrapped
-    }
-
-    /// Checks the request, then answers it or passes it on.
-    public func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
-        switch access.authorize(request: request, context: context) {
-        case .success(let identity):
-            guard let audit = access.audit, !request.method.isSafe else {
-                return wrapped.respond(to: request, context: context, writer: writer)
-            }
+extension AdminAccess: AccessPolicy {
+    /// Admits what `authorize(request:context:)` allows; a state-changing request is answered through a
+    /// writer that records it in the `AuditTrail` as its answer goes by.
+    public func admit(
+        _ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter
+    ) -> Result<HTTPResponseWriter, APIError> {
+        authorize(request: request, context: context).map { identity in
+            guard let audit, !request.method.isSafe else { return writer }
             let method = request.method
             let target = request.target
             let client = context.remoteAddress
-            let observed = HTTPResponseWriter(forwardingTo: writer) { response in
+            return HTTPResponseWriter(forwardingTo: writer) { response in
                 audit.record(
                     AuditEvent(identity: identity, client: client, method: method, target: target, response: response))
             }
-            wrapped.respond(to: request, context: context, writer: observed)
-        case .failure(let error):
-            writer.send(error.makeResponse())
         }
     }
 }

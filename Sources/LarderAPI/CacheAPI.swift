@@ -11,8 +11,8 @@ import HTTPServer
 /// | --- | --- |
 /// | `GET /cache` | a JSON page of entries, newest first (`CacheListHandler`) |
 /// | `GET`, `HEAD /cache/<key>` | the stored body with its stored headers, Range and gzip (`CacheBodyHandler`) |
-/// | `GET /cache/<key>/meta` | every stored field as JSON (`CacheMetaHandler`) |
-/// | `DELETE /cache/<key>` | 204 (`CacheDeleteHandler`) |
+/// | `GET /cache/<key>/meta` | every stored field as JSON (`CacheKeyHandler.meta`) |
+/// | `DELETE /cache/<key>` | 204 (`CacheKeyHandler.delete`) |
 /// | `DELETE /cache` | purge all, or by `?url=`, `?tag=`, `?host=`, `?prefix=`; `soft`, `dryRun`: `{"purged": N}` (`CachePurgeHandler`) |
 ///
 /// Every route sits behind `AdminGuard`; store work runs on the `StorageExecutor`, purges on a queue of
@@ -66,6 +66,30 @@ public struct CacheAPI: Sendable {
         // upper-case path is refused rather than folded into an alias of the same entry.
         guard let key = CacheKey(hex: text), key.hex == text else { throw .invalidKey(text) }
         return key
+    }
+
+    /// Answers a request for the entry the route's `:key` segment names: `work` runs on the storage executor
+    /// with the key, and what it returns or throws is the answer.
+    /// - Parameters:
+    ///   - context: the routed context.
+    ///   - writer: where the answer goes.
+    ///   - work: the store work for the key.
+    /// - Throws: `APIError.invalidKey`, before any work is handed over, unless the segment is a key.
+    func respond(
+        forKeyIn context: HTTPRequestContext, writer: HTTPResponseWriter,
+        _ work: @escaping @Sendable (CacheAPI, CacheKey) throws -> HTTPResponse
+    ) throws(APIError) {
+        let key = try Self.key(in: context)
+        executor.respond(writer) { [self] in try work(self, key) }
+    }
+
+    /// The stored entry for a key; runs on the storage executor.
+    /// - Parameter key: the key.
+    /// - Returns: the entry.
+    /// - Throws: `APIError.notFound` when there is none, or what the store throws.
+    func entry(for key: CacheKey) throws -> StoredEntry {
+        guard let entry = try store.entry(for: key) else { throw APIError.notFound(key) }
+        return entry
     }
 
     /// The request's query parameters, each allowed name at most once and none empty.

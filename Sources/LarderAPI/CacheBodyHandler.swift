@@ -30,13 +30,11 @@ public struct CacheBodyHandler: APIHandler {
 
     /// Answers one body request.
     public func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
-        let key = try CacheAPI.key(in: context)
         var headers = request.headers
         if request.method != .get { headers.remove(name: "Range") }
         let requestHeaders = headers
-        let api = self.api
         let isHead = request.method == .head
-        api.executor.respond(writer) {
+        try api.respond(forKeyIn: context, writer: writer) { api, key in
             try Self.makeResponse(api: api, key: key, requestHeaders: requestHeaders, prefetch: !isHead)
         }
     }
@@ -45,7 +43,7 @@ public struct CacheBodyHandler: APIHandler {
     private static func makeResponse(
         api: CacheAPI, key: CacheKey, requestHeaders: HTTPHeaders, prefetch: Bool
     ) throws -> HTTPResponse {
-        guard let entry = try api.store.entry(for: key) else { throw APIError.notFound(key) }
+        let entry = try api.entry(for: key)
         switch CacheBodyPlan(entry: entry, requestHeaders: requestHeaders).outcome {
         case .unsatisfiable(let error):
             throw error

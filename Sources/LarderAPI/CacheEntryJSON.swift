@@ -10,6 +10,12 @@ public enum CacheEntryJSON {
     /// - Returns: a JSON object.
     public static func summary(_ entry: StoredEntry) -> String {
         var object = JSONObjectWriter()
+        addSummary(of: entry, to: &object)
+        return object.text
+    }
+
+    /// The members of the listing form, which the meta form begins with.
+    private static func addSummary(of entry: StoredEntry, to object: inout JSONObjectWriter) {
         object.add("key", entry.key.hex)
         object.add("url", entry.url)
         object.add("host", entry.host)
@@ -26,10 +32,10 @@ public enum CacheEntryJSON {
         object.add("imageFormat", entry.imageFormat)
         object.add("tags", json: JSONObjectWriter.array(entry.tags))
         object.add("staleSince", entry.staleSince)
-        return object.text
     }
 
-    /// The meta form: every field of the entry, plus its age and freshness at `now` (RFC 9111 §4.2).
+    /// The meta form: every field of the entry (the listing form's members first), plus its age and freshness
+    /// at `now` (RFC 9111 §4.2).
     /// - Parameters:
     ///   - entry: the entry.
     ///   - now: the clock's time.
@@ -38,40 +44,25 @@ public enum CacheEntryJSON {
         let currentAge = entry.currentAge(at: now)
         let freshnessLeft = entry.freshnessLifetime - currentAge
         var object = JSONObjectWriter()
-        object.add("key", entry.key.hex)
+        addSummary(of: entry, to: &object)
         object.add("primaryKey", entry.primaryKey.hex)
-        object.add("url", entry.url)
-        object.add("host", entry.host)
-        object.add("status", entry.status.code)
         object.add("headers", json: headers(entry))
         object.add("varyNames", json: JSONObjectWriter.array(entry.varyNames))
-        object.add("contentType", entry.contentType)
         object.add("declaredContentType", entry.originContentType)
         object.add("etag", entry.etag)
         object.add("lastModified", entry.lastModified)
-        object.add("storedBytes", entry.storedSize)
-        object.add("originalBytes", entry.originalSize)
-        object.add("codec", entry.codec.rawValue)
         object.add("chunkSize", entry.chunkSize)
         object.add("crc32", hex8(entry.crc32))
         object.add("requestTime", entry.requestTime)
         object.add("responseTime", entry.responseTime)
         object.add("date", entry.date)
         object.add("ageReceived", entry.ageReceived)
-        object.add("created", entry.created)
-        object.add("lastAccess", entry.lastAccess)
         object.add("freshnessLifetime", entry.freshnessLifetime)
         object.add("staleAllowance", entry.staleAllowance)
         object.add("currentAge", currentAge)
         object.add("freshnessLeft", freshnessLeft)
         object.add("fresh", freshnessLeft > 0)
-        object.add("expires", entry.expires)
         object.add("sweepAfter", entry.sweepAfter)
-        object.add("hits", entry.hitCount)
-        object.add("filter", entry.filterName)
-        object.add("imageFormat", entry.imageFormat)
-        object.add("tags", json: JSONObjectWriter.array(entry.tags))
-        object.add("staleSince", entry.staleSince)
         return object.text
     }
 

@@ -64,6 +64,22 @@ public struct FiltersAPI: Sendable {
     /// The chain's entity tag: its version, quoted (`"7"`).
     static func entityTag(_ version: Int) -> String { "\"\(version)\"" }
 
+    /// Runs a change of the chain on the storage executor (saves write SQLite) and answers what `change`
+    /// returns or throws.
+    /// - Parameters:
+    ///   - writer: where the answer goes.
+    ///   - change: the change, made on the registry.
+    func respond(
+        _ writer: HTTPResponseWriter, changing change: @escaping @Sendable (FilterChainRegistry) throws -> HTTPResponse
+    ) {
+        executor.respond(writer) { [registry] in try change(registry) }
+    }
+
+    /// The whole chain as the JSON answer (`{"version":N,"filters":[...]}`) with its `ETag`.
+    static func json(_ chain: FilterChain, status: HTTPStatus = .ok, location: String? = nil) -> HTTPResponse {
+        json(chain.json, version: chain.version, status: status, location: location)
+    }
+
     /// A JSON answer with the chain's `ETag` and `Cache-Control: no-store`.
     static func json(_ text: String, version: Int, status: HTTPStatus = .ok, location: String? = nil) -> HTTPResponse {
         var headers = HTTPHeaders([

@@ -33,10 +33,8 @@ struct FiltersChainHandler: APIHandler {
         _ = try CacheAPI.query(of: request, allowed: [])
         let precondition = try FiltersAPI.precondition(of: request)
         let filters = try FilterDefinition.decodeList(json: FiltersAPI.jsonBody(of: request))
-        let registry = api.registry
-        api.executor.respond(writer) {
-            let chain = try registry.replaceAll(with: filters, precondition: precondition)
-            return FiltersAPI.json(chain.json, version: chain.version)
+        api.respond(writer) { registry in
+            FiltersAPI.json(try registry.replaceAll(with: filters, precondition: precondition))
         }
     }
 
@@ -44,21 +42,16 @@ struct FiltersChainHandler: APIHandler {
         let before = try CacheAPI.query(of: request, allowed: ["before"])["before"]
         let precondition = try FiltersAPI.precondition(of: request)
         let filter = try FilterDefinition.decode(json: FiltersAPI.jsonBody(of: request))
-        let registry = api.registry
-        api.executor.respond(writer) {
-            let chain = try registry.add(filter, before: before, precondition: precondition)
-            return FiltersAPI.json(
-                chain.json, version: chain.version, status: .created, location: "/filters/\(filter.name)")
+        api.respond(writer) { registry in
+            FiltersAPI.json(
+                try registry.add(filter, before: before, precondition: precondition), status: .created,
+                location: "/filters/\(filter.name)")
         }
     }
 
     private func removeAll(_ request: HTTPRequest, writer: HTTPResponseWriter) throws {
         _ = try CacheAPI.query(of: request, allowed: [])
         let precondition = try FiltersAPI.precondition(of: request)
-        let registry = api.registry
-        api.executor.respond(writer) {
-            let chain = try registry.removeAll(precondition: precondition)
-            return FiltersAPI.json(chain.json, version: chain.version)
-        }
+        api.respond(writer) { registry in FiltersAPI.json(try registry.removeAll(precondition: precondition)) }
     }
 }

@@ -10,11 +10,7 @@ struct FiltersDefaultsHandler: APIHandler {
     func handle(_ request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) throws {
         _ = try CacheAPI.query(of: request, allowed: [])
         let precondition = try FiltersAPI.precondition(of: request)
-        let registry = api.registry
-        api.executor.respond(writer) {
-            let chain = try registry.restoreDefaults(precondition: precondition)
-            return FiltersAPI.json(chain.json, version: chain.version)
-        }
+        api.respond(writer) { registry in FiltersAPI.json(try registry.restoreDefaults(precondition: precondition)) }
     }
 }
 

@@ -108,15 +108,12 @@ struct FiltersExplainHandler: APIHandler {
         if explanation.owner == nil { object.add("defaultPolicy", chain.defaultPolicy.rawValue) }
         object.add("freshness", FilterChain.freshnessRule(of: decision))
         var overrides = JSONObjectWriter()
-        let seconds: [(String, Int64?)] = [
-            ("ttl", decision.overrides.ttl), ("minTtl", decision.overrides.minTtl),
-            ("maxTtl", decision.overrides.maxTtl),
-            ("staleIfError", decision.overrides.staleIfError),
-            ("staleWhileRevalidate", decision.overrides.staleWhileRevalidate),
-            ("staleIfDisconnected", decision.overrides.staleIfDisconnected),
-        ]
-        for (name, value) in seconds {
-            if let value { overrides.add(name, Int(value)) } else { overrides.add(name, nil as String?) }
+        for (name, seconds) in PolicyOverrides.filterMembers {
+            if let value = decision.overrides[keyPath: seconds] {
+                overrides.add(name, Int(value))
+            } else {
+                overrides.add(name, nil as String?)
+            }
         }
         object.add("overrides", json: overrides.text)
         var store = JSONObjectWriter()

@@ -20,10 +20,8 @@ struct FiltersItemHandler: APIHandler {
             try put(name, request, writer: writer)
         default:
             let precondition = try FiltersAPI.precondition(of: request)
-            let registry = api.registry
-            api.executor.respond(writer) {
-                let chain = try registry.remove(named: name, precondition: precondition)
-                return FiltersAPI.json(chain.json, version: chain.version)
+            api.respond(writer) { registry in
+                FiltersAPI.json(try registry.remove(named: name, precondition: precondition))
             }
         }
     }
@@ -35,8 +33,7 @@ struct FiltersItemHandler: APIHandler {
         guard filter.name == name else {
             throw FilterDefinitionError(path: "name", message: "must be \(name.jsonQuoted), the name in the path")
         }
-        let registry = api.registry
-        api.executor.respond(writer) {
+        api.respond(writer) { registry in
             let (chain, created) = try registry.put(filter, precondition: precondition)
             return FiltersAPI.json(
                 filter.canonicalJSON, version: chain.version, status: created ? .created : .ok,

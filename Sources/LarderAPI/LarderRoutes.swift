@@ -76,8 +76,8 @@ public struct LarderRoutes: Sendable {
             router.addAdmin(.delete, "/cache", access: access, CachePurgeHandler(api: cache))
             // HEAD is answered by this GET route (the router's fallback), guard and all.
             router.addAdmin(.get, "/cache/:key", access: access, CacheBodyHandler(api: cache))
-            router.addAdmin(.delete, "/cache/:key", access: access, CacheDeleteHandler(api: cache))
-            router.addAdmin(.get, "/cache/:key/meta", access: access, CacheMetaHandler(api: cache))
+            router.addAdmin(.delete, "/cache/:key", access: access, CacheKeyHandler.delete(api: cache))
+            router.addAdmin(.get, "/cache/:key/meta", access: access, CacheKeyHandler.meta(api: cache))
         }
         if operatorPage {
             // The page checks `access` itself: a browser without a session gets the login form, not a 401.

@@ -108,79 +108,72 @@ public struct StubOriginResponse: Sendable {
         return response
     }
 
+    /// The same response with `change` made: what each of the builders below returns.
+    private func with(_ change: (inout StubOriginResponse) -> Void) -> StubOriginResponse {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+
     /// The same response with one more header field.
     public func header(_ name: String, _ value: String) -> StubOriginResponse {
-        var copy = self
-        copy.headers.append((name, value))
-        return copy
+        with { $0.headers.append((name, value)) }
     }
 
     /// The same response sent after waiting `delay`.
     public func delayed(_ delay: Duration) -> StubOriginResponse {
-        var copy = self
-        copy.delayBeforeHead = delay
-        return copy
+        with { $0.delayBeforeHead = delay }
     }
 
     /// The same response preceded by an interim head (RFC 9110 §15.2), written as soon as the request is
     /// read: `interim(103, [("Link", "</a.css>; rel=preload")])`. Several calls send several, in order.
     public func interim(_ status: Int, _ fields: [(String, String)] = []) -> StubOriginResponse {
-        var copy = self
-        var text = "HTTP/1.1 \(status) Interim\r\n"
-        for (name, value) in fields { text += "\(name): \(value)\r\n" }
-        copy.interimBytes += Array((text + "\r\n").utf8)
-        return copy
+        with { copy in
+            var text = "HTTP/1.1 \(status) Interim\r\n"
+            for (name, value) in fields { text += "\(name): \(value)\r\n" }
+            copy.interimBytes += Array((text + "\r\n").utf8)
+        }
     }
 
     /// The same response, sent only once `hold` returns (called after the interim heads are written).
     public func held(by hold: @escaping @Sendable () -> Void) -> StubOriginResponse {
-        var copy = self
-        copy.afterInterim = hold
-        return copy
+        with { $0.afterInterim = hold }
     }
 
     /// The same response with its body written in pieces, waiting between them.
     public func trickled(chunkSize: Int, every delay: Duration = .zero) -> StubOriginResponse {
-        var copy = self
-        copy.chunkSize = max(1, chunkSize)
-        copy.delayBetweenChunks = delay
-        return copy
+        with { copy in
+            copy.chunkSize = max(1, chunkSize)
+            copy.delayBetweenChunks = delay
+        }
     }
 
     /// The same response with another framing.
     public func framed(_ framing: Framing) -> StubOriginResponse {
-        var copy = self
-        copy.framing = framing
-        return copy
+        with { $0.framing = framing }
     }
 
     /// The same response announcing `length` bytes whatever the body holds.
     public func declaring(contentLength length: Int) -> StubOriginResponse {
-        var copy = self
-        copy.declaredContentLength = length
-        return copy
+        with { $0.declaredContentLength = length }
     }
 
     /// The same response ending another way.
     public func ending(_ ending: Ending) -> StubOriginResponse {
-        var copy = self
-        copy.ending = ending
-        return copy
+        with { $0.ending = ending }
     }
 
     /// The same response closing the connection afterwards.
     public func closingConnection() -> StubOriginResponse {
-        var copy = self
-        copy.closesConnection = true
-        return copy
+        with { $0.closesConnection = true }
     }
 
     /// The same response with its body gzip-encoded and `Content-Encoding: gzip` (and `Vary`) added.
     public func gzipped() -> StubOriginResponse {
-        var copy = self
-        copy.body = StubOriginGzip.encode(body)
-        copy.headers.append(("Content-Encoding", "gzip"))
-        copy.headers.append(("Vary", "Accept-Encoding"))
-        return copy
+        with { copy in
+            copy.body = StubOriginGzip.encode(body)
+            copy.headers.append(("Content-Encoding", "gzip"))
+            copy.headers.append(("Vary", "Accept-Encoding"))
+        }
     }
 }

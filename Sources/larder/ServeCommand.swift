@@ -76,8 +76,7 @@ struct ServeCommand: ParsableCommand {
         // Before any thread exists: the server's threads share a bounded number of malloc arenas.
         ProcessMemory.limitArenas(to: max(2, ProcessInfo.processInfo.activeProcessorCount))
         LoggingSystem.bootstrap { label in
-            var handler: any LogHandler =
-                settings.logging.format == .json ? JSONLogHandler(label: label) : TextLogHandler(label: label)
+            var handler = LineLogHandler(label: label, format: settings.logging.format)
             handler.logLevel = settings.logging.level
             return handler
         }

@@ -25,7 +25,7 @@ struct FilterDefinitionTests {
         #expect(filter.match.headers == [.init(name: "User-Agent", comparison: .contains, value: "AppleWebKit")])
         #expect(filter.action == .cache)
         #expect(filter.validateImage)
-        #expect(filter.ttl == 604_800)
+        #expect(filter.overrides.ttl == 604_800)
     }
 
     @Test func everyFieldDecodesAndTheDecisionCarriesIt() throws {
@@ -181,6 +181,6 @@ struct FilterDefinitionTests {
     @Test func aMissingNameIsTakenFromTheDefaultAndAnExplicitNullCountsAsAbsent() throws {
         let filter = try FilterDefinition.decode(json: Array(#"{"ttl":null}"#.utf8), defaultName: "from-path")
         #expect(filter.name == "from-path")
-        #expect(filter.ttl == nil)
+        #expect(filter.overrides.ttl == nil)
     }
 }

@@ -26,6 +26,6 @@ enum Fixture {
         }
         return ResponseFacts(
             requestMethod: method, status: status, headers: headers,
-            requestTime: t0 + receivedAt - delay, responseTime: t0 + receivedAt)
+            requestTime: t0 + receivedAt - delay, responseTime: t0 + receivedAt, targets: .standard)
     }
 }

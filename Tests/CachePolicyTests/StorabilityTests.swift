@@ -97,7 +97,7 @@ import Testing
     func storageFollowsSection3(_ testCase: Case) {
         let decision = Storability.evaluate(
             requestMethod: testCase.method, requestHeaders: HTTPHeaders(testCase.request),
-            status: testCase.status, responseHeaders: HTTPHeaders(testCase.response))
+            status: testCase.status, responseHeaders: HTTPHeaders(testCase.response), targets: .standard)
         #expect(decision == testCase.expected)
     }
 
@@ -150,7 +150,8 @@ import Testing
         for (ignoring, expected) in [(true, testCase.withOption), (false, testCase.withoutOption)] {
             let decision = Storability.evaluate(
                 requestMethod: .get, requestHeaders: HTTPHeaders(testCase.request), status: testCase.status,
-                responseHeaders: HTTPHeaders(testCase.response), ignoringResponseNoStore: ignoring)
+                responseHeaders: HTTPHeaders(testCase.response), ignoringResponseNoStore: ignoring,
+                targets: .standard)
             #expect(decision == expected, "ignoreNoStore \(ignoring)")
         }
     }

@@ -15,7 +15,7 @@ import Testing
     ) -> StoreAdmission {
         StoreAdmission.evaluate(
             status: status, responseHeaders: HTTPHeaders(fields), requestHeaders: HTTPHeaders(request),
-            decision: decision, revalidating: revalidating)
+            decision: decision, revalidating: revalidating, targets: .standard)
     }
 
     @Test func aCacheableResponseIsStored() {
@@ -71,7 +71,7 @@ import Testing
     }
 
     static let lifetimes = StoredEntry.Lifetimes(
-        overrides: .none, staleIfDisconnected: 0, revalidationAllowance: 86_400)
+        overrides: .none, staleIfDisconnected: 0, revalidationAllowance: 86_400, targets: .standard)
     static let sent = Date(timeIntervalSince1970: 1_700_000_000)
 
     private func record(_ fields: [(String, String)], request: [(String, String)] = []) -> StoredEntry {

@@ -1,4 +1,6 @@
+import CacheCore
 import CachePolicy
+import Foundation
 import HTTPCore
 import Testing
 
@@ -191,8 +193,20 @@ import Testing
         #expect(refreshed.originFreshnessLifetime().seconds == 90)
     }
 
-    @Test func installedListIsTheDefault() {
-        // No test installs another list: the process-wide one is the standard list here.
-        #expect(TargetedCacheControl.current == .standard)
+    @Test func aStoredEntryIsReadWithTheListOfTheCacheReadingIt() {
+        let sent = Date(timeIntervalSince1970: Double(Fixture.t0))
+        let fields = [
+            ("Date", Fixture.date(0)), ("Larder-Cache-Control", "max-age=90"), ("CDN-Cache-Control", "max-age=30"),
+            ("Cache-Control", "max-age=10"),
+        ]
+        let entry = StoredEntry.recording(
+            status: HTTPStatus(code: 200), headers: HTTPHeaders(fields), url: "https://example.com/t",
+            requestHeaders: HTTPHeaders(), requestTime: sent, responseTime: sent, filterName: nil, imageFormat: nil,
+            lifetimes: StoredEntry.Lifetimes(
+                overrides: .none, staleIfDisconnected: 0, revalidationAllowance: 0, targets: Self.larderFirst))
+        #expect(entry.freshnessLifetime == 90)
+        #expect(entry.facts(targets: Self.larderFirst).originFreshnessLifetime().seconds == 90)
+        #expect(entry.facts(targets: Self.cdn).originFreshnessLifetime().seconds == 30)
+        #expect(entry.facts(targets: TargetedCacheControl(fieldNames: [])).originFreshnessLifetime().seconds == 10)
     }
 }

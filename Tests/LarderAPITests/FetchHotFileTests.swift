@@ -39,7 +39,7 @@ import Testing
         let body = CacheCoreFixtures.randomBody(length: size)
         let entry = HotEntry(
             stored: CacheCoreFixtures.makeEntry(url: "https://example.com/f"),
-            facts: CacheCoreFixtures.makeEntry(url: "https://example.com/f").facts, body: body,
+            facts: CacheCoreFixtures.makeEntry(url: "https://example.com/f").facts(targets: .standard), body: body,
             headers: HTTPHeaders())
         #expect(entry.bodyCount == size)
         #expect(entry.cost >= size)

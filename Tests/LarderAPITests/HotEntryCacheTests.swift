@@ -18,7 +18,7 @@ import Testing
             url: url, varyNames: varyNames,
             key: variantKey.map { CacheKey.make(canonicalURL: url, varyingHeaders: [("accept-encoding", $0)]) })
         return HotEntry(
-            stored: stored, facts: stored.facts, body: Array(repeating: 7, count: bytes),
+            stored: stored, facts: stored.facts(targets: .standard), body: Array(repeating: 7, count: bytes),
             headers: stored.headers, variant: gzip ? .gzip : .identity)
     }
 

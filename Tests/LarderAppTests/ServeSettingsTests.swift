@@ -145,8 +145,8 @@ import Upstream
     static let size = "a size in bytes (e.g. 500M, 2G, 0 for none)"
     static let cidr = "a CIDR (e.g. 10.0.0.0/8, fd00::/8)"
 
-    func invalid(_ source: SettingSource, _ text: String, _ expected: String) -> SettingsError.InvalidValue {
-        SettingsError.InvalidValue(source: source, rejection: SettingRejection(text: text, expected: expected))
+    func invalid(_ source: SettingSource, _ text: String, _ expected: String) -> SettingRejection {
+        SettingRejection(text: text, expected: expected, source: source)
     }
 }
 

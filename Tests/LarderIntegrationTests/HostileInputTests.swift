@@ -306,7 +306,7 @@ import Testing
         }
     }
 
-    /// On the binary: the lines checked are the bytes `serve`'s own log handler (`TextLogHandler`, in the
+    /// On the binary: the lines checked are the bytes `serve`'s own log handler (`LineLogHandler`, in the
     /// executable, which escapes each whole line) writes to the process's standard output; in process the
     /// test's logger would stand in for it and the escaping under test would not run.
     @Test func accessLogLinesEscapeControlBytes() async throws {

@@ -25,6 +25,8 @@ public final class FetchAccessMetrics: MetricsSource {
         text.family(
             "larder_fetch_refusals_total", type: .counter,
             help: "/fetch requests refused by --url-signing-key or --fetch-token (403), by reason.", label: "reason",
-            values: FetchRefusal.Reason.allCases.map { ($0.label, refusals.value(at: $0.rawValue)) })
+            values: refusals.samples(by: FetchRefusal.Reason.self))
     }
 }
+
+extension FetchRefusal.Reason: MetricLabelValue {}

@@ -1,3 +1,4 @@
+public import CachePolicy
 public import ImageSniffing
 
 /// How `/fetch` behaves beyond what the origin client and the filter chain decide; set once at start.
@@ -40,6 +41,10 @@ public struct FetchConfiguration: Sendable {
     /// Whether the origin's tag fields (`Surrogate-Key`, `Cache-Tag`) reach callers (`--forward-tag-headers`);
     /// by default they are read into the entry's tags and dropped, as Fastly and Cloudflare do.
     public var forwardTagHeaders = false
+    /// The targeted cache-control fields this cache obeys, most applicable first (`--targeted-cache-control`,
+    /// RFC 9213): read wherever a response's directives are (storing, freshness, serving, revalidating).
+    /// Default `CDN-Cache-Control` alone.
+    public var targetedCacheControl = TargetedCacheControl.standard
 
     /// Creates a configuration.
     /// - Parameters:

@@ -23,7 +23,7 @@ extension FetchHandler {
             return fetchFromOrigin(call, key: key, stored: nil, forward: varyNames == nil ? .uriMiss : .varyMiss)
         }
         let now = service.clock()
-        let facts = entry.facts
+        let facts = entry.facts(targets: service.configuration.targetedCacheControl)
         let decision = ServePolicy.decide(
             stored: facts, requestMethod: call.method, requestHeaders: call.headers,
             now: Int64(now.timeIntervalSince1970), overrides: call.decision.overrides)

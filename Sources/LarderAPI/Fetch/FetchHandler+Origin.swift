@@ -157,7 +157,7 @@ extension FetchHandler {
         switch outcome {
         case .revalidated(let entry, let forwardStatus):
             service.executor.submit { [self] in
-                let facts = entry.facts
+                let facts = entry.facts(targets: service.configuration.targetedCacheControl)
                 let now = Int64(service.clock().timeIntervalSince1970)
                 let age = facts.currentAge(now: now)
                 let ttl = facts.freshnessLifetime(overrides: call.decision.overrides).seconds - age
@@ -259,7 +259,7 @@ extension FetchHandler {
     private func serveStaleIfAllowed(
         _ call: Call, key: CacheKey, entry: StoredEntry, failure: StaleIfError.OriginFailure, detail: String
     ) -> Bool {
-        let facts = entry.facts
+        let facts = entry.facts(targets: service.configuration.targetedCacheControl)
         let decision = StaleIfError.decide(
             stored: facts, requestMethod: call.method, requestHeaders: call.headers, failure: failure,
             now: Int64(service.clock().timeIntervalSince1970), overrides: call.decision.overrides)
@@ -279,7 +279,7 @@ extension FetchHandler {
     private func serveStaleIfDisconnected(
         _ call: Call, key: CacheKey, entry: StoredEntry, forward: CacheStatus.Forward, detail: String
     ) -> Bool {
-        let facts = entry.facts
+        let facts = entry.facts(targets: service.configuration.targetedCacheControl)
         let overrides = call.decision.overrides
         let decision = StaleIfDisconnected.decide(
             stored: facts, requestMethod: call.method, requestHeaders: call.headers,

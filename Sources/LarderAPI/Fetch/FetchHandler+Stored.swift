@@ -62,7 +62,8 @@ extension FetchHandler {
                         : EncodingVariant(requestHeaders: call.headers)
                     service.hot.insert(
                         HotEntry(
-                            stored: entry, facts: entry.facts, body: body, headers: replayed,
+                            stored: entry, facts: entry.facts(targets: service.configuration.targetedCacheControl),
+                            body: body, headers: replayed,
                             variant: variant))
                 }
                 return HTTPResponse(status: status, headers: headers, body: .bytes(body))

@@ -106,7 +106,8 @@ extension InFlightFetch {
     var lifetimes: StoredEntry.Lifetimes {
         StoredEntry.Lifetimes(
             overrides: decision.overrides, staleIfDisconnected: dependencies.configuration.staleIfDisconnected,
-            revalidationAllowance: dependencies.configuration.revalidationAllowance)
+            revalidationAllowance: dependencies.configuration.revalidationAllowance,
+            targets: dependencies.configuration.targetedCacheControl)
     }
 
     /// Tells callers held until the body was complete (image validation) what they get.

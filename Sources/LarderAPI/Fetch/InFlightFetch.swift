@@ -164,7 +164,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         let received = state.withLock { $0.responseTime }
         let facts = ResponseFacts(
             status: head.status, headers: head.headers, requestTime: Int64(requestTime.timeIntervalSince1970),
-            responseTime: Int64(received.timeIntervalSince1970))
+            responseTime: Int64(received.timeIntervalSince1970),
+            targets: dependencies.configuration.targetedCacheControl)
         switch ServePolicy.decide(
             stored: facts, requestMethod: call.method, requestHeaders: call.headers,
             now: Int64(dependencies.clock().timeIntervalSince1970), overrides: decision.overrides)
@@ -213,7 +214,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             mayStore
             ? StoreAdmission.evaluate(
                 status: head.status, responseHeaders: head.headers, requestHeaders: requestHeaders,
-                decision: decision, revalidating: stored != nil)
+                decision: decision, revalidating: stored != nil,
+                targets: dependencies.configuration.targetedCacheControl)
             : .bypass
         let backlog = dependencies.backlog
         let placeFreed = state.withLock { state -> Bool in

@@ -8,7 +8,7 @@ public import Upstream
 /// given because the origin could not be reached, and image validation failures by format. `HTTPMetrics` counts the answers themselves (`X-Cache`).
 public final class FetchMetrics: MetricsSource {
     /// How an origin fetch ended, the `outcome` label.
-    public enum Outcome: Int, Sendable, CaseIterable {
+    public enum Outcome: Int, Sendable, MetricLabelValue {
         /// A response arrived in full (any status, 304 included).
         case response
         /// The address connected to is not allowed (the SSRF guard).
@@ -172,7 +172,7 @@ public final class FetchMetrics: MetricsSource {
         text.family(
             "larder_origin_requests_total", type: .counter,
             help: "Origin fetches by how they ended (response, address_refused, timeout, ...).", label: "outcome",
-            values: Outcome.allCases.map { ($0.label, outcomes.value(at: $0.rawValue)) })
+            values: outcomes.samples(by: Outcome.self))
         text.family(
             "larder_origin_request_duration_seconds", type: .histogram,
             help: "Origin fetches from the request sent to the last body byte or the failure.")

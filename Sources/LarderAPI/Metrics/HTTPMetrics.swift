@@ -85,7 +85,7 @@ public final class HTTPMetrics: MetricsSource {
         text.family(
             "larder_http_response_bytes_total", type: .counter,
             help: "Content bytes written in responses (not heads; 0 for HEAD), by route.", label: "route",
-            values: MetricsRoute.allCases.map { ($0.label, responseBytes.value(at: $0.rawValue)) })
+            values: responseBytes.samples(by: MetricsRoute.self))
         text.family(
             "larder_http_responses_aborted_total", type: .counter,
             help: "Responses cut short: the client left or the body source failed.", value: aborted.value)

@@ -1,6 +1,8 @@
+public import Metrics
+
 /// The route a request is counted under in metrics: a small fixed set, never the raw path, so that
 /// no caller can grow the number of series.
-public enum MetricsRoute: Int, Sendable, CaseIterable {
+public enum MetricsRoute: Int, Sendable, MetricLabelValue {
     /// `/fetch`.
     case fetch
     /// `/cache` and everything under it.

@@ -15,7 +15,7 @@ final class SettingResolution: Sendable {
     let flags: [String: String]
     /// The process environment.
     let environment: [String: String]
-    private let failures = Mutex<[SettingsError.InvalidValue]>([])
+    private let failures = Mutex<[SettingRejection]>([])
 
     /// Creates a pass.
     /// - Parameters:
@@ -60,7 +60,9 @@ final class SettingResolution: Sendable {
         do {
             return try parser.parse(text)
         } catch {
-            failures.withLock { $0.append(SettingsError.InvalidValue(source: source, rejection: error)) }
+            var rejection = error
+            rejection.source = source
+            failures.withLock { [rejection] in $0.append(rejection) }
             return Self.defaultValue(of: declaration, parser: parser)
         }
     }

@@ -1,29 +1,9 @@
 /// Why `larder serve` cannot start with the settings it was given. Each message names the flag or variable
 /// to fix and what it expected.
 public enum SettingsError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// One value that does not parse, with where it came from.
-    public struct InvalidValue: Sendable, Equatable, CustomStringConvertible {
-        /// Where the text came from.
-        public let source: SettingSource
-        /// What was refused and what was expected.
-        public let rejection: SettingRejection
-
-        /// Creates the failure.
-        /// - Parameters:
-        ///   - source: where the text came from.
-        ///   - rejection: what was refused and what was expected.
-        public init(source: SettingSource, rejection: SettingRejection) {
-            self.source = source
-            self.rejection = rejection
-        }
-
-        /// `LARDER_PORT: 'eighty' is not an integer in 0...65535`.
-        public var description: String { "\(source): '\(rejection.text)' is not \(rejection.expected)" }
-    }
-
     /// Values that do not parse; every one of them, in the order the settings are declared, so that one
     /// start names all there is to fix.
-    case invalidValues([InvalidValue])
+    case invalidValues([SettingRejection])
     /// A flag no setting declares, with the closest declared flag when one is close.
     case unknownFlag(String, suggestion: String?)
     /// A flag at the end of the command line, or followed by another flag, without its value.

@@ -53,6 +53,7 @@ extension LarderWiring {
             hotMaxEntryBytes: settings.hotMaxEntry, staleIfDisconnected: settings.staleIfDisconnected,
             inFlightBytes: settings.inFlightBytes)
         configuration.forwardTagHeaders = settings.forwardTagHeaders
+        configuration.targetedCacheControl = settings.targetedCacheControl
         let service = FetchService(
             store: store, executor: executor, client: client,
             decider: decider,

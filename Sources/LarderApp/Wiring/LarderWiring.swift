@@ -1,4 +1,3 @@
-import CachePolicy
 import Dispatch
 import HTTPCore
 public import HTTPServer
@@ -73,8 +72,6 @@ public enum LarderWiring {
         let (access, fetchAccess, accessReloader) = try makeAccess(settings: settings, logger: logger)
         metrics.registry.register(fetchAccess.metrics)
         metrics.registry.register(accessReloader)
-        // Before the store opens: its sweep and every stored entry's freshness read the target list.
-        TargetedCacheControl.install(settings.fetch.targetedCacheControl)
         let store = try openCacheStore(settings: settings, logger: logger)
         let maintenance = startMaintenance(store: store, settings: settings, logger: logger)
         // The filter chain decides for /fetch; explain judges addresses with the fetch path's policy.

@@ -4,22 +4,41 @@ import Glibc
 // The C callbacks libcurl calls on the driver thread (inside curl_multi_perform). Each receives the
 // unretained `CurlTransfer` as its user data; the driver keeps the transfer alive while it is attached.
 
+/// What a data callback (CURLOPT_WRITEFUNCTION, CURLOPT_HEADERFUNCTION) does, whoever receives the data: the
+/// `size * count` bytes at `buffer` go to the unretained receiver in `userData`, and its answer goes back to
+/// libcurl (0, which stops the transfer, without one). A C callback cannot be generic, so each receiver
+/// type keeps its own pair of callbacks, each a call of this.
+/// - Parameters:
+///   - buffer: the bytes.
+///   - size: libcurl's item size (1).
+///   - count: libcurl's item count.
+///   - userData: the receiver, passed unretained (`Unmanaged.passUnretained`).
+///   - receive: hands the bytes to the receiver and returns what libcurl must be told.
+/// - Returns: what `receive` returned.
+@inline(__always)
+func deliverCurlData<Receiver: AnyObject>(
+    _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userData: UnsafeMutableRawPointer?,
+    to receive: (Receiver, UnsafeRawBufferPointer) -> Int
+) -> Int {
+    guard let userData else { return 0 }
+    let receiver = Unmanaged<Receiver>.fromOpaque(userData).takeUnretainedValue()
+    return receive(receiver, UnsafeRawBufferPointer(start: buffer, count: size * count))
+}
+
 /// CURLOPT_WRITEFUNCTION (https://curl.se/libcurl/c/CURLOPT_WRITEFUNCTION.html).
 func curlWriteCallback(
     _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userData: UnsafeMutableRawPointer?
 ) -> Int {
-    guard let userData else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData).takeUnretainedValue()
-    return transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    deliverCurlData(buffer, size, count, userData) { (transfer: CurlTransfer, bytes) in transfer.receiveBody(bytes) }
 }
 
 /// CURLOPT_HEADERFUNCTION (https://curl.se/libcurl/c/CURLOPT_HEADERFUNCTION.html).
 func curlHeaderCallback(
     _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userData: UnsafeMutableRawPointer?
 ) -> Int {
-    guard let userData else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData).takeUnretainedValue()
-    return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    deliverCurlData(buffer, size, count, userData) { (transfer: CurlTransfer, line) in
+        transfer.receiveHeaderLine(line)
+    }
 }
 
 /// CURLOPT_OPENSOCKETFUNCTION (https://curl.se/libcurl/c/CURLOPT_OPENSOCKETFUNCTION.html): the address

@@ -27,6 +27,24 @@ final class CurlEasy {
         ccurl_easy_setopt_pointer(handle, option, value)
     }
 
+    /// Hands the response's body to `write` and its header lines to `header`, each called with `data`
+    /// (CURLOPT_WRITEFUNCTION, CURLOPT_HEADERFUNCTION and their DATA options).
+    /// - Parameters:
+    ///   - write: the body callback.
+    ///   - header: the header-line callback.
+    ///   - data: what both are called with (the receiver, unretained: the caller keeps it alive).
+    /// - Returns: each option's result.
+    func setDataCallbacks(
+        write: ccurl_data_callback, header: ccurl_data_callback, data: UnsafeMutableRawPointer
+    ) -> [CURLcode] {
+        [
+            ccurl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, write),
+            set(CURLOPT_WRITEDATA, pointer: data),
+            ccurl_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, header),
+            set(CURLOPT_HEADERDATA, pointer: data),
+        ]
+    }
+
     /// The options every handle of Larder's sets, origin fetch or replica call: no signals, http and https
     /// only, redirects relayed rather than followed, no proxy (an empty proxy also disables `http_proxy`
     /// and friends from the environment), and certificates and host names verified.

@@ -119,13 +119,10 @@ final class CurlTransfer: @unchecked Sendable {
             easy.set(CURLOPT_TIMEOUT_MS, limits.totalTimeout.curlMilliseconds),
             easy.set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(list.list)),
             easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer)),
-            ccurl_easy_setopt_data_callback(easy.handle, CURLOPT_WRITEFUNCTION, curlWriteCallback),
-            easy.set(CURLOPT_WRITEDATA, pointer: me),
-            ccurl_easy_setopt_data_callback(easy.handle, CURLOPT_HEADERFUNCTION, curlHeaderCallback),
-            easy.set(CURLOPT_HEADERDATA, pointer: me),
             ccurl_easy_setopt_opensocket_callback(easy.handle, curlOpenSocketCallback),
             easy.set(CURLOPT_OPENSOCKETDATA, pointer: me),
         ]
+        codes += easy.setDataCallbacks(write: curlWriteCallback, header: curlHeaderCallback, data: me)
         codes += easy.applyTLS(tls)
         codes += methodOptions(easy)
         if let failed = codes.first(where: { $0 != CURLE_OK }) {

@@ -32,11 +32,8 @@ final class ReplicaExchange {
             easy.set(CURLOPT_TIMEOUT_MS, timeout.curlMilliseconds),
             easy.set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headers.list)),
             easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer)),
-            ccurl_easy_setopt_data_callback(easy.handle, CURLOPT_WRITEFUNCTION, replicaWriteCallback),
-            easy.set(CURLOPT_WRITEDATA, pointer: me),
-            ccurl_easy_setopt_data_callback(easy.handle, CURLOPT_HEADERFUNCTION, replicaHeaderCallback),
-            easy.set(CURLOPT_HEADERDATA, pointer: me),
         ]
+        codes += easy.setDataCallbacks(write: replicaWriteCallback, header: replicaHeaderCallback, data: me)
         switch method {
         case "GET":
             codes.append(easy.set(CURLOPT_HTTPGET, 1))
@@ -106,16 +103,16 @@ final class ReplicaExchange {
 private func replicaWriteCallback(
     _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userData: UnsafeMutableRawPointer?
 ) -> Int {
-    guard let userData else { return 0 }
-    let exchange = Unmanaged<ReplicaExchange>.fromOpaque(userData).takeUnretainedValue()
-    return exchange.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    deliverCurlData(buffer, size, count, userData) { (exchange: ReplicaExchange, bytes) in
+        exchange.receiveBody(bytes)
+    }
 }
 
 /// CURLOPT_HEADERFUNCTION of a `ReplicaExchange`.
 private func replicaHeaderCallback(
     _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userData: UnsafeMutableRawPointer?
 ) -> Int {
-    guard let userData else { return 0 }
-    let exchange = Unmanaged<ReplicaExchange>.fromOpaque(userData).takeUnretainedValue()
-    return exchange.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    deliverCurlData(buffer, size, count, userData) { (exchange: ReplicaExchange, line) in
+        exchange.receiveHeaderLine(line)
+    }
 }

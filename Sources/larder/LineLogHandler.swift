@@ -1,16 +1,21 @@
 import Glibc
-import HTTPServer
 import LarderApp
 import Logging
 
-/// Writes `timestamp level label: message key=value ...` lines to standard output.
-struct TextLogHandler: LogHandler {
+/// `serve`'s log handler: one line per event to standard output, in the format `--log-format` names
+/// (`TextLogLine`, `JSONLogLine`). The event's metadata is merged over the handler's, and a part's logger
+/// (`Logger.part`) names its label in metadata: shown as the label, not repeated as a member.
+struct LineLogHandler: LogHandler {
     let label: String
+    let format: LoggingSettings.Format
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
     var metadataProvider: Logger.MetadataProvider?
 
-    init(label: String) { self.label = label }
+    init(label: String, format: LoggingSettings.Format) {
+        self.label = label
+        self.format = format
+    }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
@@ -19,15 +24,11 @@ struct TextLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         var merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        // A part's logger (`Logger.part`) names its label in metadata: shown as the label, not repeated.
         let shownLabel = merged.removeValue(forKey: Logger.partLabelKey).map { "\($0)" } ?? label
-        var line = "\(LogTimestamp.now()) \(event.level) \(shownLabel): \(event.message)"
-        for key in merged.keys.sorted() {
-            line += " \(key)=\(merged[key]!)"
+        switch format {
+        case .text: StandardOutput.writeLine(TextLogLine.line(event, label: shownLabel, metadata: merged))
+        case .json: StandardOutput.writeLine(JSONLogLine.line(event, label: shownLabel, metadata: merged))
         }
-        if let error = event.error { line += " error=\(error)" }
-        // One event, one line: whatever a message, metadata value or error holds cannot forge another.
-        StandardOutput.writeLine(LogText.escapingControlCharacters(line))
     }
 }
 

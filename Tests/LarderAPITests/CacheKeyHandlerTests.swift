@@ -4,7 +4,7 @@ import LarderAPI
 import TestSupport
 import Testing
 
-struct CacheMetaHandlerTests {
+struct CacheKeyHandlerTests {
     @Test func metaShowsEveryStoredFieldAndTheFreshnessLeftAtTheInjectedClock() async throws {
         try await withHarness { harness in
             let body = CacheCoreFixtures.compressibleBody(length: 10_000)
