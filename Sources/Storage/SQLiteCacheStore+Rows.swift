@@ -14,7 +14,9 @@ extension SQLiteCacheStore {
     /// `selectEntry` for one key, the lookup every request makes (columns in `entry(_:)`'s order), with
     /// its body's first chunk (columns 28 and 29, the chunk's CRC-32 and bytes; NULL when the body has
     /// none) read in the same statement: see `FirstChunkStash`. The 24 is `StorageSchema.chunkIDShift` (a
-    /// query is a static string; `FirstChunkStashTests` fail when the two disagree).
+    /// query is a static string; `FirstChunkStashTests` fail when the two disagree). The third parameter
+    /// is 1 while purged entries may wait for the reclaimer (`purgedRowsMayExist`), which leaves them out
+    /// (`entry_purged`); at 0 SQLite skips that check.
     static let lookUpEntry = SQLiteQuery(
         """
         SELECT entry.id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
@@ -22,19 +24,8 @@ extension SQLiteCacheStore {
             chunk_size, hit_count, last_access, created, body_id, seq, declared_content_type, stale_since, tags,
             chunk.crc32, chunk.data
         FROM entry LEFT JOIN chunk ON chunk.id = entry.body_id << 24
-        WHERE entry.id = ? AND entry.key = ?
-        """)
-
-    /// `lookUpEntry` leaving out a purged entry not yet reclaimed (`entry_purged`), used while there may be
-    /// one; the same columns, the first chunk included.
-    static let lookUpUnpurgedEntry = SQLiteQuery(
-        """
-        SELECT entry.id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
-            freshness, stale_allowance, filter_name, image_format, original_size, stored_size, codec, entry.crc32,
-            chunk_size, hit_count, last_access, created, body_id, seq, declared_content_type, stale_since, tags,
-            chunk.crc32, chunk.data
-        FROM entry LEFT JOIN chunk ON chunk.id = entry.body_id << 24
-        WHERE entry.id = ?1 AND entry.key = ?2 AND NOT EXISTS (SELECT 1 FROM entry_purged WHERE entry_purged.id = ?1)
+        WHERE entry.id = ?1 AND entry.key = ?2
+            AND (?3 = 0 OR NOT EXISTS (SELECT 1 FROM entry_purged WHERE entry_purged.id = ?1))
         """)
 
     /// The condition (on `entry`) that leaves out purged entries not yet reclaimed: every read but the

@@ -148,10 +148,12 @@ public final class SQLiteCacheStore: CacheStore {
 
     public func entry(for key: CacheKey) throws -> StoredEntry? {
         // Purged entries are left out from the moment the purge's batch commits (the flag is set before).
-        let query = purgedRowsMayExist.load(ordering: .acquiring) ? Self.lookUpUnpurgedEntry : Self.lookUpEntry
+        let mayBePurged: Int64 = purgedRowsMayExist.load(ordering: .acquiring) ? 1 : 0
         let found = try guarded("lookup") {
             try database.read {
-                try $0.queryFirst(query, [.integer(Self.rowID(key)), .blob(key.bytes)]) { row in
+                try $0.queryFirst(
+                    Self.lookUpEntry, [.integer(Self.rowID(key)), .blob(key.bytes), .integer(mayBePurged)]
+                ) { row in
                     let entry = try Self.entry(row)
                     firstChunks.keep(Self.firstChunk(of: entry, row: row), bodyID: entry.bodyID)
                     return entry

@@ -40,8 +40,8 @@ import Testing
         }
     }
 
-    /// While purged entries wait for the reclaimer the lookup leaves them out with a query of its own,
-    /// which reads the first chunk as well; a purged entry is not found at all.
+    /// While purged entries wait for the reclaimer the lookup leaves them out, and still reads the first
+    /// chunk of what it finds; a purged entry is not found at all.
     @Test func theLookupThatLeavesOutPurgedEntriesKeepsTheChunkToo() throws {
         let harness = try StorageTestHarness()
         let filled = try fill(harness, count: 4)
