@@ -12,28 +12,26 @@ extension SQLiteCacheStore {
     /// Called after a hard purge, when a store opens with purged entries left, and by the sweep while
     /// there may be some (a reclaim that failed is tried again then).
     func scheduleReclaim() {
-        reclaims.async { [weak self] in
-            // The store is held for one batch and one turn at a time, so that it can go away between them.
-            var size = min(100, Self.purgeBatchSize)
-            while let batch = try? self?.reclaimBatch(size: size), batch.more {
-                size = Self.nextBatchSize(after: size, took: batch.took)
-                self?.database.yieldTurn(batch.took * Self.reclaimTurnShare)
-            }
-        }
+        reclaims.async { [weak self] in try? Self.reclaimUntilDone { self } }
     }
 
     /// Deletes every purged entry not yet reclaimed, and returns once they are gone: on `reclaims`, after
     /// a reclaim under way. For tests, benchmarks and tools that read the file afterwards.
     /// - Throws: `CacheStoreError` when the store cannot be written.
     public func reclaimPurged() throws {
-        try reclaims.sync {
-            var size = min(100, Self.purgeBatchSize)
-            while true {
-                let batch = try reclaimBatch(size: size)
-                if !batch.more { return }
-                size = Self.nextBatchSize(after: size, took: batch.took)
-                database.yieldTurn(batch.took * Self.reclaimTurnShare)
-            }
+        try reclaims.sync { try Self.reclaimUntilDone { self } }
+    }
+
+    /// Runs reclaim batches, each followed by the other writers' turn, until none is left. `store` is asked
+    /// for before each batch: the store is held for one batch and one turn at a time, so that one nobody
+    /// else holds can go away between them.
+    private static func reclaimUntilDone(_ store: () -> SQLiteCacheStore?) throws {
+        var size = min(100, purgeBatchSize)
+        while let store = store() {
+            let batch = try store.reclaimBatch(size: size)
+            guard batch.more else { return }
+            size = nextBatchSize(after: size, took: batch.took)
+            store.database.yieldTurn(batch.took * reclaimTurnShare)
         }
     }
 

@@ -190,17 +190,10 @@ public final class SQLiteCacheStore: CacheStore {
 
     /// The first chunk in a `lookUpEntry` row, CRC-checked; `nil` when there is none or it fails its
     /// check, which the body read then finds itself.
-    static func firstChunk(of entry: StoredEntry, row: SQLiteStatement) -> FirstChunkStash.StashedChunk? {
+    static func firstChunk(of entry: StoredEntry, row: SQLiteStatement) -> SQLiteBodyReader.Chunk? {
         guard entry.originalSize > 0, !row.isNull(29) else { return nil }
         let recorded = UInt32(truncatingIfNeeded: row.int64(28))
-        return row.withBlob(29) { data in
-            var crc = CRC32()
-            let bytes = [UInt8](unsafeUninitializedCapacity: data.count) { buffer, count in
-                if let destination = buffer.baseAddress { crc.update(data, copyingTo: destination) }
-                count = data.count
-            }
-            return crc.value == recorded ? FirstChunkStash.StashedChunk(data: bytes, crc: recorded) : nil
-        }
+        return row.withBlob(29) { SQLiteBodyReader.Chunk(checking: $0, recorded: recorded) }
     }
 
     /// Whether the entry row still points at the body `entry` was read with (not deleted, not replaced).

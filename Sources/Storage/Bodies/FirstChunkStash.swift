@@ -17,17 +17,9 @@ import Synchronization
 /// per thread is held, and none once it is taken. A slot names its store and body: a body id is never
 /// given twice by one store, and a body's chunks never change, so a kept chunk is always the body's bytes.
 final class FirstChunkStash: Sendable {
-    /// What a thread keeps.
+    /// What a thread keeps: one chunk, named by its store and body.
     private final class Slot {
-        var store: UInt64 = 0
-        var bodyID: Int64 = -1
-        var chunk: StashedChunk?
-    }
-
-    /// A chunk's bytes and their CRC-32, already checked against the recorded one.
-    struct StashedChunk {
-        let data: [UInt8]
-        let crc: UInt32
+        var kept: (store: UInt64, bodyID: Int64, chunk: SQLiteBodyReader.Chunk)?
     }
 
     /// One key for the process (keys are few), with each store told apart by `identity`.
@@ -54,20 +46,16 @@ final class FirstChunkStash: Sendable {
     }
 
     /// Keeps a body's first chunk for this thread's next body read, or with `nil` forgets what was kept.
-    func keep(_ chunk: StashedChunk?, bodyID: Int64) {
-        let slot = Self.slot
-        slot.store = identity
-        slot.bodyID = bodyID
-        slot.chunk = chunk
+    func keep(_ chunk: SQLiteBodyReader.Chunk?, bodyID: Int64) {
+        Self.slot.kept = chunk.map { (identity, bodyID, $0) }
     }
 
     /// Takes the chunk kept on this thread for this store's body, if it is the one kept.
-    func take(bodyID: Int64) -> StashedChunk? {
+    func take(bodyID: Int64) -> SQLiteBodyReader.Chunk? {
         guard let pointer = pthread_getspecific(Self.key) else { return nil }
         let slot = Unmanaged<Slot>.fromOpaque(pointer).takeUnretainedValue()
-        guard slot.store == identity, slot.bodyID == bodyID, let chunk = slot.chunk else { return nil }
-        slot.chunk = nil
-        slot.bodyID = -1
-        return chunk
+        guard let kept = slot.kept, kept.store == identity, kept.bodyID == bodyID else { return nil }
+        slot.kept = nil
+        return kept.chunk
     }
 }

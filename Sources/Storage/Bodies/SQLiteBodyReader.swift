@@ -49,8 +49,8 @@ final class SQLiteBodyReader: CacheBodyReader {
         state = Mutex(State(sequence: first, inflater: inflater))
         if first <= lastSequence {
             // The lookup on this thread may have read the chunk already (`FirstChunkStash`).
-            let stashed = first == 0 ? store.firstChunks.take(bodyID: entry.bodyID) : nil
-            let chunk = try stashed.map { Chunk(data: $0.data, crc: $0.crc) } ?? loadChunk(first)
+            let kept = first == 0 ? store.firstChunks.take(bodyID: entry.bodyID) : nil
+            let chunk = try kept ?? loadChunk(first)
             state.withLock { $0.loaded = chunk }
         } else if try !store.entryStillHolds(entry) {
             throw CacheStoreError.notFound(entry.key)
@@ -233,9 +233,23 @@ final class SQLiteBodyReader: CacheBodyReader {
     }
 
     /// A stored chunk's bytes and their verified CRC-32.
-    private struct Chunk {
+    struct Chunk {
         let data: [UInt8]
         let crc: UInt32
+
+        /// The bytes of a stored chunk (SQLite's, valid until its row is reset) copied out in the pass
+        /// that checks their CRC-32 (`copyChecked`); `nil` when they fail the check, so a corrupt chunk is
+        /// never kept.
+        init?(checking data: UnsafeRawBufferPointer, recorded: UInt32) {
+            var matches = false
+            let bytes = [UInt8](unsafeUninitializedCapacity: data.count) { buffer, count in
+                matches = SQLiteBodyReader.copyChecked(data, recorded: recorded, to: buffer.baseAddress)
+                count = data.count
+            }
+            guard matches else { return nil }
+            self.data = bytes
+            crc = recorded
+        }
     }
 
     /// Reads one stored chunk, copied out of SQLite's row in the pass that checks its CRC-32
@@ -246,14 +260,7 @@ final class SQLiteBodyReader: CacheBodyReader {
             try store.database.read { connection in
                 try connection.queryFirst(Self.chunkQuery, [.integer(id)]) { row -> Chunk? in
                     let recorded = UInt32(truncatingIfNeeded: row.int64(0))
-                    return row.withBlob(1) { data in
-                        var matches = false
-                        let bytes = [UInt8](unsafeUninitializedCapacity: data.count) { buffer, count in
-                            matches = Self.copyChecked(data, recorded: recorded, to: buffer.baseAddress)
-                            count = data.count
-                        }
-                        return matches ? Chunk(data: bytes, crc: recorded) : nil
-                    }
+                    return row.withBlob(1) { Chunk(checking: $0, recorded: recorded) }
                 }
             }
         }
@@ -270,7 +277,7 @@ final class SQLiteBodyReader: CacheBodyReader {
     /// that computes their CRC-32 (`CRC32.update(_:copyingTo:)`), and says whether it is the recorded one:
     /// the caller keeps the copy only then. Every chunk read goes through here.
     /// - Parameter destination: `data.count` bytes; `nil` only when there are none.
-    private static func copyChecked(
+    static func copyChecked(
         _ data: UnsafeRawBufferPointer, recorded: UInt32, to destination: UnsafeMutableRawPointer?
     ) -> Bool {
         var crc = CRC32()
