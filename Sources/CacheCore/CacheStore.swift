@@ -12,6 +12,14 @@ public protocol CacheStore: AnyObject, Sendable {
     /// - Throws: `CacheStoreError` when the store cannot be read.
     func entry(for key: CacheKey) throws -> StoredEntry?
 
+    /// Looks an entry up to serve it: `entry(for:)`, except that its usage figures (`hitCount`,
+    /// `lastAccess`), which serving does not read, may be those it was stored with. A store that keeps
+    /// them apart from the entry saves reading them on every request.
+    /// - Parameter key: the primary or secondary key.
+    /// - Returns: the metadata, or `nil` on a miss.
+    /// - Throws: `CacheStoreError` when the store cannot be read.
+    func entryToServe(for key: CacheKey) throws -> StoredEntry?
+
     /// The request header names the responses stored for a URL vary on (RFC 9111 §4.1).
     /// - Parameter primaryKey: `CacheKey.make(canonicalURL:)` of the URL.
     /// - Returns: the lower-cased names, or `nil` when no varying response is stored for the URL.
@@ -289,6 +297,12 @@ public struct CacheStoreStats: Sendable, Equatable {
 }
 
 extension CacheStore {
+    /// A store whose usage figures cost nothing to read serves `entry(for:)`.
+    /// - Parameter key: the primary or secondary key.
+    /// - Returns: the metadata, or `nil` on a miss.
+    /// - Throws: `CacheStoreError` when the store cannot be read.
+    public func entryToServe(for key: CacheKey) throws -> StoredEntry? { try entry(for: key) }
+
     /// Deletes the entries a purge selects (`purge(_:soft:)` with `soft: false`).
     /// - Parameter scope: the purge.
     /// - Returns: how many entries went.

@@ -50,9 +50,9 @@ extension SQLiteCacheStore {
     static let hitBatch = 4096
 
     private static let addHits = SQLiteQuery(
-        "UPDATE entry SET hit_count = hit_count + ?, last_access = max(last_access, ?) WHERE id = ?")
+        "UPDATE entry_access SET hit_count = hit_count + ?, last_access = max(last_access, ?) WHERE id = ?")
 
-    /// Adds hits to an entry's row and moves it up the LRU order.
+    /// Adds hits to an entry's usage row (`entry_access`) and moves it up the LRU order.
     private static func writeHits(_ hits: SQLiteHitLog.Hits, row: Int64, connection: SQLiteConnection) throws {
         _ = try connection.run(addHits, [.int(hits.count), .real(hits.last), .integer(row)])
     }
@@ -125,10 +125,7 @@ extension SQLiteCacheStore {
                     total -= victim.footprint
                 }
                 if !purged.isEmpty { continue }
-                let victims = try connection.query("SELECT id, footprint FROM entry ORDER BY last_access, id LIMIT 64")
-                {
-                    (id: $0.int64(0), footprint: $0.int(1))
-                }
+                let victims = try connection.query(Self.leastRecentlyUsed) { (id: $0.int64(0), footprint: $0.int(1)) }
                 if victims.isEmpty { break }
                 // A candidate the hit log has seen used since its row was written is moved up the LRU
                 // order instead (its hits written now), and the next query looks again. Only the
@@ -148,6 +145,13 @@ extension SQLiteCacheStore {
         // Counted once the transaction committed: a rolled-back eviction removed nothing.
         evictions.add(evicted, ordering: .relaxed)
     }
+
+    /// The 64 least recently used entries, oldest first: a walk of `entry_access_lru`, each with its entry
+    /// row's footprint.
+    private static let leastRecentlyUsed = """
+        SELECT entry.id, entry.footprint FROM entry_access AS access JOIN entry ON entry.id = access.id
+        ORDER BY access.last_access, access.id LIMIT 64
+        """
 
     /// Deletes an entry whose body failed its checks, unless it was replaced meanwhile.
     func deleteCorrupt(_ entry: StoredEntry) {

@@ -235,7 +235,7 @@ extension SQLiteCacheStore {
 
     /// Entries carrying any of `count` tags: a range of the `entry_tag` index per tag.
     static func tagCondition(count: Int) -> String {
-        "id IN (SELECT entry FROM entry_tag WHERE tag IN ("
+        "entry.id IN (SELECT entry FROM entry_tag WHERE tag IN ("
             + Array(repeating: "?", count: count).joined(separator: ", ")
             + "))"
     }

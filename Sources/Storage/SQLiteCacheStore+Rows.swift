@@ -3,17 +3,21 @@ import FoundationEssentials
 import HTTPCore
 
 extension SQLiteCacheStore {
-    /// The columns `entry(_:)` reads, in its order.
+    /// The columns `entry(_:)` reads, in its order: the entry row and its usage (`entry_access`, schema
+    /// version 7). Conditions added to it name `entry`'s columns, qualifying `entry.id`.
     static let selectEntry = """
-        SELECT id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
+        SELECT entry.id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
             freshness, stale_allowance, filter_name, image_format, original_size, stored_size, codec, crc32,
-            chunk_size, hit_count, last_access, created, body_id, seq, declared_content_type, stale_since, tags
-        FROM entry
+            chunk_size, access.hit_count, access.last_access, created, body_id, seq, declared_content_type,
+            stale_since, tags
+        FROM entry LEFT JOIN entry_access AS access ON access.id = entry.id
         """
 
     /// `selectEntry` for one key, the lookup every request makes (columns in `entry(_:)`'s order), with
     /// its body's first chunk (columns 28 and 29, the chunk's CRC-32 and bytes; NULL when the body has
-    /// none) read in the same statement: see `FirstChunkStash`. The 24 is `StorageSchema.chunkIDShift` (a
+    /// none) read in the same statement: see `FirstChunkStash`. It leaves out the usage row (columns 20
+    /// and 21 are constants: never hit, last accessed when created), which serving does not need;
+    /// `entry(for:)` adds it with `lookUpUsage`. The 24 is `StorageSchema.chunkIDShift` (a
     /// query is a static string; `FirstChunkStashTests` fail when the two disagree). The third parameter
     /// is 1 while purged entries may wait for the reclaimer (`purgedRowsMayExist`), which leaves them out
     /// (`entry_purged`); at 0 SQLite skips that check.
@@ -21,12 +25,15 @@ extension SQLiteCacheStore {
         """
         SELECT entry.id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
             freshness, stale_allowance, filter_name, image_format, original_size, stored_size, codec, entry.crc32,
-            chunk_size, hit_count, last_access, created, body_id, seq, declared_content_type, stale_since, tags,
+            chunk_size, 0, NULL, created, body_id, seq, declared_content_type, stale_since, tags,
             chunk.crc32, chunk.data
         FROM entry LEFT JOIN chunk ON chunk.id = entry.body_id << 24
         WHERE entry.id = ?1 AND entry.key = ?2
             AND (?3 = 0 OR NOT EXISTS (SELECT 1 FROM entry_purged WHERE entry_purged.id = ?1))
         """)
+
+    /// An entry's usage row: its hit count and last access as last written (`SQLiteHitLog`).
+    static let lookUpUsage = SQLiteQuery("SELECT hit_count, last_access FROM entry_access WHERE id = ?")
 
     /// The condition (on `entry`) that leaves out purged entries not yet reclaimed: every read but the
     /// lookup, which checks only while there may be some (`purgedRowsMayExist`), adds it.
@@ -53,8 +60,9 @@ extension SQLiteCacheStore {
                 originalSize: row.int(15), storedSize: row.int(16), codec: codec,
                 crc32: UInt32(truncatingIfNeeded: row.int64(18)), chunkSize: row.int(19)),
             bodyID: row.int64(23), now: Date(timeIntervalSince1970: row.double(22)))
+        // An entry without a usage row (none is, but the join is an outer one) was never hit.
         entry.setUsage(
-            hitCount: row.int(20), lastAccess: Date(timeIntervalSince1970: row.double(21)),
+            hitCount: row.int(20), lastAccess: Date(timeIntervalSince1970: row.double(row.isNull(21) ? 22 : 21)),
             created: Date(timeIntervalSince1970: row.double(22)))
         // Both NULL for most entries: one type check each.
         if !row.isNull(26) { entry.staleSince = Date(timeIntervalSince1970: row.double(26)) }
@@ -66,6 +74,12 @@ extension SQLiteCacheStore {
     private static let countInsert = SQLiteQuery(
         "UPDATE stats SET entry_count = entry_count + 1, total_bytes = total_bytes + ? WHERE id = 1")
 
+    private static let insertAccess = SQLiteQuery(
+        """
+        INSERT INTO entry_access (id, hit_count, last_access) VALUES (?, 0, ?)
+        ON CONFLICT (id) DO UPDATE SET hit_count = 0, last_access = excluded.last_access
+        """)
+
     static func insert(_ entry: StoredEntry, into connection: SQLiteConnection) throws {
         let headers = encodeHeaders(entry.headers)
         let footprint = entry.storedSize + entry.url.utf8.count + headers.utf8.count + entryOverhead
@@ -76,7 +90,7 @@ extension SQLiteCacheStore {
                 image_format, original_size, stored_size, codec, crc32, chunk_size, hit_count, last_access,
                 created, body_id, footprint, declared_content_type, stale_since, tags)
             VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM entry), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
+                ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .integer(rowID(entry.key)), .blob(entry.key.bytes), .text(entry.url), .text(entry.host),
@@ -89,13 +103,16 @@ extension SQLiteCacheStore {
                 .real(entry.sweepAfter.timeIntervalSince1970), .optionalText(entry.filterName),
                 .optionalText(entry.imageFormat), .int(entry.originalSize), .int(entry.storedSize),
                 .int(entry.codec.storageCode), .integer(Int64(entry.crc32)), .int(entry.chunkSize),
-                .real(entry.lastAccess.timeIntervalSince1970), .real(entry.created.timeIntervalSince1970),
+                .real(entry.created.timeIntervalSince1970),
                 .integer(entry.bodyID), .int(footprint), .optionalText(entry.declaredContentType),
                 entry.staleSince.map { .real($0.timeIntervalSince1970) } ?? .null,
                 entry.tags.isEmpty ? .null : .text(encodeTags(entry.tags)),
             ])
         // Counted here rather than by a trigger (schema version 5).
         _ = try connection.run(countInsert, [.int(footprint)])
+        // Its usage row (schema version 7); one the delete trigger left behind would be reset.
+        _ = try connection.run(
+            insertAccess, [.integer(rowID(entry.key)), .real(entry.lastAccess.timeIntervalSince1970)])
         // Tags only when present: an untagged entry writes no index row.
         if !entry.tags.isEmpty { try insertTags(entry.tags, of: entry.key, connection: connection) }
     }

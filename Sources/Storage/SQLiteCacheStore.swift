@@ -147,21 +147,40 @@ public final class SQLiteCacheStore: CacheStore {
     }
 
     public func entry(for key: CacheKey) throws -> StoredEntry? {
+        try lookUp(key, withUsage: true)
+    }
+
+    /// `entry(for:)` without the usage figures, which live in a table of their own (`entry_access`): the
+    /// entry's `hitCount` is 0 and its `lastAccess` its creation. One statement, the one every request makes.
+    public func entryToServe(for key: CacheKey) throws -> StoredEntry? {
+        try lookUp(key, withUsage: false)
+    }
+
+    private func lookUp(_ key: CacheKey, withUsage: Bool) throws -> StoredEntry? {
         // Purged entries are left out from the moment the purge's batch commits (the flag is set before).
         let mayBePurged: Int64 = purgedRowsMayExist.load(ordering: .acquiring) ? 1 : 0
         let found = try guarded("lookup") {
-            try database.read {
-                try $0.queryFirst(
-                    Self.lookUpEntry, [.integer(Self.rowID(key)), .blob(key.bytes), .integer(mayBePurged)]
+            try database.read { connection -> StoredEntry? in
+                let rowID = Self.rowID(key)
+                let entry = try connection.queryFirst(
+                    Self.lookUpEntry, [.integer(rowID), .blob(key.bytes), .integer(mayBePurged)]
                 ) { row in
                     let entry = try Self.entry(row)
                     firstChunks.keep(Self.firstChunk(of: entry, row: row), bodyID: entry.bodyID)
                     return entry
                 }
+                guard withUsage, var entry else { return entry }
+                // The same read transaction: the usage of this entry, not of one that replaced it.
+                _ = try connection.queryFirst(Self.lookUpUsage, [.integer(rowID)]) { row in
+                    entry.setUsage(
+                        hitCount: row.int(0), lastAccess: Date(timeIntervalSince1970: row.double(1)),
+                        created: entry.created)
+                }
+                return entry
             }
         }
         guard let entry = found else { return nil }
-        return withUnwrittenHits(entry)
+        return withUsage ? withUnwrittenHits(entry) : entry
     }
 
     public func varyNames(forPrimaryKey primaryKey: CacheKey) throws -> [String]? {

@@ -76,10 +76,10 @@ import Testing
         harness.store.recordHit(stored.key, at: later)
         // A caller that batched its own hits (the hot tier) hands them over as one count.
         harness.store.recordHits(stored.key, count: 5, at: later)
-        #expect(try harness.count("SELECT hit_count FROM entry") == 0)
+        #expect(try harness.count("SELECT hit_count FROM entry_access") == 0)
         #expect(try harness.store.entry(for: stored.key)?.hitCount == 7)
         try harness.store.flushHits()
-        #expect(try harness.count("SELECT hit_count FROM entry") == 7)
+        #expect(try harness.count("SELECT hit_count FROM entry_access") == 7)
         #expect(try harness.store.entry(for: stored.key)?.lastAccess == later)
     }
 

@@ -31,16 +31,18 @@ import Testing
         // The same entry again does not fill the log: it holds entries, not hits.
         harness.store.recordHits(entries[1].key, count: 4, at: Self.at(15))
         harness.store.hitFlushes.sync {}
-        #expect(try harness.count("SELECT sum(hit_count) FROM entry") == 0)
+        #expect(try harness.count("SELECT sum(hit_count) FROM entry_access") == 0)
         #expect(try harness.store.entry(for: entries[1].key)?.hitCount == 5)
         #expect(try harness.store.entry(for: entries[1].key)?.lastAccess == Self.at(20))
 
         harness.store.recordHits(entries[2].key, count: 1, at: Self.at(30))
         harness.store.hitFlushes.sync {}
-        #expect(try harness.count("SELECT sum(hit_count) FROM entry") == 8)
+        #expect(try harness.count("SELECT sum(hit_count) FROM entry_access") == 8)
         #expect(harness.store.hitLog.count == 0)
         let rows = try harness.store.database.read {
-            try $0.query("SELECT hit_count, last_access FROM entry ORDER BY hit_count") { ($0.int(0), $0.double(1)) }
+            try $0.query("SELECT hit_count, last_access FROM entry_access ORDER BY hit_count") {
+                ($0.int(0), $0.double(1))
+            }
         }
         #expect(rows.map(\.0) == [1, 2, 5])
         #expect(rows.map(\.1) == [30, 10, 20].map { Self.at($0).timeIntervalSince1970 })
@@ -55,7 +57,7 @@ import Testing
         let listed = try #require(try harness.store.list(CacheEntryQuery(limit: 10)).entries.first)
         #expect(listed.hitCount == 3)
         #expect(listed.lastAccess == Self.at(40))
-        #expect(try harness.count("SELECT hit_count FROM entry") == 0)
+        #expect(try harness.count("SELECT hit_count FROM entry_access") == 0)
     }
 
     @Test func aReplacedOrDeletedEntryDoesNotInheritUnwrittenHits() throws {
@@ -69,7 +71,7 @@ import Testing
         #expect(harness.store.hitLog.pending(SQLiteCacheStore.rowID(second.key)) == nil)
         try harness.put(CacheCoreFixtures.makeEntry(), [3])
         try harness.store.flushHits()
-        #expect(try harness.count("SELECT hit_count FROM entry") == 0)
+        #expect(try harness.count("SELECT hit_count FROM entry_access") == 0)
     }
 
     @Test func evictionMovesACandidateSeenUsedUpInsteadOfRemovingIt() throws {
@@ -85,7 +87,7 @@ import Testing
         #expect(try harness.store.entry(for: newest) != nil)
         // Moving it up wrote its hits: the row holds them and the log no longer does.
         #expect(harness.store.hitLog.count == 0)
-        #expect(try harness.count("SELECT sum(hit_count) FROM entry") == 4)
+        #expect(try harness.count("SELECT sum(hit_count) FROM entry_access") == 4)
     }
 
     @Test func aFlushLargerThanOneBatchWritesEveryRow() throws {
@@ -96,9 +98,36 @@ import Testing
         for entry in entries { harness.store.recordHits(entry.key, count: 2, at: Self.at(50)) }
         try harness.store.flushHits()
         let written =
-            "SELECT count(*) FROM entry WHERE hit_count = 2 AND last_access = \(Self.at(50).timeIntervalSince1970)"
+            "SELECT count(*) FROM entry_access WHERE hit_count = 2 AND last_access = \(Self.at(50).timeIntervalSince1970)"
         #expect(try harness.count(written) == count)
         #expect(try harness.store.stats().entryCount == count)
+    }
+
+    /// What a flush costs the file: hits spread over a store change the pages of its narrow usage rows
+    /// (`entry_access`, schema version 7), not those of the wide entry rows. Counted in WAL frames, one a
+    /// changed page per transaction, with automatic checkpoints off so that the WAL keeps every frame.
+    @Test func aFlushOfHitsSpreadOverTheStoreWritesTheUsageRowsNotTheEntryRows() throws {
+        let harness = try StorageTestHarness()
+        // 8 000 entries with a kilobyte of headers each: about 2 000 pages of entry rows.
+        let padding = String(repeating: "p", count: 1000)
+        let entries = (0..<8000).map {
+            CacheCoreFixtures.makeEntry(url: "https://e.example/\($0)", extraHeaders: [("X-Padding", padding)])
+        }
+        try harness.store.bulkLoad(entries.lazy.map { ($0, [UInt8]()) })
+        try harness.store.checkpoint()
+        try harness.store.database.write { try $0.execute("PRAGMA wal_autocheckpoint = 0") }
+        // Every other entry hit once: rows spread over every page of the entry table.
+        for entry in entries.enumerated().filter({ $0.offset % 2 == 0 }).map(\.element) {
+            harness.store.recordHits(entry.key, count: 1, at: Self.at(70))
+        }
+        try harness.store.flushHits()
+        #expect(try harness.count("SELECT count(*) FROM entry_access WHERE hit_count = 1") == 4000)
+        let frames = try harness.store.database.write {
+            try $0.queryFirst("PRAGMA wal_checkpoint(PASSIVE)") { $0.int(1) }
+        }
+        // The usage rows and their LRU index are about a hundred pages; the entry rows' pages alone would
+        // be some 2 000 frames.
+        #expect(try #require(frames) < 400)
     }
 
     @Test func evictionLeavesTheHitsOfCandidatesItDidNotLookAt() throws {

@@ -1,4 +1,5 @@
 import CacheCore
+import Foundation
 import TestSupport
 import Testing
 
@@ -181,15 +182,57 @@ import Testing
         #expect(try store.database.read { try $0.userVersion } == StorageSchema.currentVersion)
         #expect(try store.stats() == CacheStoreStats(entryCount: 2, totalBytes: 600, maxSize: nil))
         #expect(try store.entry(for: old.key) != nil)
+        // The reclaimer held, so that the purged entry is seen before it is reclaimed.
+        let hold = SQLiteCacheStoreReclaimTests.ReclaimerHold(store)
         #expect(try store.purge(.url(old.url)) == 1)
         #expect(try store.entry(for: old.key) == nil)
         #expect(
             try store.stats()
                 == CacheStoreStats(
                     entryCount: 1, totalBytes: 600, maxSize: nil, reclaimingEntries: 1, reclaimingBytes: 300))
+        hold.release()
         try store.reclaimPurged()
         #expect(try store.stats() == CacheStoreStats(entryCount: 1, totalBytes: 300, maxSize: nil))
         #expect(try store.entry(for: other.key) != nil)
+    }
+
+    @Test func versionSixDatabaseMovesItsHitsToUsageRowsAndEvictsInTheSameOrder() throws {
+        let directory = StorageTestDirectory()
+        let entries = (0..<3).map { CacheCoreFixtures.makeEntry(url: "https://old.example/\($0).txt") }
+        // Used most recently by the first, least by the second: the LRU order is 1, 2, 0.
+        let usage: [(hits: Int, last: Double)] = [(7, 300), (2, 100), (0, 200)]
+        do {
+            // A version-6 file whose hits and last accesses are in the entry rows, as version 6 wrote them.
+            let connection = try SQLiteConnection(path: directory.file(), readOnly: false)
+            try StorageSchema.migrate(connection, to: 6)
+            for (entry, use) in zip(entries, usage) {
+                try Self.insertAsOlderVersions(entry, into: connection)
+                try connection.run(
+                    "UPDATE entry SET hit_count = ?, last_access = ? WHERE id = ?",
+                    [.int(use.hits), .real(use.last), .integer(SQLiteCacheStore.rowID(entry.key))])
+                try connection.run("UPDATE stats SET entry_count = entry_count + 1, total_bytes = total_bytes + 300")
+            }
+            try connection.run("UPDATE entry SET seq = rowid")
+        }
+        // Bounded to two of the three: opening it and storing nothing evicts nothing yet.
+        let store = try SQLiteCacheStore(path: directory.file(), maxSize: 700)
+        #expect(try store.database.read { try $0.userVersion } == StorageSchema.currentVersion)
+        for (entry, use) in zip(entries, usage) {
+            let migrated = try #require(try store.entry(for: entry.key))
+            #expect(migrated.hitCount == use.hits)
+            #expect(migrated.lastAccess == Date(timeIntervalSince1970: use.last))
+        }
+        #expect(try store.database.read { try $0.queryFirst("SELECT count(*) FROM entry_access") { $0.int(0) } } == 3)
+        // A new entry over the bound evicts the least recently used: the second, then the third.
+        let writer = try store.beginWrite(hints: CacheBodyHints())
+        try writer.append([1, 2, 3])
+        let newest = try writer.commit(CacheCoreFixtures.makeEntry(url: "https://new.example/n.txt"))
+        #expect(try store.entry(for: entries[1].key) == nil)
+        #expect(try store.entry(for: entries[2].key) == nil)
+        #expect(try store.entry(for: entries[0].key)?.hitCount == 7)
+        #expect(try store.entry(for: newest.key) != nil)
+        // Evicted entries took their usage rows with them.
+        #expect(try store.database.read { try $0.queryFirst("SELECT count(*) FROM entry_access") { $0.int(0) } } == 2)
     }
 
     /// Inserts an entry row with the columns versions 3 and 4 have in common, footprint 300, as they wrote it.

@@ -18,7 +18,7 @@ extension FetchHandler {
             key = CacheKey.variant(canonicalURL: call.keyURL, varyNames: varyNames, requestHeaders: call.headers)
         }
         let onlyIfCached = RequestDirectives(headers: call.headers).cacheControl.onlyIfCached
-        guard let entry = (try? service.store.entry(for: key)) ?? nil else {
+        guard let entry = (try? service.store.entryToServe(for: key)) ?? nil else {
             if onlyIfCached { return sendOnlyIfCachedMiss(call) }
             return fetchFromOrigin(call, key: key, stored: nil, forward: varyNames == nil ? .uriMiss : .varyMiss)
         }

@@ -16,6 +16,7 @@ public final class HotInvalidatingStore: CacheStore {
     }
 
     public func entry(for key: CacheKey) throws -> StoredEntry? { try wrapped.entry(for: key) }
+    public func entryToServe(for key: CacheKey) throws -> StoredEntry? { try wrapped.entryToServe(for: key) }
 
     public func varyNames(forPrimaryKey primaryKey: CacheKey) throws -> [String]? {
         try wrapped.varyNames(forPrimaryKey: primaryKey)

@@ -54,7 +54,8 @@ public struct CacheDatabaseSummary: Sendable, Equatable {
             guard try connection.userVersion >= 1 else {
                 throw SQLiteError(code: 26, message: "not a Larder cache database (schema version 0)")
             }
-            let reclaims = try connection.userVersion >= 6
+            let version = try connection.userVersion
+            let reclaims = version >= 6
             try connection.execute("BEGIN")
             defer { try? connection.execute("COMMIT") }
             let stored = reclaims ? " WHERE " + SQLiteCacheStore.notPurged : ""
@@ -63,9 +64,14 @@ public struct CacheDatabaseSummary: Sendable, Equatable {
                 ? try connection.queryFirst("SELECT purged_count, purged_bytes FROM stats WHERE id = 1") {
                     (entries: $0.int(0), bytes: $0.int(1))
                 } : nil
+            // Hits are counted in `entry_access` from version 7 on, in the entry rows before.
+            let (hits, from) =
+                version >= 7
+                ? ("access.hit_count", "entry LEFT JOIN entry_access AS access ON access.id = entry.id")
+                : ("hit_count", "entry")
             let totals = try connection.queryFirst(
                 "SELECT count(*), coalesce(sum(footprint), 0), coalesce(sum(original_size), 0), "
-                    + "coalesce(sum(hit_count), 0), min(created), max(created) FROM entry" + stored
+                    + "coalesce(sum(\(hits)), 0), min(created), max(created) FROM \(from)" + stored
             ) { row in
                 (
                     row.int(0), row.int(1), row.int(2), row.int(3), row.isNull(4) ? nil : row.double(4),
