@@ -3,8 +3,8 @@ import FoundationEssentials
 import Synchronization
 
 /// The recent purges of one store, numbered, so that a body being written while a purge ran is not
-/// committed fresh when the purge would have selected it (issue 18: "a purge racing a miss that is being
-/// stored leaves nothing stale behind").
+/// committed fresh when the purge would have selected it: otherwise a miss being stored while the purge ran
+/// would bring back, as fresh, what the purge was meant to remove.
 ///
 /// A writer notes the generation when it begins (`generation`), or takes the one its fetch noted before
 /// sending the request (`CacheBodyHints.purgesBefore`: a purge between the request and the response head

@@ -9,7 +9,7 @@ import Synchronization
 public final class APIRecordingStore: CacheStore {
     private let wrapped: any CacheStore
     private let probe: @Sendable () -> Bool
-    let onWrite: @Sendable (_ call: String) -> Void
+    private let onWrite: @Sendable (_ call: String) -> Void
     private let log = Mutex<(calls: Int, violations: [String])>((0, []))
 
     /// Wraps a store.
@@ -31,7 +31,7 @@ public final class APIRecordingStore: CacheStore {
     /// The names of the calls made where the probe failed.
     public var violations: [String] { log.withLock { $0.violations } }
 
-    func check(_ name: String) {
+    private func check(_ name: String) {
         let fine = probe()
         log.withLock {
             $0.calls += 1
@@ -51,12 +51,12 @@ public final class APIRecordingStore: CacheStore {
 
     public func openBody(of entry: StoredEntry, form: CacheBodyForm) throws -> any CacheBodyReader {
         check("openBody")
-        return APIRecordingReader(wrapped: try wrapped.openBody(of: entry, form: form), store: self)
+        return APIRecordingBody(try wrapped.openBody(of: entry, form: form)) { [self] in check($0) }
     }
 
     public func beginWrite(hints: CacheBodyHints) throws -> any CacheBodyWriter {
         onWrite("beginWrite")
-        return APIRecordingWriter(wrapped: try wrapped.beginWrite(hints: hints), store: self)
+        return APIRecordingBody(try wrapped.beginWrite(hints: hints), report: onWrite)
     }
 
     public func updateMetadata(_ entry: StoredEntry) throws -> Bool {
@@ -116,51 +116,46 @@ public final class APIRecordingStore: CacheStore {
     }
 }
 
-/// A body reader that reports each `next()` to its `APIRecordingStore`.
-final class APIRecordingReader: CacheBodyReader {
-    private let wrapped: any CacheBodyReader
-    private let store: APIRecordingStore
+/// A body reader or writer that reports each call before forwarding it: a reader's `next()` to its store's
+/// probe (`check`), a writer's calls to the store's `onWrite`. One forwarding type for both, so that the
+/// two kinds of body call are recorded the same way.
+final class APIRecordingBody<Wrapped: Sendable>: Sendable {
+    private let wrapped: Wrapped
+    private let report: @Sendable (_ call: String) -> Void
 
-    init(wrapped: any CacheBodyReader, store: APIRecordingStore) {
+    init(_ wrapped: Wrapped, report: @escaping @Sendable (_ call: String) -> Void) {
         self.wrapped = wrapped
-        self.store = store
+        self.report = report
     }
+}
 
+extension APIRecordingBody: CacheBodyReader where Wrapped == any CacheBodyReader {
     var length: Int { wrapped.length }
 
     func next() throws -> [UInt8]? {
-        store.check("reader.next")
+        report("reader.next")
         return try wrapped.next()
     }
 }
 
-/// A body writer that reports each call to its `APIRecordingStore`'s `onWrite`.
-final class APIRecordingWriter: CacheBodyWriter {
-    private let wrapped: any CacheBodyWriter
-    private let store: APIRecordingStore
-
-    init(wrapped: any CacheBodyWriter, store: APIRecordingStore) {
-        self.wrapped = wrapped
-        self.store = store
-    }
-
+extension APIRecordingBody: CacheBodyWriter where Wrapped == any CacheBodyWriter {
     func append(_ bytes: [UInt8]) throws {
-        store.onWrite("append")
+        report("append")
         try wrapped.append(bytes)
     }
 
     func commit(_ entry: StoredEntry) throws -> StoredEntry {
-        store.onWrite("commit")
+        report("commit")
         return try wrapped.commit(entry)
     }
 
     func commit(_ entry: StoredEntry, completion: @escaping @Sendable (Result<StoredEntry, any Error>) -> Void) {
-        store.onWrite("commit")
+        report("commit")
         wrapped.commit(entry, completion: completion)
     }
 
     func abandon() {
-        store.onWrite("abandon")
+        report("abandon")
         wrapped.abandon()
     }
 }

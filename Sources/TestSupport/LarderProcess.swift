@@ -16,8 +16,6 @@ public final class LarderProcess {
     public let port: Int
     /// The database the server opened (`--db`).
     public let databasePath: String
-    /// The file that receives the server's stdout and stderr.
-    public let logURL: URL
     /// The directory of the log file (and of the database, unless the test gave one); removed by `stop()`.
     private let scratch: URL
     private var stopped = false
@@ -44,13 +42,18 @@ public final class LarderProcess {
         ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LARDER_") }
     }
 
-    private init(process: ChildProcess, port: Int, databasePath: String, logURL: URL, scratch: URL) {
+    private init(process: ChildProcess, port: Int, databasePath: String, scratch: URL) {
         self.process = process
         self.port = port
         self.databasePath = databasePath
-        self.logURL = logURL
         self.scratch = scratch
     }
+
+    /// The file that receives the server's stdout and stderr: always in the scratch directory, so kept as
+    /// that one fact rather than as a second path that could point elsewhere.
+    public var logURL: URL { Self.logURL(in: scratch) }
+
+    private static func logURL(in scratch: URL) -> URL { scratch.appendingPathComponent("serve.log") }
 
     /// Starts `larder serve --host 127.0.0.1 --port 0 --db <database> arguments…` and waits (at most
     /// `startTimeout`) until it logs `listening on 127.0.0.1:<port>`.
@@ -67,7 +70,7 @@ public final class LarderProcess {
         guard let binary else { throw LarderProcessError.binaryMissing }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("larder-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        let logURL = scratch.appendingPathComponent("serve.log")
+        let logURL = logURL(in: scratch)
         let databasePath = database ?? scratch.appendingPathComponent("cache.db").path
         let process: ChildProcess
         do {
@@ -88,7 +91,7 @@ public final class LarderProcess {
         // The port may have been logged just before an exit ended the loop.
         port = port ?? listeningPort(in: (try? String(contentsOf: logURL, encoding: .utf8)) ?? "")
         let larder = LarderProcess(
-            process: process, port: port ?? 0, databasePath: databasePath, logURL: logURL, scratch: scratch)
+            process: process, port: port ?? 0, databasePath: databasePath, scratch: scratch)
         guard port != nil else {
             let log = larder.logText
             larder.stop()

@@ -6,7 +6,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// An invalidating POST racing a coalesced GET miss (issue 17): the GET's request left before the POST's
+/// An invalidating POST racing a coalesced GET miss: the GET's request left before the POST's
 /// answer, so what it brings back may predate the change. The origin holds the GET's answer until the test
 /// opens its gate, so the order never depends on timing. The purge-racing-a-miss rule commits it stale,
 /// and callers arriving after the POST do not join it.

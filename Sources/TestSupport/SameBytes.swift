@@ -1,5 +1,3 @@
-// Placeholder: this target is built up by its issue (see docs/ARCHITECTURE.md).
-
 /// Whether two byte sequences are equal, for `#expect(sameBytes(a, b))` on bodies: an `==` of two
 /// arrays inside `#expect` makes Swift Testing compute their difference when it fails, which for
 /// bodies of tens of kilobytes took minutes of CPU and stalled every other test of the run.
