@@ -106,6 +106,14 @@ extension SQLiteCacheStore {
 
     /// Deletes least recently used entries until the total is within `maxSize`. Runs on the writer
     /// right after a commit.
+    ///
+    /// The order is sampled, as Redis's approximated LRU: each round reads `evictionSample` usage rows from
+    /// a random rowid on (rowids are key hashes, so that is a uniform sample of the entries) and removes the
+    /// least recently used `evictionsPerSample` of them. In a store of at most `evictionSample` entries the
+    /// sample is every entry, so the order is exact; in a larger one an evicted entry is among the oldest
+    /// few per cent (the 16th oldest of 256 lies at the 6th percentile on average). Why not an index on the
+    /// last access: every hit written moves the entry in it, and a flush of hits spread over a large store
+    /// changed nearly every page of that index in each of its transactions (docs/ARCHITECTURE.md).
     func evictIfNeeded(_ connection: SQLiteConnection) throws {
         guard let maxSize = configuration.maxSize else { return }
         var total = try connection.queryFirst("SELECT total_bytes FROM stats WHERE id = 1") { $0.int(0) } ?? 0
@@ -125,17 +133,18 @@ extension SQLiteCacheStore {
                     total -= victim.footprint
                 }
                 if !purged.isEmpty { continue }
-                let victims = try connection.query(Self.leastRecentlyUsed) { (id: $0.int64(0), footprint: $0.int(1)) }
-                if victims.isEmpty { break }
+                let candidates = try Self.leastRecentlyUsedOfASample(connection)
+                if candidates.isEmpty { break }
                 // A candidate the hit log has seen used since its row was written is moved up the LRU
-                // order instead (its hits written now), and the next query looks again. Only the
+                // order instead (its hits written now), and the next sample looks again. Only the
                 // candidates looked at are taken from the log.
-                for victim in victims where total > maxSize {
-                    if let used = hitLog.take(victim.id) {
-                        try Self.writeHits(used, row: victim.id, connection: connection)
-                    } else {
-                        try connection.run("DELETE FROM entry WHERE id = ?", [.integer(victim.id)])
-                        total -= victim.footprint
+                for victim in candidates where total > maxSize {
+                    if let used = hitLog.take(victim) {
+                        try Self.writeHits(used, row: victim, connection: connection)
+                    } else if let footprint = try connection.queryFirst(
+                        Self.evict, [.integer(victim)], row: { $0.int(0) })
+                    {
+                        total -= footprint
                         evicted += 1
                     }
                 }
@@ -146,12 +155,34 @@ extension SQLiteCacheStore {
         evictions.add(evicted, ordering: .relaxed)
     }
 
-    /// The 64 least recently used entries, oldest first: a walk of `entry_access_lru`, each with its entry
-    /// row's footprint.
-    private static let leastRecentlyUsed = """
-        SELECT entry.id, entry.footprint FROM entry_access AS access JOIN entry ON entry.id = access.id
-        ORDER BY access.last_access, access.id LIMIT 64
-        """
+    /// Usage rows one eviction round reads.
+    static let evictionSample = 256
+    /// Entries one eviction round may remove: the least recently used of its sample.
+    static let evictionsPerSample = 16
+
+    /// The rowids of the `evictionsPerSample` least recently used entries among `evictionSample` usage rows
+    /// read from a random rowid on (wrapping around to the lowest), oldest first.
+    private static func leastRecentlyUsedOfASample(_ connection: SQLiteConnection) throws -> [Int64] {
+        let start = Int64.random(in: .min ... .max)
+        func usage(_ query: SQLiteQuery, limit: Int) throws -> [(id: Int64, last: Double)] {
+            var rows: [(id: Int64, last: Double)] = []
+            try connection.forEachRow(query, [.integer(start), .int(limit)]) { row in
+                rows.append((row.int64(0), row.double(1)))
+                return true
+            }
+            return rows
+        }
+        var sample = try usage(sampleFrom, limit: evictionSample)
+        if sample.count < evictionSample { sample += try usage(sampleBelow, limit: evictionSample - sample.count) }
+        return sample.sorted { ($0.last, $0.id) < ($1.last, $1.id) }.prefix(evictionsPerSample).map(\.id)
+    }
+
+    private static let sampleFrom = SQLiteQuery(
+        "SELECT id, last_access FROM entry_access WHERE id >= ? ORDER BY id LIMIT ?")
+    private static let sampleBelow = SQLiteQuery(
+        "SELECT id, last_access FROM entry_access WHERE id < ? ORDER BY id LIMIT ?")
+    /// Removes an entry (the delete trigger takes its body, usage row and counts) and says its footprint.
+    private static let evict = SQLiteQuery("DELETE FROM entry WHERE id = ? RETURNING footprint")
 
     /// Deletes an entry whose body failed its checks, unless it was replaced meanwhile.
     func deleteCorrupt(_ entry: StoredEntry) {

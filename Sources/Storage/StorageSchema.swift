@@ -123,20 +123,21 @@ enum StorageSchema {
             UPDATE stats SET purged_count = purged_count - 1, purged_bytes = purged_bytes - OLD.footprint WHERE id = 1;
         END;
         """,
-        // Version 7: hit counts and last accesses in a narrow table of their own, `entry_access`, with the LRU
-        // index (`entry_access_lru`) on it. The hit log's flush (`SQLiteHitLog`) rewrites the rows of every
-        // entry hit since the last one: in the entry table, whose rows hold headers and URLs (a few hundred
-        // bytes, about ten a page), a flush of random hits among a million entries changed nearly every page
-        // of a 2 GB file, about 5 GB written to the WAL and back in 25 s of 15 000 hits a second
-        // (Benchmarks/million). Rows of three numbers fit about 150 a page: the same flush changes a few
-        // thousand pages. Every entry has its row, written with the entry and removed with it by the delete
-        // trigger. `entry.hit_count` and `entry.last_access` stay, unused (written 0): dropping a column
-        // rewrites the whole table.
+        // Version 7: hit counts and last accesses in a narrow table of their own, `entry_access`, and no
+        // index on the last access. The hit log's flush (`SQLiteHitLog`) rewrites the usage of every entry hit
+        // since the last one, in transactions of consecutive rowids. In the entry table, whose rows hold
+        // headers and URLs (about ten a page), a flush of random hits among a million entries changed nearly
+        // every page of a 2 GB file, and each of its transactions changed pages all over `entry_lru`, whose
+        // order is the old last accesses: 5.4 GB written to the WAL and back in 25 s of 15 000 hits a second
+        // (Benchmarks/million). Usage rows of three numbers fit about 150 a page, and a transaction of
+        // consecutive rowids changes only the pages that hold them; eviction samples them instead of walking
+        // an index (`SQLiteCacheStore.evictIfNeeded`). Every entry has its row, written with the entry and
+        // removed with it by the delete trigger. `entry.hit_count` and `entry.last_access` stay, unused
+        // (written 0): dropping a column rewrites the whole table.
         """
         CREATE TABLE entry_access (id INTEGER PRIMARY KEY, hit_count INTEGER NOT NULL, last_access REAL NOT NULL);
         INSERT INTO entry_access (id, hit_count, last_access) SELECT id, hit_count, last_access FROM entry;
         DROP INDEX entry_lru;
-        CREATE INDEX entry_access_lru ON entry_access(last_access, id);
         DROP TRIGGER entry_deleted;
         CREATE TRIGGER entry_deleted AFTER DELETE ON entry BEGIN
             UPDATE stats SET entry_count = entry_count - 1, total_bytes = total_bytes - OLD.footprint WHERE id = 1;

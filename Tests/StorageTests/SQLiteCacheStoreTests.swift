@@ -161,6 +161,31 @@ import Testing
         #expect(try harness.count("SELECT count(*) FROM chunk") == expectedChunks)
     }
 
+    /// In a store larger than one eviction sample the LRU order is sampled (`evictIfNeeded`): what goes
+    /// must still be among the least recently used. 2 000 entries, used in the order they were loaded; a
+    /// bound that takes about a hundred of them. The sixteen oldest of a random 256 lie at the 6th
+    /// percentile on average; one beyond the oldest quarter has odds below 10^-12 a round.
+    @Test func evictionInALargeStoreTakesOnlyAmongTheLeastRecentlyUsed() throws {
+        let loader = try StorageTestHarness()
+        let entries = (0..<2000).map { CacheCoreFixtures.makeEntry(url: "https://e.example/\($0)") }
+        try loader.store.bulkLoad(entries.lazy.map { ($0, [UInt8](repeating: 7, count: 100)) })
+        for (index, entry) in entries.enumerated() {
+            try loader.sql(
+                "UPDATE entry_access SET last_access = ? WHERE id = ?",
+                [.real(Double(index)), .integer(SQLiteCacheStore.rowID(entry.key))])
+        }
+        let total = try loader.store.stats().totalBytes
+        let bounded = try SQLiteCacheStore(path: loader.directory.file(), maxSize: total - 100 * (total / 2000))
+        let writer = try bounded.beginWrite(hints: CacheBodyHints())
+        try writer.append([1])
+        try writer.commit(CacheCoreFixtures.makeEntry(url: "https://e.example/new"))
+        let evicted = try entries.indices.filter { try bounded.entry(for: entries[$0].key) == nil }
+        #expect(evicted.count >= 100)
+        #expect(evicted.count < 200)
+        #expect(evicted.allSatisfy { $0 < 500 })
+        #expect(bounded.evictedCount == evicted.count)
+    }
+
     @Test func sweepDeletesOnlyEntriesPastTheirStaleAllowance() throws {
         let harness = try StorageTestHarness()
         let fresh = try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/fresh", freshness: 1000), [1])
