@@ -1,7 +1,10 @@
 public import FoundationEssentials
 public import HTTPCore
 
-/// Where cached responses live: metadata, bodies, usage, capacity and the persisted filter chain.
+/// Where cached responses live: their metadata, bodies and usage; what `/fetch` and the `/cache` API read and
+/// change. The persisted filter chain is a `FilterChainStore`'s, the figures and sweeps of the background
+/// maintenance a `CacheMaintenanceStore`'s: a store usually is all three, but each user asks only for what it
+/// uses, and a wrapper of entries (the memory tier's) forwards only entries.
 ///
 /// Implementations are synchronous and thread-safe. They block on disk, so callers run them off the
 /// connection queues. Every method throws `CacheStoreError` only.
@@ -105,34 +108,6 @@ public protocol CacheStore: AnyObject, Sendable {
     /// - Returns: the page and the cursor of the next one.
     /// - Throws: `.invalidCursor` for a cursor this store did not produce, or a storage error.
     func list(_ query: CacheEntryQuery) throws -> CacheEntryPage
-
-    /// Entry count and bytes, in O(1).
-    /// - Returns: the figures.
-    /// - Throws: `CacheStoreError` when the store cannot be read.
-    func stats() throws -> CacheStoreStats
-
-    /// Deletes entries past expiry plus stale allowance, writes pending hits and clears abandoned
-    /// writes. Called from a background timer.
-    /// - Parameter now: the clock's time.
-    /// - Returns: how many entries were swept.
-    /// - Throws: `CacheStoreError` when the store cannot be written.
-    @discardableResult
-    func sweep(now: Date) throws -> Int
-
-    /// The persisted filter chain: its version and its filters in order, as opaque JSON.
-    /// - Returns: version 0 and no filters when none was ever saved.
-    /// - Throws: `CacheStoreError` when the store cannot be read.
-    func loadFilterChain() throws -> FilterChainRecord
-
-    /// Replaces the whole filter chain in one transaction and bumps its version.
-    /// - Parameters:
-    ///   - filters: the new chain in order; names must be unique.
-    ///   - expectedVersion: when given, the save happens only if the stored version still is this one.
-    /// - Returns: the chain as saved, with its new version.
-    /// - Throws: `.versionConflict` when `expectedVersion` is stale, `.duplicateFilterName`, or a
-    ///   storage error; nothing changes then.
-    @discardableResult
-    func saveFilterChain(_ filters: [FilterRecord], expectedVersion: Int?) throws -> FilterChainRecord
 }
 
 /// The form in which a body is read.
@@ -269,31 +244,6 @@ public protocol ReadableBodyWriter: CacheBodyWriter {
     /// - Throws: `.writerClosed` when the body was abandoned, deleted or replaced meanwhile (or the offset
     ///   is not readable), a storage error when a chunk fails its checks.
     func readWritten(at offset: Int) throws -> [UInt8]
-}
-
-/// Entry count and size, kept up to date with every change.
-public struct CacheStoreStats: Sendable, Equatable {
-    /// Number of entries (not counting purged ones waiting to be reclaimed).
-    public var entryCount: Int
-    /// Bytes counted against the size bound: stored bodies plus per-entry overhead, including the bytes
-    /// of purged entries not yet reclaimed (`reclaimingBytes`), which the file still holds.
-    public var totalBytes: Int
-    /// The size bound, `nil` when unbounded.
-    public var maxSize: Int?
-    /// Entries a purge removed that are still in the file, waiting for the store to delete their rows
-    /// and bodies (a store that deletes at once has none).
-    public var reclaimingEntries: Int
-    /// The bytes of `reclaimingEntries`, counted in `totalBytes`.
-    public var reclaimingBytes: Int
-
-    /// Creates the figures.
-    public init(entryCount: Int, totalBytes: Int, maxSize: Int?, reclaimingEntries: Int = 0, reclaimingBytes: Int = 0) {
-        self.entryCount = entryCount
-        self.totalBytes = totalBytes
-        self.maxSize = maxSize
-        self.reclaimingEntries = reclaimingEntries
-        self.reclaimingBytes = reclaimingBytes
-    }
 }
 
 extension CacheStore {

@@ -4,7 +4,7 @@ import Zlib
 
 /// A `CacheStore` in memory, for tests of the layers above storage. Bodies are kept as identity bytes
 /// (so the gzip form is unavailable); size bound, LRU, sweep, listing and purges behave as in the
-/// SQLite store.
+/// SQLite store. Like it, also the `FilterChainStore` and the `CacheMaintenanceStore`.
 public final class InMemoryCacheStore: CacheStore {
     /// Bytes counted per entry on top of its body (the SQLite store estimates its row overhead alike).
     public static let entryOverhead = 256
@@ -183,35 +183,6 @@ public final class InMemoryCacheStore: CacheStore {
         }
     }
 
-    public func stats() throws -> CacheStoreStats {
-        state.withLock { CacheStoreStats(entryCount: $0.records.count, totalBytes: $0.totalBytes, maxSize: maxSize) }
-    }
-
-    @discardableResult
-    public func sweep(now: Date) throws -> Int {
-        state.withLock { state in
-            let doomed = state.records.values.filter { $0.entry.sweepAfter < now }.map(\.entry.key)
-            for key in doomed { remove(key, from: &state) }
-            return doomed.count
-        }
-    }
-
-    public func loadFilterChain() throws -> FilterChainRecord {
-        state.withLock { $0.filters }
-    }
-
-    @discardableResult
-    public func saveFilterChain(_ filters: [FilterRecord], expectedVersion: Int?) throws -> FilterChainRecord {
-        try FilterChainRecord.validate(filters)
-        return try state.withLock { state in
-            if let expectedVersion, expectedVersion != state.filters.version {
-                throw CacheStoreError.versionConflict(current: state.filters.version)
-            }
-            state.filters = FilterChainRecord(version: state.filters.version + 1, filters: filters)
-            return state.filters
-        }
-    }
-
     @discardableResult
     private func remove(_ key: CacheKey, from state: inout State) -> Bool {
         guard let record = state.records.removeValue(forKey: key) else { return false }
@@ -226,6 +197,39 @@ public final class InMemoryCacheStore: CacheStore {
         }
         for record in byAge where state.totalBytes > maxSize {
             remove(record.entry.key, from: &state)
+        }
+    }
+}
+
+extension InMemoryCacheStore: CacheMaintenanceStore {
+    public func stats() throws -> CacheStoreStats {
+        state.withLock { CacheStoreStats(entryCount: $0.records.count, totalBytes: $0.totalBytes, maxSize: maxSize) }
+    }
+
+    @discardableResult
+    public func sweep(now: Date) throws -> Int {
+        state.withLock { state in
+            let doomed = state.records.values.filter { $0.entry.sweepAfter < now }.map(\.entry.key)
+            for key in doomed { remove(key, from: &state) }
+            return doomed.count
+        }
+    }
+}
+
+extension InMemoryCacheStore: FilterChainStore {
+    public func loadFilterChain() throws -> FilterChainRecord {
+        state.withLock { $0.filters }
+    }
+
+    @discardableResult
+    public func saveFilterChain(_ filters: [FilterRecord], expectedVersion: Int?) throws -> FilterChainRecord {
+        try FilterChainRecord.validate(filters)
+        return try state.withLock { state in
+            if let expectedVersion, expectedVersion != state.filters.version {
+                throw CacheStoreError.versionConflict(current: state.filters.version)
+            }
+            state.filters = FilterChainRecord(version: state.filters.version + 1, filters: filters)
+            return state.filters
         }
     }
 }

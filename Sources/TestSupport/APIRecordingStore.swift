@@ -94,26 +94,6 @@ public final class APIRecordingStore: CacheStore {
         check("list")
         return try wrapped.list(query)
     }
-
-    public func stats() throws -> CacheStoreStats {
-        check("stats")
-        return try wrapped.stats()
-    }
-
-    public func sweep(now: Date) throws -> Int {
-        check("sweep")
-        return try wrapped.sweep(now: now)
-    }
-
-    public func loadFilterChain() throws -> FilterChainRecord {
-        check("loadFilterChain")
-        return try wrapped.loadFilterChain()
-    }
-
-    public func saveFilterChain(_ filters: [FilterRecord], expectedVersion: Int?) throws -> FilterChainRecord {
-        check("saveFilterChain")
-        return try wrapped.saveFilterChain(filters, expectedVersion: expectedVersion)
-    }
 }
 
 /// A body reader or writer that reports each call before forwarding it: a reader's `next()` to its store's

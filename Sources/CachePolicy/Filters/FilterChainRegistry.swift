@@ -6,12 +6,12 @@ import Synchronization
 ///
 /// Reads take a snapshot of the current ``FilterChain`` under a lock held for a pointer copy. A change
 /// is serialised with every other change, checked against the caller's precondition, saved through the
-/// ``CacheStore`` in one transaction (with the version it started from, so a concurrent writer to the
+/// ``FilterChainStore`` in one transaction (with the version it started from, so a concurrent writer to the
 /// same file cannot be overwritten), and only then published: the next request sees it, no restart
 /// needed, and a failed save changes nothing. Saving blocks on the store, so call the mutating methods
 /// off connection queues.
 public final class FilterChainRegistry: FilterDecider {
-    private let store: any CacheStore
+    private let store: any FilterChainStore
     /// What happens to requests no filter owns.
     public let defaultPolicy: FilterDefaultPolicy
     private let current: Mutex<FilterChain>
@@ -28,7 +28,7 @@ public final class FilterChainRegistry: FilterDecider {
     ///   - initialFilters: The chain a new database starts with.
     /// - Throws: `FilterChainError.corruptRecord` when a stored filter does not decode; the store's errors.
     public init(
-        store: any CacheStore, defaultPolicy: FilterDefaultPolicy = .http,
+        store: any FilterChainStore, defaultPolicy: FilterDefaultPolicy = .http,
         initialFilters: [FilterDefinition] = FilterChain.defaultFilters
     ) throws {
         self.store = store

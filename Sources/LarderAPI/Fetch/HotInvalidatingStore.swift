@@ -4,7 +4,8 @@ public import FoundationEssentials
 /// A `CacheStore` that forwards every call to the real store and keeps `/fetch`'s in-memory hot
 /// entries consistent with it: whatever deletes, purges or rewrites entries through this store (the
 /// `/cache` API, `/fetch` itself) also drops them from memory. Hand this store, not the wrapped one, to
-/// every API that changes entries.
+/// every API that changes entries. The filter chain and the background sweep do not go through it: the
+/// chain is no entry, and memory serves only fresh entries, which a sweep never selects.
 public final class HotInvalidatingStore: CacheStore {
     /// The store every call goes to.
     public let wrapped: any CacheStore
@@ -87,20 +88,4 @@ public final class HotInvalidatingStore: CacheStore {
     }
 
     public func list(_ query: CacheEntryQuery) throws -> CacheEntryPage { try wrapped.list(query) }
-
-    public func stats() throws -> CacheStoreStats { try wrapped.stats() }
-
-    @discardableResult
-    public func sweep(now: Date) throws -> Int {
-        // Swept entries are past expiry plus their stale allowance; memory only ever serves fresh ones.
-        hot.remove { $0.sweepAfter <= now }
-        return try wrapped.sweep(now: now)
-    }
-
-    public func loadFilterChain() throws -> FilterChainRecord { try wrapped.loadFilterChain() }
-
-    @discardableResult
-    public func saveFilterChain(_ filters: [FilterRecord], expectedVersion: Int?) throws -> FilterChainRecord {
-        try wrapped.saveFilterChain(filters, expectedVersion: expectedVersion)
-    }
 }

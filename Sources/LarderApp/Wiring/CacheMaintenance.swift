@@ -1,7 +1,7 @@
+import CacheCore
 import Dispatch
 import FoundationEssentials
 import Logging
-import Storage
 
 /// Sweeps the store in the background: entries expired beyond their stale allowance go, orphaned
 /// partial bodies are cleared, and batched hit counts are written (DESIGN.md, "Capacity").
@@ -15,10 +15,10 @@ final class CacheMaintenance: @unchecked Sendable {
 
     /// Starts sweeping `store` every `interval` seconds on a utility queue (never a connection queue).
     /// - Parameters:
-    ///   - store: the SQLite store.
+    ///   - store: the store to sweep.
     ///   - interval: seconds between sweeps; the first runs one interval after start.
     ///   - logger: where sweeps that removed something, and failures, are reported.
-    init(store: SQLiteCacheStore, interval: Double, logger: Logger) {
+    init(store: any CacheMaintenanceStore, interval: Double, logger: Logger) {
         let queue = DispatchQueue(label: "larder.maintenance", qos: .utility)
         timer = DispatchSource.makeTimerSource(queue: queue)
         let period = DispatchTimeInterval.milliseconds(Int(interval * 1000))
@@ -43,11 +43,11 @@ final class CacheMaintenance: @unchecked Sendable {
 extension LarderWiring {
     /// Starts the background sweep unless `--sweep-interval` is 0.
     /// - Parameters:
-    ///   - store: the SQLite store.
+    ///   - store: the store to sweep.
     ///   - settings: the resolved settings.
     ///   - logger: the process logger.
     /// - Returns: the running sweep, to cancel at shutdown; `nil` when there is none.
-    static func startMaintenance(store: SQLiteCacheStore, settings: ServeSettings, logger: Logger)
+    static func startMaintenance(store: any CacheMaintenanceStore, settings: ServeSettings, logger: Logger)
         -> CacheMaintenance?
     {
         guard settings.maintenance.sweepInterval > 0 else { return nil }

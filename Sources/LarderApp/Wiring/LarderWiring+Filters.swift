@@ -9,7 +9,7 @@ extension LarderWiring {
     /// Loads the filter chain from the store (a new database gets the default `images` chain, or the
     /// filters file's), applies the filters file in `replace` mode, and makes the `/filters` API on it.
     /// - Parameters:
-    ///   - store: the cache store holding the chain.
+    ///   - store: the store holding the chain.
     ///   - settings: the resolved settings.
     ///   - addressPolicy: the fetch path's address policy (its allow-networks), so that explain judges
     ///     addresses exactly as fetches do.
@@ -18,7 +18,7 @@ extension LarderWiring {
     /// - Returns: the API; its `registry` is the live chain, which `/fetch` decides with.
     /// - Throws: when the stored chain cannot be loaded or saved.
     static func makeFiltersAPI(
-        store: any CacheStore, settings: ServeSettings, addressPolicy: AddressPolicy = AddressPolicy(),
+        store: any FilterChainStore, settings: ServeSettings, addressPolicy: AddressPolicy = AddressPolicy(),
         declared: [FilterDefinition]? = nil, logger: Logger
     ) throws -> FiltersAPI {
         let registry = try FilterChainRegistry(
