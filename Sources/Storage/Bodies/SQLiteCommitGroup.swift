@@ -22,10 +22,9 @@ struct SQLiteCommitJob: Sendable {
 /// previous group was being committed.
 ///
 /// Why: in WAL mode a commit appends every page it changed to the log. One entry touches the entry
-/// table, five indexes, its usage row and their LRU index, the chunk table, the stats row and the vary
-/// table, about ten pages, and most of them (the right edge of `entry_seq`, `entry_access_lru`,
-/// `entry_sweep`, the chunk table, the stats row) are the same pages for the next entry. Under a burst of
-/// misses a group writes those pages once.
+/// table, five indexes, its usage row, the chunk table, the stats row and the vary table, about ten
+/// pages, and some of them (the right edge of `entry_seq` and `entry_sweep`, the chunk table, the stats
+/// row) are the same pages for the next entry. Under a burst of misses a group writes those pages once.
 ///
 /// A group is never waited for: a lone commit runs at once on `queue`; commits that arrive while it runs
 /// form the next group. The bodies of a group share the transaction with no savepoint each (a savepoint
