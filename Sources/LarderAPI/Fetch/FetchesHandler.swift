@@ -26,8 +26,8 @@ struct FetchesHandler: HTTPResponder {
             object.add("bytesReceived", snapshot.bytesReceived)
             object.add("bytesExpected", json: snapshot.bytesExpected.map(String.init) ?? "null")
             object.add("waiters", snapshot.waiters)
-            object.add("started", fetch.startedAt)
-            object.add("ageSeconds", max(0, now.timeIntervalSince(fetch.startedAt)))
+            object.add("started", fetch.requestTime)
+            object.add("ageSeconds", max(0, now.timeIntervalSince(fetch.requestTime)))
             items.append(object.text)
         }
         var page = JSONObjectWriter()

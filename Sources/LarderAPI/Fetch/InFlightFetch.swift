@@ -56,11 +56,11 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     let method: HTTPMethod
     /// The caller's content, for a method that sends one.
     let content: [UInt8]?
-    /// When the fetch started.
-    let startedAt: Date
+    /// When the fetch started, just before its request is sent: the stored response's request time
+    /// (RFC 9111 §4.2.3), and the start `/fetches` shows.
+    let requestTime: Date
     /// The same on the monotonic clock, for the latency metric (the injected clock may stand still).
     let startedUptime = DispatchTime.now().uptimeNanoseconds
-    let requestTime: Date
     /// What the fetch works with (`FetchService.inFlight`).
     let dependencies: InFlightDependencies
     let state = Mutex(State())
@@ -95,8 +95,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         self.content = mayStore ? nil : content
         self.interimRecipient = interimRecipient
         self.dependencies = dependencies
-        startedAt = dependencies.clock()
-        requestTime = startedAt
+        requestTime = dependencies.clock()
         storeQueue = dependencies.storeWriters.queueInTurn()
         writerBox = InFlightWriterBox(queue: storeQueue)
         purgesBefore = dependencies.store.purgeCount
