@@ -13,8 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 PAIRS=${PAIRS:-11}
 work="${TMPDIR:-/tmp}/larder-crc-bench"
-swift build -c release --product CRCBenchmark >&2
-bench="$(swift build -c release --show-bin-path)/CRCBenchmark"
+swift build -c release -Xswiftc -g --product CRCBenchmark >&2
+bench="$(swift build -c release -Xswiftc -g --show-bin-path)/CRCBenchmark"
 python3 Benchmarks/crc/make-pngs.py "$work"
 files=("$work"/icon.png "$work"/screenshot.png "$work"/photo.png)
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"

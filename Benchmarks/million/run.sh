@@ -21,8 +21,8 @@ SMALL=${SMALL:-1000}
 export DURATION=${DURATION:-10s}
 need_tools wrk taskset curl
 build_larder
-swift build -c release --product PurgeBenchmark >&2
-loader=$(swift build -c release --show-bin-path)/PurgeBenchmark
+swift build -c release -Xswiftc -g --product PurgeBenchmark >&2
+loader=$(swift build -c release -Xswiftc -g --show-bin-path)/PurgeBenchmark
 
 dir=${MILLION_DIR:-/tmp/larder-million}
 mkdir -p "$dir"

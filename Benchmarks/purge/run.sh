@@ -7,5 +7,5 @@
 # --window SECONDS, --reuse to keep the loaded file between runs, --db PATH, --load-only to load and stop).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-swift build -c release --product PurgeBenchmark >/dev/null
-exec "$(swift build -c release --show-bin-path)/PurgeBenchmark" "$@"
+swift build -c release -Xswiftc -g --product PurgeBenchmark >/dev/null
+exec "$(swift build -c release -Xswiftc -g --show-bin-path)/PurgeBenchmark" "$@"

@@ -19,6 +19,6 @@ items = [{"id": i, "name": " ".join(random.choice(words) for _ in range(3)),
          for i in range(6000)]
 json.dump({"items": items, "count": len(items)}, open(sys.argv[1], "w"), indent=1)
 PY
-swift build -c release --product StorageBenchmark >/dev/null
-exec "$(swift build -c release --show-bin-path)/StorageBenchmark" --dir "$work" \
+swift build -c release -Xswiftc -g --product StorageBenchmark >/dev/null
+exec "$(swift build -c release -Xswiftc -g --show-bin-path)/StorageBenchmark" --dir "$work" \
     --sample "text=$work/text.txt" --sample "json=$work/api.json" "$@"
