@@ -214,11 +214,18 @@ extension SQLiteCacheStore {
 extension SQLiteCacheStore {
     /// Writes hits, copies the WAL into the database file and truncates the WAL
     /// (https://sqlite.org/pragma.html#pragma_wal_checkpoint). For shutdown and for measuring the file.
+    /// - Parameter waiting: whether to wait, up to the busy timeout, for readers and writers of other
+    ///   processes (a backup, `larder stats`); without waiting the WAL is left as it is when one is busy.
     /// - Throws: `CacheStoreError` when the store cannot be written.
-    public func checkpoint() throws {
+    public func checkpoint(waiting: Bool = true) throws {
         try flushHits()
         try guarded("checkpoint") {
-            try database.write { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+            try database.write { connection in
+                let timeout = try connection.queryFirst("PRAGMA busy_timeout") { $0.int(0) } ?? 0
+                if !waiting { try connection.execute("PRAGMA busy_timeout = 0") }
+                defer { if !waiting { try? connection.execute("PRAGMA busy_timeout = \(timeout)") } }
+                try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            }
         }
     }
 }

@@ -3,7 +3,8 @@ import TestSupport
 import Testing
 
 /// Hit counts are kept in memory and written in batches (hot tier and store), so serving a hit costs no
-/// write; a SIGTERM drain writes what is pending before the process exits, so no hit is lost.
+/// write; a SIGTERM drain writes what is pending before the process exits, so no hit is lost, and then
+/// checkpoints the WAL into the database file.
 @Suite struct ShutdownHitCountTests {
     @Test(arguments: [0, 4 << 20])
     func hitsCountedInMemoryAreWrittenBeforeASigtermExit(hotBytes: Int) async throws {
@@ -26,6 +27,10 @@ import Testing
         server.process.terminate()
         #expect(await server.waitForExit())
         #expect(server.process.terminationStatus == 0)
+
+        // The drain ends with a checkpoint: everything is in the database file, the WAL is empty.
+        let wal = try? FileManager.default.attributesOfItem(atPath: database + "-wal")[.size] as? Int
+        #expect((wal ?? 0) == 0)
 
         let restarted = try await LarderProcess.start(arguments: arguments, database: database)
         defer { restarted.stop() }

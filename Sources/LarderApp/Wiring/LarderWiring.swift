@@ -113,8 +113,12 @@ public enum LarderWiring {
             fetch.handOverHotHits()
             do {
                 try store.flushHits()
+                // Then the WAL copied into the file and emptied, so that the next start has nothing to
+                // recover from it; only when every store finished (a stuck writer would hold the exit),
+                // and without waiting for another process reading or writing the file.
+                if unfinished == 0 { try store.checkpoint(waiting: false) }
             } catch {
-                logger.error("hit counts not written at shutdown", metadata: ["error": "\(error)"])
+                logger.error("hit counts or the WAL not written at shutdown", metadata: ["error": "\(error)"])
             }
             maintenance?.cancel()
             fetch.client.shutdown()
