@@ -112,25 +112,25 @@ public struct CacheKey: Hashable, Sendable, Comparable, CustomStringConvertible 
         var context = SHA256_CTX()
         SHA256_Init(&context)
         var url = canonicalURL
-        url.withUTF8 { bytes in _ = SHA256_Update(&context, bytes.baseAddress, bytes.count) }
+        url.withUTF8 { update(&context, UnsafeRawBufferPointer($0)) }
         if !varyingHeaders.isEmpty {
-            var seen = Set<String>()
-            let normalised = varyingHeaders.map { (name: $0.name.lowercased(), value: $0.value) }
-                .filter { seen.insert($0.name).inserted }
-                .sorted { $0.name < $1.name }
-            var bytes = [UInt8]()
-            for header in normalised {
-                bytes.append(0)
-                bytes.append(contentsOf: header.name.utf8)
-                bytes.append(0)
+            // Each name once (its first value), lower-cased, in order: the key does not depend on how the
+            // response spelled or ordered its Vary. The names usually come so (`Vary.keyPairs` lower-cases
+            // them; one name is in order), and are then hashed as they are, piece by piece, with no copy.
+            let headers = isNormalized(varyingHeaders) ? varyingHeaders : normalized(varyingHeaders)
+            for header in headers {
+                var name = header.name
+                update(&context, separator)
+                name.withUTF8 { update(&context, UnsafeRawBufferPointer($0)) }
+                update(&context, separator)
                 if let value = header.value {
-                    bytes.append(UInt8(ascii: "="))
-                    bytes.append(contentsOf: Substring(value).trimmingHTTPWhitespace().utf8)
+                    var trimmed = Substring(value).trimmingHTTPWhitespace()
+                    update(&context, present)
+                    trimmed.withUTF8 { update(&context, UnsafeRawBufferPointer($0)) }
                 } else {
-                    bytes.append(UInt8(ascii: "!"))
+                    update(&context, absent)
                 }
             }
-            bytes.withUnsafeBytes { bytes in _ = SHA256_Update(&context, bytes.baseAddress, bytes.count) }
         }
         var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         withUnsafeMutableBytes(of: &digest) { raw in
@@ -138,6 +138,39 @@ public struct CacheKey: Hashable, Sendable, Comparable, CustomStringConvertible 
         }
         // A SHA-256 digest is 32 bytes, so the key always exists.
         return withUnsafeBytes(of: digest) { CacheKey(bytes: $0) }!
+    }
+
+    private static func update(_ context: inout SHA256_CTX, _ bytes: UnsafeRawBufferPointer) {
+        _ = SHA256_Update(&context, bytes.baseAddress, bytes.count)
+    }
+
+    private static func update(_ context: inout SHA256_CTX, _ bytes: StaticString) {
+        _ = SHA256_Update(&context, bytes.utf8Start, bytes.utf8CodeUnitCount)
+    }
+
+    /// What the key hashes between a header's name and its value: a NUL before and after the name, then
+    /// `=` and the value, or `!` for a header the request lacks.
+    private static let separator: StaticString = "\0"
+    private static let present: StaticString = "="
+    private static let absent: StaticString = "!"
+
+    /// Whether the names are as `normalized` leaves them: ASCII without capitals, strictly ascending.
+    private static func isNormalized(_ headers: [(name: String, value: String?)]) -> Bool {
+        var previous: String?
+        for header in headers {
+            guard header.name.utf8.allSatisfy({ $0 < 0x80 && !(0x41...0x5A).contains($0) }) else { return false }
+            if let previous, !(previous < header.name) { return false }
+            previous = header.name
+        }
+        return true
+    }
+
+    /// The headers lower-cased by name, the first of each name kept, ordered by name.
+    private static func normalized(_ headers: [(name: String, value: String?)]) -> [(name: String, value: String?)] {
+        var seen = Set<String>()
+        return headers.map { (name: $0.name.lowercased(), value: $0.value) }
+            .filter { seen.insert($0.name).inserted }
+            .sorted { $0.name < $1.name }
     }
 
     /// Computes the secondary key of a request for a response that varies on `varyNames`.

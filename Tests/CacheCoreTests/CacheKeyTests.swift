@@ -17,6 +17,20 @@ import Testing
         #expect(key.hex == "7907128fed08c1fe61a525dc3ea6b86311d64284572ea49ef97a6099c6d2768c")
     }
 
+    @Test func namesAlreadyLowerCasedAndInOrderHashTheSameLayout() {
+        // The usual case, hashed without normalizing a copy: the same bytes, the same key as above.
+        let key = CacheKey.make(
+            canonicalURL: "https://example.com/",
+            varyingHeaders: [(name: "accept-encoding", value: "  gzip\t"), (name: "user-agent", value: nil)])
+        #expect(key.hex == "7907128fed08c1fe61a525dc3ea6b86311d64284572ea49ef97a6099c6d2768c")
+    }
+
+    @Test func aNameGivenTwiceKeepsItsFirstValue() {
+        let twice = CacheKey.make(canonicalURL: "u", varyingHeaders: [("accept", "x"), ("accept", "y")])
+        #expect(twice == CacheKey.make(canonicalURL: "u", varyingHeaders: [("accept", "x")]))
+        #expect(twice != CacheKey.make(canonicalURL: "u", varyingHeaders: [("accept", "y")]))
+    }
+
     @Test func headerOrderAndNameCaseDoNotChangeTheKey() {
         let a = CacheKey.make(canonicalURL: "u", varyingHeaders: [("Accept", "x"), ("Cookie", "y")])
         let b = CacheKey.make(canonicalURL: "u", varyingHeaders: [("cookie", "y"), ("ACCEPT", "x")])
