@@ -27,12 +27,25 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         var storing = false
         var refusal: String?
         var invalidImage = false
-        /// Bytes this fetch added to the service's store backlog.
+        /// Bytes this fetch added to the service's store backlog: its body bytes not yet written, and the
+        /// overhead of its place while it holds one.
         var backlogBytes = 0
-        /// Whether the fetch was sent with its place in the backlog (`StoreBacklog.reserve`).
-        var reserved = false
+        var place = BacklogPlace.none
         var originFetch: OriginFetch?
         var responseTime = Date()
+    }
+
+    /// A fetch's place in the store backlog. While it holds one (`reserved` or `taken`), `backlogBytes`
+    /// counts `StoreBacklog.overheadPerFetch` for it: what a fetch waiting to be written holds besides its
+    /// body (its state, its writer's).
+    enum BacklogPlace {
+        /// None: the fetch stores nothing, or it was sent without a place (it waited as long as it may)
+        /// and its head has not been judged storable.
+        case none
+        /// Given by `StoreBacklog.reserve` before the request was sent.
+        case reserved
+        /// Taken when the head of a fetch sent without a place was judged storable, the backlog having room.
+        case taken
     }
 
     /// A number for `/fetches`.
@@ -116,7 +129,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         dependencies.backlog.reserve { [self] place in
             if case .reserved = place {
                 state.withLock {
-                    $0.reserved = true
+                    $0.place = .reserved
                     $0.backlogBytes += StoreBacklog.overheadPerFetch
                 }
             }
@@ -219,7 +232,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         let backlog = dependencies.backlog
         let placeFreed = state.withLock { state -> Bool in
             // A fetch sent without its place (it waited as long as it may) is stored only if there is room now.
-            if admission.stored, !state.reserved, backlog.bytes >= backlog.limit {
+            if admission.stored, state.place == .none, backlog.bytes >= backlog.limit {
                 admission = StoreAdmission(
                     stored: false, refusal: "store backlog: \(backlog.bytes) bytes waiting to be written")
             }
@@ -227,15 +240,18 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             state.responseTime = responseTime
             state.storing = admission.stored
             state.refusal = admission.refusal
-            if admission.stored, !state.reserved {
-                // What a fetch waiting to be written holds besides its body (its state, its writer's).
+            switch (admission.stored, state.place) {
+            case (true, .none):
+                state.place = .taken
                 state.backlogBytes += StoreBacklog.overheadPerFetch
                 backlog.add(StoreBacklog.overheadPerFetch)
-            } else if !admission.stored, state.reserved {
+            case (false, .reserved), (false, .taken):
                 // Nothing will be written: the place goes to the next fetch waiting (below, outside the lock).
-                state.reserved = false
+                state.place = .none
                 state.backlogBytes -= StoreBacklog.overheadPerFetch
                 return true
+            case (true, .reserved), (true, .taken), (false, .none):
+                break
             }
             return false
         }
