@@ -15,20 +15,9 @@ WINDOWS=${WINDOWS:-8}
 ENTRIES=${ENTRIES:-1000000}
 need_tools wrk taskset curl
 build_larder
-dir=${MILLION_DIR:-/tmp/larder-million}
-db="$dir/store-$ENTRIES.db"
-if [[ ! -f $db ]]; then
-    swift build -c release -Xswiftc -g --product PurgeBenchmark >&2
-    "$(swift build -c release -Xswiftc -g --show-bin-path)/PurgeBenchmark" --load-only --entries "$ENTRIES" \
-        --tagged 1 --db "$db" >&2
-fi
-cat >"$dir/random.lua" <<'LUA'
-local n = tonumber(os.getenv("ITEMS"))
-math.randomseed(os.time())
-request = function()
-    return wrk.format("GET", "/fetch?url=https://bench.example/items/" .. math.random(0, n - 1))
-end
-LUA
+. Benchmarks/million/stores.sh
+dir=$MILLION_DIR
+db=$(million_store "$ENTRIES")
 # Read from the page cache, as run.sh's rounds are (this machine pages out files nobody touched lately).
 cat "$db" "$db-wal" >/dev/null 2>&1 || true
 
@@ -42,7 +31,7 @@ written() { awk '/^write_bytes/ { print $2 }' "/proc/$pid/io"; }
 start=$(written)
 echo "window  requests/s   p99 ms  written MiB"
 for w in $(seq "$WINDOWS"); do
-    read -r rps p99 bad _ < <(DURATION=5s ITEMS=$ENTRIES measure "http://127.0.0.1:$port/" -s "$dir/random.lua")
+    read -r rps p99 bad _ < <(DURATION=5s ITEMS=$ENTRIES measure "http://127.0.0.1:$port/" -s "$RANDOM_LUA")
     ((bad == 0)) || { echo "non-2xx answers" >&2; exit 1; }
     printf "%6d  %10s  %7s  %11d\n" "$w" "$rps" "$p99" "$((($(written) - start) / 1048576))"
 done

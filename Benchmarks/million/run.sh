@@ -22,25 +22,9 @@ SMALL=${SMALL:-1000}
 export DURATION=${DURATION:-10s}
 need_tools wrk taskset curl
 build_larder
-swift build -c release -Xswiftc -g --product PurgeBenchmark >&2
-loader=$(swift build -c release -Xswiftc -g --show-bin-path)/PurgeBenchmark
-
-dir=${MILLION_DIR:-/tmp/larder-million}
-mkdir -p "$dir"
-for n in "$SMALL" "$ENTRIES"; do
-    if [[ ! -f $dir/store-$n.db ]]; then
-        echo "loading $n entries into $dir/store-$n.db" >&2
-        "$loader" --load-only --entries "$n" --tagged 1 --db "$dir/store-$n.db" >&2
-    fi
-done
-
-cat >"$dir/random.lua" <<'LUA'
-local n = tonumber(os.getenv("ITEMS"))
-math.randomseed(os.time())
-request = function()
-    return wrk.format("GET", "/fetch?url=https://bench.example/items/" .. math.random(0, n - 1))
-end
-LUA
+. Benchmarks/million/stores.sh
+dir=$MILLION_DIR
+for n in "$SMALL" "$ENTRIES"; do million_store "$n" >/dev/null; done
 
 port=28391
 pid=""
@@ -69,7 +53,7 @@ round() { # n
     local check
     check=$(curl -s -o /dev/null -w '%header{x-cache}' "http://127.0.0.1:$port/fetch?url=https://bench.example/items/$(($1 - 1))")
     [[ $check == HIT ]] || { echo "not a hit from the store of $1: $check" >&2; cat "$dir/larder.log" >&2; exit 1; }
-    ITEMS=$1 measure "http://127.0.0.1:$port/" -s "$dir/random.lua"
+    ITEMS=$1 measure "http://127.0.0.1:$port/" -s "$RANDOM_LUA"
     stop
 }
 
