@@ -126,11 +126,10 @@ extension SQLiteCacheStore {
                 let purged =
                     purgedRowsMayExist.load(ordering: .relaxed)
                     ? try connection.query(
-                        "SELECT id, footprint FROM entry WHERE id IN (SELECT id FROM entry_purged ORDER BY id LIMIT 64)"
-                    ) { (id: $0.int64(0), footprint: $0.int(1)) } : []
+                        "SELECT id FROM entry WHERE id IN (SELECT id FROM entry_purged ORDER BY id LIMIT 64)"
+                    ) { $0.int64(0) } : []
                 for victim in purged where total > maxSize {
-                    try connection.run("DELETE FROM entry WHERE id = ?", [.integer(victim.id)])
-                    total -= victim.footprint
+                    total -= try connection.queryFirst(Self.evict, [.integer(victim)]) { $0.int(0) } ?? 0
                 }
                 if !purged.isEmpty { continue }
                 let candidates = try Self.leastRecentlyUsedOfASample(connection)
@@ -181,7 +180,8 @@ extension SQLiteCacheStore {
         "SELECT id, last_access FROM entry_access WHERE id >= ? ORDER BY id LIMIT ?")
     private static let sampleBelow = SQLiteQuery(
         "SELECT id, last_access FROM entry_access WHERE id < ? ORDER BY id LIMIT ?")
-    /// Removes an entry (the delete trigger takes its body, usage row and counts) and says its footprint.
+    /// Removes an entry (the delete trigger takes its body, usage row, purge record and counts) and says its
+    /// footprint.
     private static let evict = SQLiteQuery("DELETE FROM entry WHERE id = ? RETURNING footprint")
 
     /// Deletes an entry whose body failed its checks, unless it was replaced meanwhile.
