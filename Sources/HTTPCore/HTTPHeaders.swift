@@ -20,6 +20,16 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
             self.signature = NameSignature(name)
         }
 
+        /// Creates a field line from its name's and value's bytes (as received or stored), reading the
+        /// name's signature from the bytes. Bytes that are not UTF-8 are repaired as `String(decoding:)`
+        /// does; the signature is then the repaired name's, as lookups by name compute it.
+        public init(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+            let text = String(decoding: name, as: UTF8.self)
+            self.name = text
+            self.value = String(decoding: value, as: UTF8.self)
+            self.signature = text.utf8.count == name.count ? NameSignature(bytes: name) : NameSignature(text)
+        }
+
         fileprivate func hasName(_ other: String, _ otherSignature: NameSignature) -> Bool {
             signature == otherSignature && (signature.length <= 8 || name.equalsIgnoringASCIICase(other))
         }
@@ -30,6 +40,11 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     /// Creates headers from field lines in order.
     public init(_ fields: [(String, String)] = []) {
         self.fields = fields.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// Creates headers from field lines made already.
+    public init(fields: [Field]) {
+        self.fields = fields
     }
 
     /// Makes room for `count` field lines without growing again.
@@ -84,6 +99,11 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         fields.append(Field(name: name, value: value))
     }
 
+    /// Appends a field line made already (from bytes: `Field(name:value:)`).
+    public mutating func add(_ field: Field) {
+        fields.append(field)
+    }
+
     /// Removes every line of the named field and appends one with the value.
     public mutating func replaceOrAdd(name: String, value: String) {
         remove(name: name)
@@ -102,6 +122,18 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     public mutating func remove(_ names: FieldNames) {
         guard fields.contains(where: { names.contains($0) }) else { return }
         fields.removeAll { names.contains($0) }
+    }
+
+    /// The field lines except those of `names`, copied in one pass into storage with room for `extra`
+    /// more: a response built from stored fields, which then adds its own, allocates once.
+    /// - Parameters:
+    ///   - names: the fields left out.
+    ///   - extra: how many lines the caller will add.
+    public func removing(_ names: FieldNames, reservingExtra extra: Int) -> HTTPHeaders {
+        var kept: [Field] = []
+        kept.reserveCapacity(fields.count + extra)
+        for field in fields where !names.contains(field) { kept.append(field) }
+        return HTTPHeaders(fields: kept)
     }
 
     /// Removes every line of the named field.
@@ -140,6 +172,9 @@ public struct FieldNames: Sendable {
         self.signatures = names.map(NameSignature.init)
     }
 
+    /// How many names.
+    public var count: Int { names.count }
+
     fileprivate func contains(_ field: HTTPHeaders.Field) -> Bool {
         for index in signatures.indices where field.hasName(names[index], signatures[index]) { return true }
         return false
@@ -151,14 +186,27 @@ private struct NameSignature: Sendable, Equatable {
     let prefix: UInt64
 
     init(_ name: String) {
-        var name = name
-        (length, prefix) = name.withUTF8 { bytes in
-            var prefix: UInt64 = 0
-            for index in 0..<min(bytes.count, 8) {
-                prefix |= UInt64(bytes[index].asciiLowercased) << (8 * UInt64(index))
-            }
-            return (bytes.count, prefix)
+        if let signature = name.utf8.withContiguousStorageIfAvailable({
+            NameSignature(bytes: UnsafeRawBufferPointer($0))
+        }) {
+            self = signature
+        } else {
+            var name = name
+            self = name.withUTF8 { NameSignature(bytes: UnsafeRawBufferPointer($0)) }
         }
+    }
+
+    /// The signature of a name's bytes: its first 8 bytes as one little-endian word, folded to lower
+    /// case in one step (`SWAR.asciiLowercased`).
+    init(bytes: UnsafeRawBufferPointer) {
+        length = bytes.count
+        var word: UInt64 = 0
+        if bytes.count >= 8 {
+            word = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
+        } else {
+            for index in 0..<bytes.count { word |= UInt64(bytes[index]) << (8 * UInt64(index)) }
+        }
+        prefix = SWAR.asciiLowercased(word)
     }
 }
 

@@ -23,10 +23,9 @@ extension HTTPRequestParser {
             message.headerBytes += size
             recordFramingField(buffer, name: name, value: value)
             fields.append(
-                (
-                    String(decoding: UnsafeBufferPointer(rebasing: buffer[name]), as: UTF8.self),
-                    String(decoding: UnsafeBufferPointer(rebasing: buffer[value]), as: UTF8.self)
-                ))
+                HTTPHeaders.Field(
+                    name: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[name])),
+                    value: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[value]))))
             consume(through: next)
             return nil
         }

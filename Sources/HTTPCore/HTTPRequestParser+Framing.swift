@@ -154,7 +154,7 @@ extension HTTPRequestParser {
         // Swapping moves the finished message's strings and arrays out without retaining them again.
         var finished = MessageInProgress()
         swap(&finished, &message)
-        var headers = HTTPHeaders(fields)
+        var headers = HTTPHeaders(fields: fields)
         fields.removeAll(keepingCapacity: true)
         if let authority = finished.absoluteAuthority {
             // RFC 9112 §3.2.2: the target's authority replaces Host.

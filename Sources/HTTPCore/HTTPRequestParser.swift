@@ -115,8 +115,9 @@ public struct HTTPRequestParser: Sendable {
     var state = State.requestLine
     var message = MessageInProgress()
     /// The field lines of the request being read; kept between requests for its capacity, so that the
-    /// headers of a request cost one array allocation (`HTTPHeaders.init`), not a growth series.
-    var fields: [(String, String)] = []
+    /// headers of a request cost one array allocation (the next request's, once `HTTPHeaders` holds this
+    /// one's), not a growth series.
+    var fields: [HTTPHeaders.Field] = []
     var failed: HTTPParseError?
 
     /// Creates a parser with the given limits.

@@ -24,6 +24,18 @@ enum SWAR {
         UInt64(littleEndian: UnsafeRawPointer(buffer.baseAddress! + index).loadUnaligned(as: UInt64.self))
     }
 
+    /// `word` with each ASCII upper-case letter byte (`A`–`Z`) folded to lower case, the other bytes as
+    /// they are: a byte is a letter when its low seven bits reach `A` but not past `Z` and its high bit is
+    /// clear; adding to the low seven bits never carries into the next byte.
+    @inline(__always)
+    static func asciiLowercased(_ word: UInt64) -> UInt64 {
+        let low = word & ~highs
+        let fromA = low &+ ones &* (0x80 - 0x41)
+        let pastZ = low &+ ones &* (0x80 - 0x5B)
+        let upper = fromA & ~pastZ & ~word & highs
+        return word | (upper >> 2)
+    }
+
     /// The first index of `byte` in `buffer[index..<end]`; otherwise `nil`, with `index` left at `end`.
     @inline(__always)
     static func firstIndex(

@@ -37,10 +37,11 @@ public struct CacheBodyPlan: Sendable, Equatable {
     /// - Parameters:
     ///   - entry: the stored entry.
     ///   - requestHeaders: the caller's headers (`Range`, `If-Range`, `Accept-Encoding`).
-    /// - Returns: the plan.
-    public init(entry: StoredEntry, requestHeaders: HTTPHeaders) {
-        var headers = entry.headers
-        headers.remove(Self.droppedStoredFields)
+    ///   - extraFields: how many fields the caller will add to the planned ones (they are copied once, with
+    ///     room for them).
+    public init(entry: StoredEntry, requestHeaders: HTTPHeaders, extraFields: Int = 0) {
+        // Room for what is added below: Accept-Ranges, Vary, Content-Range or Content-Encoding.
+        var headers = entry.headers.removing(Self.droppedStoredFields, reservingExtra: 3 + extraFields)
         headers.add(name: "Accept-Ranges", value: "bytes")
         let gzipCapable = entry.codec == .deflateChunked && !entry.headers.contains("Content-Encoding")
         if gzipCapable { Self.addVary("Accept-Encoding", to: &headers) }

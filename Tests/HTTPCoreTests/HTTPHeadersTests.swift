@@ -70,3 +70,59 @@ import Testing
         #expect(request.queryParameter("url") == url)
     }
 }
+
+/// Field lines made from bytes (the request parser's and the store's path) and the one-pass copy that
+/// leaves names out.
+@Suite struct HTTPHeadersBytesTests {
+    private static func field(_ name: [UInt8], _ value: [UInt8]) -> HTTPHeaders.Field {
+        name.withUnsafeBytes { nameBytes in value.withUnsafeBytes { HTTPHeaders.Field(name: nameBytes, value: $0) } }
+    }
+
+    /// The name's signature folds eight bytes at once: every pair of ASCII bytes, at the first and at the
+    /// eighth position, must match exactly when they are equal or the same letter in another case (the
+    /// bytes around the letters, `@` `[` `` ` `` `{`, must not fold).
+    @Test(arguments: [0, 7])
+    func bytesFoldOnlyASCIILetters(position: Int) {
+        for stored in UInt8(0)...0x7F {
+            var storedName = Array("abcdefghij".utf8)
+            storedName[position] = stored
+            let headers = HTTPHeaders(fields: [Self.field(storedName, Array("v".utf8))])
+            for asked in UInt8(0)...0x7F {
+                var askedName = storedName
+                askedName[position] = asked
+                let sameLetter = stored | 0x20 == asked | 0x20 && (0x61...0x7A).contains(stored | 0x20)
+                let expected = stored == asked || sameLetter
+                let found = headers[String(decoding: askedName, as: UTF8.self)] == "v"
+                if found != expected {
+                    Issue.record("stored byte \(stored), asked byte \(asked) at \(position): found \(found)")
+                    return
+                }
+            }
+        }
+    }
+
+    @Test(arguments: ["", "ETag", "Content-Type", "X-A", "Access-Control-Allow-Origin"])
+    func aFieldFromBytesEqualsOneFromStrings(name: String) {
+        let fromBytes = Self.field(Array(name.utf8), Array(" a: b ".utf8))
+        #expect(fromBytes == HTTPHeaders.Field(name: name, value: " a: b "))
+        #expect(HTTPHeaders(fields: [fromBytes])[name.uppercased()] == " a: b ")
+    }
+
+    /// A name whose bytes are not UTF-8 is repaired; it is then found by its repaired spelling, as a
+    /// name made from a string is.
+    @Test func aRepairedNameIsFoundByItsRepairedSpelling() {
+        let headers = HTTPHeaders(fields: [Self.field([0x58, 0xFF], Array("v".utf8))])
+        #expect(headers["X\u{FFFD}"] == "v")
+        #expect(headers.values(for: "x\u{FFFD}") == ["v"])
+    }
+
+    @Test func removingLeavesOutEveryLineOfTheNamesAndKeepsTheOrder() {
+        let headers = HTTPHeaders([
+            ("A", "1"), ("Content-Length", "5"), ("B", "2"), ("content-length", "6"), ("KEEP-ALIVE", "x"), ("C", "3"),
+        ])
+        let kept = headers.removing(FieldNames(["Content-Length", "Keep-Alive"]), reservingExtra: 4)
+        #expect(kept == HTTPHeaders([("A", "1"), ("B", "2"), ("C", "3")]))
+        #expect(headers.count == 6)
+        #expect(headers.removing(FieldNames(["Nothing"]), reservingExtra: 0) == headers)
+    }
+}

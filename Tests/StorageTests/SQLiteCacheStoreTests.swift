@@ -209,3 +209,34 @@ import Testing
         #expect(try harness.store.stats() == CacheStoreStats(entryCount: 0, totalBytes: 0, maxSize: nil))
     }
 }
+
+/// The stored header text (`name:value` lines) read back as the lookup reads it, from the column's bytes.
+@Suite struct StoredHeaderTextTests {
+    private static func decode(_ text: String) -> HTTPHeaders {
+        Array(text.utf8).withUnsafeBytes { SQLiteCacheStore.decodeHeaders($0) }
+    }
+
+    @Test(arguments: [
+        ("", []),
+        ("A:1", [("A", "1")]),
+        ("A:1\n", [("A", "1")]),
+        ("A:1\nB:\nC:x: y:z", [("A", "1"), ("B", ""), ("C", "x: y:z")]),
+        // A line without a colon is no field (the encoder never writes one); the lines around it are read.
+        ("A:1\nno colon\n\nD:caf\u{E9}", [("A", "1"), ("D", "caf\u{E9}")]),
+        (":empty name\nE:\u{1F600}", [("", "empty name"), ("E", "\u{1F600}")]),
+    ])
+    func linesSplitAtTheFirstColon(text: String, expected: [(String, String)]) {
+        #expect(Self.decode(text) == HTTPHeaders(expected))
+    }
+
+    @Test func encodedHeadersDecodeToThemselves() {
+        let headers = HTTPHeaders([
+            ("Content-Type", "text/plain; charset=utf-8"), ("ETag", "\"a:b\""), ("Set-Thing", "one"),
+            ("set-thing", "two"), ("X-Long-Name-Over-Eight-Bytes", String(repeating: "v", count: 300)),
+        ])
+        let decoded = Self.decode(SQLiteCacheStore.encodeHeaders(headers))
+        #expect(decoded == headers)
+        #expect(decoded.values(for: "SET-THING") == ["one", "two"])
+        #expect(decoded["x-long-name-over-eight-bytes"]?.count == 300)
+    }
+}

@@ -14,6 +14,7 @@ extension FetchHandler {
         _ call: Call, key: CacheKey, entry: StoredEntry, xCache: XCache, age: Int64, cacheStatus: CacheStatus
     ) throws -> HTTPResponse {
         var marks = HTTPHeaders()
+        marks.reserveCapacity(Self.markNames.count)
         marks.add(name: "Age", value: String(max(0, age)))
         marks.add(name: "X-Cache", value: xCache.rawValue)
         marks.add(name: "Cache-Status", value: cacheStatus.fieldValue)
@@ -30,12 +31,12 @@ extension FetchHandler {
         var requestHeaders = call.headers
         // RFC 9110 §14.2: Range is defined for GET; Larder applies it to the 200 representations it stores.
         if call.method != .get || entry.status.code != 200 { requestHeaders.remove(name: "Range") }
-        switch CacheBodyPlan(entry: entry, requestHeaders: requestHeaders).outcome {
+        switch CacheBodyPlan(entry: entry, requestHeaders: requestHeaders, extraFields: marks.count).outcome {
         case .unsatisfiable(let error):
             throw error
         case .send(let planned, let form, var headers):
             headers.remove(Self.markNames)
-            for field in marks { headers.add(name: field.name, value: field.value) }
+            for field in marks { headers.add(field) }
             let status = planned == .ok ? entry.status : planned
             service.store.recordHit(entry.key, at: service.clock())
             if status.forbidsContent { return HTTPResponse(status: status, headers: headers) }
@@ -130,7 +131,7 @@ extension FetchHandler {
         for name in ["Cache-Control", "Content-Location", "ETag", "Expires", "Last-Modified", "Vary"] {
             for value in responseHeaders.values(for: name) { headers.add(name: name, value: value) }
         }
-        for field in marks { headers.add(name: field.name, value: field.value) }
+        for field in marks { headers.add(field) }
         return HTTPResponse(status: .notModified, headers: headers)
     }
 }
