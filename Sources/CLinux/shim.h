@@ -29,6 +29,13 @@ extern int pthread_setname_np(pthread_t thread, const char *name);
 /// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas, whatever the number of threads.
 static inline int clinux_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
 
+/// mallopt(M_TRIM_THRESHOLD, trim) and mallopt(M_MMAP_THRESHOLD, mmap): an arena gives the free memory
+/// at its top back to the kernel only once it exceeds `trim` bytes, and allocations of `mmap` bytes or
+/// more get mappings of their own. Returns 1 when glibc took both.
+static inline int clinux_hold_freed_heap(int trim, int mmap) {
+    return mallopt(M_TRIM_THRESHOLD, trim) && mallopt(M_MMAP_THRESHOLD, mmap);
+}
+
 /// malloc_trim(0): gives free pages of every arena back to the kernel; returns 1 when some were.
 static inline int clinux_malloc_trim(void) { return malloc_trim(0); }
 #endif

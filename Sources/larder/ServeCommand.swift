@@ -75,6 +75,7 @@ struct ServeCommand: ParsableCommand {
         SignalDrain.catchDrainSignals()
         // Before any thread exists: the server's threads share a bounded number of malloc arenas.
         ProcessMemory.limitArenas(to: max(2, ProcessInfo.processInfo.activeProcessorCount))
+        ProcessMemory.holdFreedHeap(trimThreshold: 32 << 20, mapThreshold: 8 << 20)
         LoggingSystem.bootstrap { label in
             var handler = LineLogHandler(label: label, format: settings.logging.format)
             handler.logLevel = settings.logging.level
