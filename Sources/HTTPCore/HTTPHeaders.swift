@@ -158,8 +158,6 @@ extension HTTPHeaders {
 
 private let requestIDSignature = NameSignature(HTTPRequestID.fieldName)
 
-/// A field name's length and its first 8 bytes folded to ASCII lower case, packed in a word: names
-/// that differ in either differ, and names of up to 8 bytes are equal when their signatures are.
 /// A list of field names prepared for matching field lines (any case), made once and kept: a `static let`
 /// of the names a path removes from every response.
 public struct FieldNames: Sendable {
@@ -181,6 +179,8 @@ public struct FieldNames: Sendable {
     }
 }
 
+/// A field name's length and its first 8 bytes folded to ASCII lower case, packed in a word: names
+/// that differ in either differ, and names of up to 8 bytes are equal when their signatures are.
 private struct NameSignature: Sendable, Equatable {
     let length: Int
     let prefix: UInt64
