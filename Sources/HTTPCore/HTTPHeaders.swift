@@ -104,6 +104,15 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         fields.append(field)
     }
 
+    /// Removes every line named like one of `replacements` and appends `replacements` in order: a set of
+    /// fields the caller owns (Larder's marks on a cached answer), compared by the signatures their lines
+    /// hold already.
+    public mutating func replace(with replacements: HTTPHeaders) {
+        let replaced = { (field: Field) in replacements.fields.contains { $0.hasName(field.name, field.signature) } }
+        if fields.contains(where: replaced) { fields.removeAll(where: replaced) }
+        fields.append(contentsOf: replacements.fields)
+    }
+
     /// Removes every line of the named field and appends one with the value.
     public mutating func replaceOrAdd(name: String, value: String) {
         remove(name: name)

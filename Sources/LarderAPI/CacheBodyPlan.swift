@@ -33,15 +33,17 @@ public struct CacheBodyPlan: Sendable, Equatable {
         "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Accept-Ranges",
     ])
 
+    /// Fields the plan and its caller may add to the stored ones without the list growing again.
+    static let roomForAddedFields = 8
+
     /// Plans the answer.
     /// - Parameters:
     ///   - entry: the stored entry.
     ///   - requestHeaders: the caller's headers (`Range`, `If-Range`, `Accept-Encoding`).
-    ///   - extraFields: how many fields the caller will add to the planned ones (they are copied once, with
-    ///     room for them).
-    public init(entry: StoredEntry, requestHeaders: HTTPHeaders, extraFields: Int = 0) {
-        // Room for what is added below: Accept-Ranges, Vary, Content-Range or Content-Encoding.
-        var headers = entry.headers.removing(Self.droppedStoredFields, reservingExtra: 3 + extraFields)
+    public init(entry: StoredEntry, requestHeaders: HTTPHeaders) {
+        // Copied once, with room for what is added below (Accept-Ranges, Vary, Content-Range or
+        // Content-Encoding) and for the few fields a caller puts on top (Larder's four marks).
+        var headers = entry.headers.removing(Self.droppedStoredFields, reservingExtra: Self.roomForAddedFields)
         headers.add(name: "Accept-Ranges", value: "bytes")
         let gzipCapable = entry.codec == .deflateChunked && !entry.headers.contains("Content-Encoding")
         if gzipCapable { Self.addVary("Accept-Encoding", to: &headers) }

@@ -116,6 +116,17 @@ import Testing
         #expect(headers.values(for: "x\u{FFFD}") == ["v"])
     }
 
+    @Test func replacingDropsEveryLineOfTheReplacementsNamesAndAppendsThem() {
+        var headers = HTTPHeaders([("Age", "9"), ("A", "1"), ("x-cache", "HIT"), ("B", "2"), ("AGE", "10")])
+        headers.replace(with: HTTPHeaders([("Age", "0"), ("X-Cache", "MISS"), ("Cache-Status", "s")]))
+        #expect(
+            headers
+                == HTTPHeaders([("A", "1"), ("B", "2"), ("Age", "0"), ("X-Cache", "MISS"), ("Cache-Status", "s")]))
+        var untouched = HTTPHeaders([("A", "1")])
+        untouched.replace(with: HTTPHeaders([("Age-Long-Name", "0")]))
+        #expect(untouched == HTTPHeaders([("A", "1"), ("Age-Long-Name", "0")]))
+    }
+
     @Test func removingLeavesOutEveryLineOfTheNamesAndKeepsTheOrder() {
         let headers = HTTPHeaders([
             ("A", "1"), ("Content-Length", "5"), ("B", "2"), ("content-length", "6"), ("KEEP-ALIVE", "x"), ("C", "3"),

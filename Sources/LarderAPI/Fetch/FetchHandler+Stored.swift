@@ -31,12 +31,11 @@ extension FetchHandler {
         var requestHeaders = call.headers
         // RFC 9110 §14.2: Range is defined for GET; Larder applies it to the 200 representations it stores.
         if call.method != .get || entry.status.code != 200 { requestHeaders.remove(name: "Range") }
-        switch CacheBodyPlan(entry: entry, requestHeaders: requestHeaders, extraFields: marks.count).outcome {
+        switch CacheBodyPlan(entry: entry, requestHeaders: requestHeaders).outcome {
         case .unsatisfiable(let error):
             throw error
         case .send(let planned, let form, var headers):
-            headers.remove(Self.markNames)
-            for field in marks { headers.add(field) }
+            headers.replace(with: marks)
             let status = planned == .ok ? entry.status : planned
             service.store.recordHit(entry.key, at: service.clock())
             if status.forbidsContent { return HTTPResponse(status: status, headers: headers) }
