@@ -61,10 +61,12 @@ import Testing
         try await withFetchHarness { harness in
             let fetch = InFlightFetch(
                 id: 1,
-                key: CacheKey.variant(canonicalURL: "http://127.0.0.1/a", varyNames: [], requestHeaders: HTTPHeaders()),
-                url: "http://127.0.0.1/a", keyURL: "http://127.0.0.1/a", decision: .defaultHTTP, stored: nil,
-                requestHeaders: HTTPHeaders(), mayStore: false, interimRecipient: nil,
-                dependencies: harness.service.inFlight)
+                order: FetchOrder(
+                    key: CacheKey.variant(
+                        canonicalURL: "http://127.0.0.1/a", varyNames: [], requestHeaders: HTTPHeaders()),
+                    url: "http://127.0.0.1/a", keyURL: "http://127.0.0.1/a", decision: .defaultHTTP, stored: nil,
+                    requestHeaders: HTTPHeaders(), purpose: .forward(.get, content: nil)),
+                interimRecipient: nil, dependencies: harness.service.inFlight)
             let told = ToldStatus()
             let joined = fetch.join { outcome in
                 if case .response(let head, _) = outcome { told.record(head.status) } else { told.record(-1) }

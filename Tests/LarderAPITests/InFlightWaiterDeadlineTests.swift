@@ -68,10 +68,11 @@ import Testing
     static func makeFetch(_ harness: FetchTestHarness) -> InFlightFetch {
         InFlightFetch(
             id: 1,
-            key: CacheKey.variant(canonicalURL: "http://127.0.0.1/d", varyNames: [], requestHeaders: HTTPHeaders()),
-            url: "http://127.0.0.1/d", keyURL: "http://127.0.0.1/d", decision: .defaultHTTP, stored: nil,
-            requestHeaders: HTTPHeaders(), mayStore: false, interimRecipient: nil,
-            dependencies: harness.service.inFlight)
+            order: FetchOrder(
+                key: CacheKey.variant(canonicalURL: "http://127.0.0.1/d", varyNames: [], requestHeaders: HTTPHeaders()),
+                url: "http://127.0.0.1/d", keyURL: "http://127.0.0.1/d", decision: .defaultHTTP, stored: nil,
+                requestHeaders: HTTPHeaders(), purpose: .forward(.get, content: nil)),
+            interimRecipient: nil, dependencies: harness.service.inFlight)
     }
 }
 

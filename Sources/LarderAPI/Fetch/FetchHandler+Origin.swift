@@ -30,13 +30,13 @@ extension FetchHandler {
     ) {
         let shared = coalesce && !call.headers.contains("Authorization")
         let (fetch, isNew) = service.registry.fetch(for: key, coalesce: shared) { id in
-            makeFetch(id, call, key: key, revalidating: stored, mayStore: true)
+            makeFetch(id, call, key: key, revalidating: stored, purpose: .store)
         }
         guard wait(on: fetch, call: call, key: key, stored: stored, forward: forward, collapsed: !isNew) else {
             // The fetch takes no new callers (a new fetch always does): its response will not be stored, or
             // it let go of its first bytes and cannot give them back, or it is committed. Sealed here too, so
             // that the retry below cannot find it again.
-            service.registry.seal(key: fetch.key, id: fetch.id)
+            service.registry.seal(key: fetch.order.key, id: fetch.id)
             if fetch.body.isStored {
                 // Committed since this caller's lookup missed: the store answers it (or revalidates the entry).
                 service.executor.submit { lookUp(call) }
@@ -59,7 +59,7 @@ extension FetchHandler {
     func refreshInBackground(_ call: Call, key: CacheKey, entry: StoredEntry, conditionalHeaders: HTTPHeaders) {
         let (fetch, isNew) = service.registry.fetch(for: key, coalesce: true) { id in
             makeFetch(
-                id, call, key: key, revalidating: conditionalHeaders.isEmpty ? nil : entry, mayStore: true,
+                id, call, key: key, revalidating: conditionalHeaders.isEmpty ? nil : entry, purpose: .store,
                 relaysInterim: false)
         }
         if isNew { fetch.start(conditionalHeaders: conditionalHeaders) }
@@ -90,7 +90,7 @@ extension FetchHandler {
         forward: CacheStatus.Forward
     ) {
         let (fetch, _) = service.registry.fetch(for: key, coalesce: false) { id in
-            makeFetch(id, call, key: key, revalidating: stored, mayStore: false, method: method, content: content)
+            makeFetch(id, call, key: key, revalidating: stored, purpose: .forward(method, content: content))
         }
         // A new fetch always takes its first caller.
         _ = wait(on: fetch, call: call, key: key, stored: stored, forward: forward, collapsed: false)
@@ -101,19 +101,18 @@ extension FetchHandler {
     /// - Parameters:
     ///   - id: its number in the registry.
     ///   - revalidating: the stored entry its request is conditional on, or a forwarded HEAD's answer updates.
-    ///   - mayStore: `false` for a bypass or a forward.
-    ///   - method: the method sent when `mayStore` is `false` (a stored fetch always GETs).
-    ///   - content: the caller's content, for a method that sends one.
+    ///   - purpose: whether its answer may be stored, or is forwarded to `call`'s caller alone.
     ///   - relaysInterim: whether the origin's interim responses go to `call`'s caller (`false` when it was
     ///     answered already: a background refresh).
     func makeFetch(
-        _ id: Int, _ call: Call, key: CacheKey, revalidating stored: StoredEntry?, mayStore: Bool,
-        method: HTTPMethod = .get, content: [UInt8]? = nil, relaysInterim: Bool = true
+        _ id: Int, _ call: Call, key: CacheKey, revalidating stored: StoredEntry?, purpose: FetchOrder.Purpose,
+        relaysInterim: Bool = true
     ) -> InFlightFetch {
-        InFlightFetch(
-            id: id, key: key, url: call.fetchURL, keyURL: call.keyURL, decision: call.decision, stored: stored,
-            requestHeaders: call.originHeaders, mayStore: mayStore, method: method, content: content,
-            interimRecipient: relaysInterim ? call.writer : nil, dependencies: service.inFlight)
+        let order = FetchOrder(
+            key: key, url: call.fetchURL, keyURL: call.keyURL, decision: call.decision, stored: stored,
+            requestHeaders: call.originHeaders, purpose: purpose)
+        return InFlightFetch(
+            id: id, order: order, interimRecipient: relaysInterim ? call.writer : nil, dependencies: service.inFlight)
     }
 
     /// Registers the caller on a fetch with a deadline for the outcome, and as a reader of its body from
@@ -219,7 +218,8 @@ extension FetchHandler {
         case .response(let head, _)
         where collapsed
             && !Vary.matches(
-                field: Vary.field(in: head.headers), originalRequest: fetch.requestHeaders, newRequest: call.headers):
+                field: Vary.field(in: head.headers), originalRequest: fetch.order.requestHeaders,
+                newRequest: call.headers):
             // The shared response varies on a header this caller sent differently (RFC 9111 §4.1): it
             // needs its own fetch, keyed by its own variant.
             let names = Self.varyNames(head)

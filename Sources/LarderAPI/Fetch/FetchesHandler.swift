@@ -20,8 +20,8 @@ struct FetchesHandler: HTTPResponder {
             let snapshot = fetch.snapshot
             var object = JSONObjectWriter()
             object.add("id", fetch.id)
-            object.add("url", fetch.url)
-            object.add("key", fetch.key.hex)
+            object.add("url", fetch.order.url)
+            object.add("key", fetch.order.key.hex)
             object.add("status", json: snapshot.status.map(String.init) ?? "null")
             object.add("bytesReceived", snapshot.bytesReceived)
             object.add("bytesExpected", json: snapshot.bytesExpected.map(String.init) ?? "null")

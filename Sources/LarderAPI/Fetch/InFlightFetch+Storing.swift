@@ -8,16 +8,16 @@ import Synchronization
 import Upstream
 
 extension InFlightFetch {
-    /// Validates (when the filter asks) and commits the body; runs on `storeQueue` after the last byte.
+    /// Validates (when the filter asks) and commits the body; runs on `storeLane` after the last byte.
     /// The commit itself does not block the queue: the store may group it with others (`SQLiteCommitGroup`), and
     /// `done` runs when it is over, on whatever thread the store tells its result.
     func commit(then done: @escaping @Sendable () -> Void) {
-        guard let writer = writerBox.writer else {
+        guard let writer = storeLane.writer else {
             releaseHeld()
             done()
             return
         }
-        writerBox.writer = nil
+        storeLane.writer = nil
         let (head, responseTime) = state.withLock { ($0.head, $0.responseTime) }
         guard var head else {
             writer.abandon()
@@ -27,13 +27,14 @@ extension InFlightFetch {
         }
         var imageFormat: String?
         var declaredContentType: String?
-        if decision.validateImage {
-            let validator = ImageValidator(limits: dependencies.configuration.imageLimits, allowSVG: decision.allowSVG)
+        if order.decision.validateImage {
+            let validator = ImageValidator(
+                limits: dependencies.configuration.imageLimits, allowSVG: order.decision.allowSVG)
             // Held whole until now (`InFlightBody.holdWhole`); a body that outgrew the hold is not stored.
             switch validator.validate(body.whole ?? []) {
             case .valid(let info):
                 imageFormat = info.format.rawValue
-                if let refusal = StoreAdmission.contentTypeRefusal(info.format.mimeType, decision: decision) {
+                if let refusal = StoreAdmission.contentTypeRefusal(info.format.mimeType, decision: order.decision) {
                     refuse(writer, refusal)
                     done()
                     return
@@ -50,15 +51,15 @@ extension InFlightFetch {
         }
         var entry = makeEntry(head: head, responseTime: responseTime, imageFormat: imageFormat)
         entry.declaredContentType = declaredContentType
-        dependencies.tag(&entry, responseHeaders: head.headers, filterTags: decision.tags)
+        dependencies.tag(&entry, responseHeaders: head.headers, filterTags: order.decision.tags)
         // Whatever memory holds for this URL is about to be replaced.
-        let url = keyURL
-        dependencies.hot.remove(url: url)
+        let url = order.keyURL
+        dependencies.hot.remove(url: order.url)
         writer.commit(entry) { [self] result in
             switch result {
             case .success:
                 // Again after the commit: a hit may have put the old entry back in memory meanwhile.
-                dependencies.hot.remove(url: url)
+                dependencies.hot.remove(url: order.url)
                 dependencies.metrics.storeWriteSucceeded()
                 body.storeCommitted()
             case .failure(let error):
@@ -97,15 +98,15 @@ extension InFlightFetch {
     private func makeEntry(head: OriginResponseHead, responseTime: Date, imageFormat: String?) -> StoredEntry {
         StoredEntry.recording(
             status: HTTPStatus(code: head.status, reasonPhrase: head.reasonPhrase.isEmpty ? nil : head.reasonPhrase),
-            headers: head.headers, url: keyURL, requestHeaders: requestHeaders, requestTime: requestTime,
-            responseTime: responseTime, filterName: decision.filterName, imageFormat: imageFormat,
+            headers: head.headers, url: order.keyURL, requestHeaders: order.requestHeaders, requestTime: requestTime,
+            responseTime: responseTime, filterName: order.decision.filterName, imageFormat: imageFormat,
             lifetimes: lifetimes)
     }
 
     /// What decides how long this fetch's entry is fresh and kept.
     var lifetimes: StoredEntry.Lifetimes {
         StoredEntry.Lifetimes(
-            overrides: decision.overrides, staleIfDisconnected: dependencies.configuration.staleIfDisconnected,
+            overrides: order.decision.overrides, staleIfDisconnected: dependencies.configuration.staleIfDisconnected,
             revalidationAllowance: dependencies.configuration.revalidationAllowance,
             targets: dependencies.configuration.targetedCacheControl)
     }
@@ -127,7 +128,7 @@ extension InFlightFetch {
     /// Freshens the stored entry after a 304, or a matching 200 to a forwarded HEAD (RFC 9111 §4.3.4,
     /// §4.3.5), and tells every caller; `head.status` is the forward status their `Cache-Status` names.
     func revalidate(_ stored: StoredEntry, by head: OriginResponseHead, responseTime: Date) {
-        storeQueue.async { [self] in
+        storeLane.async { [self] in
             let outcome: InFlightOutcome
             if let entry = stored.freshened(
                 by: head.headers, requestTime: requestTime, responseTime: responseTime, lifetimes: lifetimes)
@@ -152,7 +153,7 @@ extension InFlightFetch {
             state.head = head
             state.responseTime = responseTime
         }
-        storeQueue.async { [self] in
+        storeLane.async { [self] in
             _ = try? dependencies.store.delete(stored)
             waiters.settle(.response(head, admission: .bypass), tellingNow: true)
         }

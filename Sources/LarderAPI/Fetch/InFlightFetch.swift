@@ -16,7 +16,7 @@ import Upstream
 /// what a consumer still needs, within the service's `InFlightBudget` (the origin pauses past it).
 ///
 /// Origin callbacks arrive on the origin client's driver thread and only touch memory; every store call
-/// runs on `storeQueue`, in arrival order: one serial queue of the service's few store writers (a queue
+/// runs on `storeLane`, in arrival order: one serial queue of the service's few store writers (a queue
 /// per fetch would let Dispatch start a thread per fetch blocked on SQLite's one writer; a burst of 32
 /// concurrent misses ran 100 threads).
 final class InFlightFetch: OriginFetchDelegate, Sendable {
@@ -50,25 +50,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
 
     /// A number for `/fetches`.
     let id: Int
-    /// The key callers coalesce on (primary, or secondary when the store knew the `Vary` names).
-    let key: CacheKey
-    /// The URL fetched.
-    let url: String
-    /// The canonical URL keys are computed from.
-    let keyURL: String
-    /// The owning filter's decision.
-    let decision: FilterDecision
-    /// The stored entry this fetch revalidates, if any.
-    let stored: StoredEntry?
-    /// The headers of the caller that started the fetch (they pick the `Vary` variant stored).
-    let requestHeaders: HTTPHeaders
-    /// Whether the response may be stored at all (`false` for bypass).
-    let mayStore: Bool
-    /// The method sent: GET; for a fetch that stores nothing, the caller's own (HEAD, or an unsafe one
-    /// forwarded as it came: a stored fetch always GETs the body).
-    let method: HTTPMethod
-    /// The caller's content, for a method that sends one.
-    let content: [UInt8]?
+    /// What the fetch asks for and on whose behalf.
+    let order: FetchOrder
     /// When the fetch started, just before its request is sent: the stored response's request time
     /// (RFC 9111 §4.2.3), and the start `/fetches` shows.
     let requestTime: Date
@@ -81,8 +64,8 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     let waiters: InFlightWaiters
     /// The response body, as it arrives, for the callers and the store writer.
     let body: InFlightBody
-    let storeQueue: DispatchQueue
-    let writerBox: InFlightWriterBox
+    /// Where its store calls run, and its body writer.
+    let storeLane: InFlightStoreLane
     /// Where the origin's interim responses (`103 Early Hints`, …) go: the caller who started the fetch, for
     /// whom the request was sent. Callers who join share only the final response; a background refresh
     /// relays none (`nil`).
@@ -91,32 +74,19 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     /// it stale at its commit, even one that runs before the response head arrives.
     let purgesBefore: UInt64
 
-    init(
-        id: Int, key: CacheKey, url: String, keyURL: String, decision: FilterDecision, stored: StoredEntry?,
-        requestHeaders: HTTPHeaders, mayStore: Bool, method: HTTPMethod = .get, content: [UInt8]? = nil,
-        interimRecipient: HTTPResponseWriter?, dependencies: InFlightDependencies
-    ) {
+    init(id: Int, order: FetchOrder, interimRecipient: HTTPResponseWriter?, dependencies: InFlightDependencies) {
         self.id = id
-        self.key = key
-        self.url = url
-        self.keyURL = keyURL
-        self.decision = decision
-        self.stored = stored
-        self.requestHeaders = requestHeaders
-        self.mayStore = mayStore
-        self.method = mayStore ? .get : method
-        self.content = mayStore ? nil : content
+        self.order = order
         self.interimRecipient = interimRecipient
         self.dependencies = dependencies
         requestTime = dependencies.clock()
-        storeQueue = dependencies.storeWriters.queueInTurn()
-        writerBox = InFlightWriterBox(queue: storeQueue)
+        storeLane = InFlightStoreLane(queue: dependencies.storeWriters.queueInTurn())
         purgesBefore = dependencies.store.purgeCount
         waiters = InFlightWaiters(
             limit: dependencies.configuration.maxWaiters, timeout: dependencies.configuration.waiterTimeout)
         let registry = dependencies.registry
         body = InFlightBody(budget: dependencies.budget, executor: dependencies.executor) {
-            registry.seal(key: key, id: id)
+            registry.seal(key: order.key, id: id)
         }
     }
 
@@ -125,7 +95,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     /// while the store catches up, `StoreBacklog.reserve`); one that stores nothing at once.
     /// - Parameter conditionalHeaders: `If-None-Match` / `If-Modified-Since` for a revalidation.
     func start(conditionalHeaders: HTTPHeaders = HTTPHeaders()) {
-        guard mayStore else { return send(conditionalHeaders: conditionalHeaders) }
+        guard order.mayStore else { return send(conditionalHeaders: conditionalHeaders) }
         dependencies.backlog.reserve { [self] place in
             if case .reserved = place {
                 state.withLock {
@@ -138,18 +108,19 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
     }
 
     private func send(conditionalHeaders: HTTPHeaders) {
-        var headers = requestHeaders
-        if mayStore {
+        var headers = order.requestHeaders
+        if order.mayStore {
             // The fetch is shared and its answer stored: the caller's own conditionals and ranges are
             // answered by Larder from the full response, never forwarded.
             headers.remove(names: Self.callerOnlyFields)
             // Asked in the terms a `Vary: Accept-Encoding` variant is keyed by, so that the stored answer
             // suits every caller of the class (a `br` answer to `gzip, br` would not suit `gzip` alone).
             headers.replaceOrAdd(
-                name: "Accept-Encoding", value: EncodingVariant(requestHeaders: requestHeaders).acceptEncodingField)
+                name: "Accept-Encoding",
+                value: EncodingVariant(requestHeaders: order.requestHeaders).acceptEncodingField)
             for field in conditionalHeaders { headers.add(name: field.name, value: field.value) }
         }
-        let request = OriginRequest(method: method, url: url, headers: headers, body: content)
+        let request = OriginRequest(method: order.method, url: order.url, headers: headers, body: order.content)
         let fetch = dependencies.client.fetch(request, delegate: self)
         body.attach(fetch)
         state.withLock { $0.originFetch = fetch }
@@ -180,7 +151,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             targets: dependencies.configuration.targetedCacheControl)
         switch ServePolicy.decide(
             stored: facts, requestMethod: call.method, requestHeaders: call.headers,
-            now: Int64(dependencies.clock().timeIntervalSince1970), overrides: decision.overrides)
+            now: Int64(dependencies.clock().timeIntervalSince1970), overrides: order.decision.overrides)
         {
         case .fresh, .staleAllowed: return true
         case .staleWhileRevalidate, .mustRevalidate, .mustFetch, .onlyIfCachedMiss: return false
@@ -203,11 +174,11 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
 
     func fetch(_ fetch: OriginFetch, didReceiveHead head: OriginResponseHead) {
         let responseTime = dependencies.clock()
-        if head.status == 304, mayStore, let stored {
+        if head.status == 304, order.mayStore, let stored = order.stored {
             revalidate(stored, by: head, responseTime: responseTime)
             return
         }
-        if method == .head, !mayStore, let stored {
+        if order.method == .head, !order.mayStore, let stored = order.stored {
             // A forwarded HEAD's answer updates or invalidates the stored response it could have been
             // chosen for (RFC 9111 §4.3.5): a matching 200 freshens it as a 304 would.
             switch HeadUpdate.outcome(
@@ -223,10 +194,10 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             }
         }
         var admission =
-            mayStore
+            order.mayStore
             ? StoreAdmission.evaluate(
-                status: head.status, responseHeaders: head.headers, requestHeaders: requestHeaders,
-                decision: decision, revalidating: stored != nil,
+                status: head.status, responseHeaders: head.headers, requestHeaders: order.requestHeaders,
+                decision: order.decision, revalidating: order.stored != nil,
                 targets: dependencies.configuration.targetedCacheControl)
             : .bypass
         let backlog = dependencies.backlog
@@ -256,7 +227,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             return false
         }
         if placeFreed { backlog.subtract(StoreBacklog.overheadPerFetch) }
-        let hold = admission.stored && decision.validateImage
+        let hold = admission.stored && order.decision.validateImage
         // Judged: a response that will not be stored takes no caller from now on, before anyone is told.
         if admission.stored { body.storeOpening() } else { body.storeStopped() }
         if hold { body.holdWhole() }
@@ -275,21 +246,21 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             // The variant for identity callers of a response that varies on Accept-Encoding is read by
             // them alone: stored deflated, every one of its hits would inflate it (CacheBodyHints).
             if case .names(let names) = Vary.field(in: head.headers), names.contains("accept-encoding"),
-                EncodingVariant(requestHeaders: requestHeaders) == .identity
+                EncodingVariant(requestHeaders: order.requestHeaders) == .identity
             {
                 hints.identityReadersOnly = true
             }
-            storeQueue.async { [self, hints] in
+            storeLane.async { [self, hints] in
                 do {
                     let writer = try dependencies.store.beginWrite(hints: hints)
-                    writerBox.writer = writer
+                    storeLane.writer = writer
                     body.storeOpened(writer)
                 } catch {
                     state.withLock {
                         $0.refusal = "store: \(error)"; $0.storing = false
                     }
                     body.storeStopped()
-                    dependencies.recordStoreFailure(url: url, error: error)
+                    dependencies.recordStoreFailure(url: order.url, error: error)
                 }
             }
         }
@@ -306,7 +277,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             state.backlogBytes += bytes.count
             dependencies.backlog.add(bytes.count)
             var refusal: String?
-            if let limit = decision.maxBytes, body.received > limit {
+            if let limit = order.decision.maxBytes, body.received > limit {
                 refusal = StoreAdmission.byteLimitRefusal(limit)
             } else if body.outgrewHold {
                 refusal = "an image larger than \(dependencies.budget.perFetch) bytes is not validated in memory"
@@ -318,36 +289,33 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             return refusal
         }
         if drain {
-            storeQueue.async { [self] in drainStore() }
+            storeLane.async { [self] in drainStore() }
         }
         if stop != nil {
             // At once, not on the store queue: a held image is released to its callers right below, and
             // they must read it from memory, not from a written prefix about to be abandoned.
             body.storeStopped()
-            storeQueue.async { [self] in
-                writerBox.writer?.abandon()
-                writerBox.writer = nil
-            }
+            storeLane.async { [self] in storeLane.abandonWriter() }
             releaseHeld()
         }
     }
 
-    /// Hands the bytes that arrived to the store writer (on `storeQueue`), as long as it takes them.
+    /// Hands the bytes that arrived to the store writer (on `storeLane`), as long as it takes them.
     func drainStore() {
         while let bytes = body.takeForStore(maxBytes: Self.drainPiece) {
-            guard let writer = writerBox.writer else {
+            guard let writer = storeLane.writer else {
                 body.storeStopped()
                 return
             }
             do {
                 try writer.append(bytes)
             } catch {
-                writerBox.writer = nil
+                storeLane.writer = nil
                 state.withLock {
                     $0.storing = false; $0.refusal = "store: \(error)"
                 }
                 body.storeStopped()
-                dependencies.recordStoreFailure(url: url, error: error)
+                dependencies.recordStoreFailure(url: order.url, error: error)
                 return
             }
             state.withLock { $0.backlogBytes -= bytes.count }
@@ -378,16 +346,12 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         if let failure { waiters.settle(.failure(failure), tellingNow: true) }
         // A held response (image validation) still untold: told once the store has its verdict.
         let held = waiters.outcome == nil
-        storeQueue.async { [self] in
+        storeLane.async { [self] in
             if storing {
                 drainStore()
                 commit { [self] in finishStoring() }
             } else {
-                if writerBox.writer != nil {
-                    writerBox.writer?.abandon()
-                    writerBox.writer = nil
-                    body.storeStopped()
-                }
+                if storeLane.abandonWriter() { body.storeStopped() }
                 if held { releaseHeld() }
                 finishStoring()
             }

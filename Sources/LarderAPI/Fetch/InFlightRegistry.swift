@@ -35,7 +35,7 @@ final class InFlightRegistry: Sendable {
     func remove(_ fetch: InFlightFetch) {
         state.withLock { state in
             state.all[fetch.id] = nil
-            if state.byKey[fetch.key] === fetch { state.byKey[fetch.key] = nil }
+            if state.byKey[fetch.order.key] === fetch { state.byKey[fetch.order.key] = nil }
         }
     }
 
@@ -53,7 +53,7 @@ final class InFlightRegistry: Sendable {
     /// - Parameter keyURL: the canonical URL the fetches' keys were made from.
     func seal(keyURL: String) {
         state.withLock { state in
-            for (key, fetch) in state.byKey where fetch.keyURL == keyURL { state.byKey[key] = nil }
+            for (key, fetch) in state.byKey where fetch.order.keyURL == keyURL { state.byKey[key] = nil }
         }
     }
 
