@@ -31,12 +31,12 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         /// The time source for commit dates and hits without a given time.
         public var clock: @Sendable () -> Date
         /// Bytes of the database file that readers memory-map (https://sqlite.org/mmap.html), 0 for none.
-        /// By default as much as SQLite allows (`SQLITE_MAX_MMAP_SIZE`, 2 GiB less 64 KiB on Linux): mapped
-        /// reads skip a `pread` and a copy per page, which took lookups at a million entries from ~65% to
-        /// ~80% of the speed at a thousand (Benchmarks/storage); pages past the mapping are read with
-        /// `pread` into each reader's small page cache, which `perf` found on every lookup of a 1.9 GB store
-        /// mapped up to 1 GiB. Only address space: the mapped pages are the page cache's. The trade-off: an
-        /// I/O error on a mapped page kills the process with SIGBUS instead of failing one read.
+        /// None by default: in WAL mode SQLite unmaps a reader's whole mapping (and empties its page cache) at
+        /// its first read after another connection's commit, and a cache commits all the time, so mapped
+        /// lookups paid a `munmap`, an `mmap` and page faults where `pread` costs less: 12% less CPU per miss
+        /// under a flood, store hits and a million entries' hits within noise (docs/ARCHITECTURE.md,
+        /// "Readers do not map the store"). Mapping may pay for a store read far more than written; its
+        /// trade-off is that an I/O error on a mapped page kills the process with SIGBUS.
         public var memoryMapSize: Int
 
         /// Creates a configuration.
@@ -51,7 +51,7 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         ///   - clock: the time source.
         public init(
             path: String, maxSize: Int? = nil, chunkSize: Int = 64 * 1024, compressionThreshold: Double = 0.9,
-            deflateLevel: Int32 = 6, hitLogCapacity: Int = defaultHitLogCapacity, memoryMapSize: Int = Int.max,
+            deflateLevel: Int32 = 6, hitLogCapacity: Int = defaultHitLogCapacity, memoryMapSize: Int = 0,
             clock: @escaping @Sendable () -> Date = Date.init
         ) {
             self.path = path
@@ -173,7 +173,9 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
                     return entry
                 }
                 guard withUsage, var entry else { return entry }
-                // The same read transaction: the usage of this entry, not of one that replaced it.
+                // A statement of its own, so a read of its own (an entry replaced in between lends its usage
+                // figures, which only `/cache`'s metadata shows); one snapshot for both would cost a BEGIN and
+                // a COMMIT.
                 _ = try connection.queryFirst(Self.lookUpUsage, [.integer(rowID)]) { row in
                     entry.setUsage(
                         hitCount: row.int(0), lastAccess: Date(timeIntervalSince1970: row.double(1)),
