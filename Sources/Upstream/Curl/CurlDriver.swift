@@ -39,6 +39,8 @@ final class CurlDriver: @unchecked Sendable {
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var waiting: [CurlTransfer] = []
     private var waitingHead = 0
+    /// Easy handles of finished transfers, reset, for the next ones: at most one per transfer slot.
+    private var spareHandles: [CurlEasy] = []
 
     init(configuration: OriginClient.Configuration) {
         self.configuration = configuration
@@ -151,7 +153,9 @@ final class CurlDriver: @unchecked Sendable {
     private func start(_ transfer: CurlTransfer) {
         if case .failure(let error) = transfer.prepared { return end(transfer, .failure(error)) }
         if transfer.fetch.state.withLock({ $0.cancelRequested }) { return end(transfer, .failure(.cancelled)) }
-        if let error = transfer.makeEasyHandle() { return end(transfer, .failure(error)) }
+        if let error = transfer.makeEasyHandle(reusing: spareHandles.popLast()) {
+            return end(transfer, .failure(error))
+        }
         guard let easy = transfer.easy, multi.add(easy) == CURLM_OK else {
             return end(transfer, .failure(.protocolError(detail: "curl_multi_add_handle failed")))
         }
@@ -173,6 +177,9 @@ final class CurlDriver: @unchecked Sendable {
     private func end(_ transfer: CurlTransfer, _ result: Result<OriginFetchMetrics, OriginError>) {
         if let easy = transfer.easy, active.removeValue(forKey: easy.handle) != nil {
             multi.remove(easy)
+            if let spare = transfer.releaseEasyHandle(), spareHandles.count < configuration.maxConcurrentTransfers {
+                spareHandles.append(spare)
+            }
         }
         registry.withLock { _ = $0.removeValue(forKey: transfer.fetch.id) }
         transfer.finish(result)

@@ -16,6 +16,12 @@ final class CurlEasy {
 
     deinit { curl_easy_cleanup(handle) }
 
+    /// Sets every option back to its default for the next transfer, keeping what libcurl keeps across
+    /// transfers (its allocations, the TLS session cache; connections and DNS entries live in the multi
+    /// handle): a fetch set up on a reset handle allocates far less than one on a new handle
+    /// (https://curl.se/libcurl/c/curl_easy_reset.html).
+    func reset() { curl_easy_reset(handle) }
+
     /// Sets a `long` option.
     func set(_ option: CURLoption, _ value: Int) -> CURLcode { ccurl_easy_setopt_long(handle, option, value) }
 

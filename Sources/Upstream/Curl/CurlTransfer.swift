@@ -101,10 +101,11 @@ final class CurlTransfer: @unchecked Sendable {
         return codes
     }
 
-    /// Creates and configures the easy handle. Returns the failure to report if that is impossible.
-    func makeEasyHandle() -> OriginError? {
+    /// Configures an easy handle for this transfer: `spare`, a handle reset since its last transfer, or a
+    /// new one. Returns the failure to report if that is impossible.
+    func makeEasyHandle(reusing spare: CurlEasy? = nil) -> OriginError? {
         guard case .success(let prepared) = prepared else { return nil }
-        guard let easy = CurlEasy() else { return .protocolError(detail: "curl_easy_init failed") }
+        guard let easy = spare ?? CurlEasy() else { return .protocolError(detail: "curl_easy_init failed") }
         let list = CurlHeaderList(lines: prepared.headerLines)
         let me = Unmanaged.passUnretained(self).toOpaque()
         var codes: [CURLcode] = easy.applyCommonPolicy()
@@ -131,6 +132,17 @@ final class CurlTransfer: @unchecked Sendable {
         self.easy = easy
         headerList = list
         return nil
+    }
+
+    /// Gives up the easy handle once the transfer left the multi handle, reset so that it points at
+    /// nothing of this transfer's (its header list, its error buffer, itself) any more.
+    /// - Returns: the handle, for the next transfer.
+    func releaseEasyHandle() -> CurlEasy? {
+        guard let easy else { return nil }
+        easy.reset()
+        self.easy = nil
+        headerList = nil
+        return easy
     }
 
     // MARK: libcurl callbacks (driver thread)
