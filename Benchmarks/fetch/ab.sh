@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Two larder binaries against each other on the same origin: A (the baseline) and B, interleaved round by
+# round, each with a database of its own. For a change that moves a figure by a few per cent, which a run
+# against nginx cannot show through the machine's own drift.
+#
+# Each round measures, for A then B: store hits of each file in HITS (the memory tier off, `wrk -t1 -c64`),
+# then a flood of misses on MISS_FILE (a new URL per request, `wrk -t1 -c32`, Benchmarks/fetch/unique.lua).
+# Both servers run pinned to CPU 0 with one event loop; wrk and the origin (Debian's nginx, the same files
+# and configuration as run.sh) on CPU 1. "CPU µs" is the server's user and system time over the answered
+# requests: the figure the machine's other load disturbs least. Prints every round, then the medians and
+# B / A for each.
+#
+#   Benchmarks/fetch/ab.sh /tmp/larder-before .build/release/larder
+#   ROUNDS=3 HITS="text1k.txt" MISS_FILE="" Benchmarks/fetch/ab.sh A B   # hits only
+#   HITS="" Benchmarks/fetch/ab.sh A B                                    # misses only
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. Benchmarks/lib.sh
+
+[ $# -eq 2 ] && [ -x "$1" ] && [ -x "$2" ] || { echo "usage: $0 binary-A binary-B" >&2; exit 2; }
+declare -A BIN=([A]="$1" [B]="$2")
+ROUNDS=${ROUNDS:-5}
+HITS=${HITS-"text1k.txt jpeg16k.jpg bin256k.bin"}
+MISS_FILE=${MISS_FILE-"text1k.txt"}
+HIT_DURATION=${HIT_DURATION:-5s}
+MISS_DURATION=${MISS_DURATION:-8s}
+ORIGIN_PORT=${ORIGIN_PORT:-28602}
+declare -A PORT=([A]=${A_PORT:-28610} [B]=${B_PORT:-28611})
+need_tools nginx wrk taskset curl
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+chmod 755 "$WORK"
+mkdir -p "$WORK/files"
+python3 Benchmarks/fetch/make-bodies.py "$WORK/files" text:1024:text1k.txt jpeg:16384:jpeg16k.jpg \
+    bin:262144:bin256k.bin json:65536:json64k.json
+chmod 644 "$WORK"/files/*
+sed -e "s|@ROLE@|origin|g" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/nginx.conf >"$WORK/origin.conf"
+sed -e "s|@ORIGIN_PORT@|$ORIGIN_PORT|" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/origin-server.conf \
+    >"$WORK/origin-server.conf"
+mkdir -p "$WORK/origin-cache" && chmod 777 "$WORK/origin-cache"
+taskset -c 1 nginx -p "$WORK" -c "$WORK/origin.conf" &
+PIDS+=($!)
+wait_http "$ORIGIN_PORT"
+
+declare -A PID=()
+for side in A B; do
+    taskset -c 0 "${BIN[$side]}" serve --host 127.0.0.1 --port "${PORT[$side]}" --db "$WORK/larder-$side.db" \
+        --access-log false --log-level warning --event-loops 1 --allow-network 127.0.0.0/8 --max-size 0 \
+        --hot-bytes 0 >"$WORK/larder-$side.log" 2>&1 &
+    PID[$side]=$!
+    PIDS+=("$!")
+    wait_http "${PORT[$side]}" /livez
+    # Stored and then answered from the store: the first request fetches, the later ones must hit.
+    for file in $HITS; do
+        url="http://127.0.0.1:${PORT[$side]}/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$file"
+        for _ in $(seq 50); do
+            [[ $(curl -s -o /dev/null -w '%header{x-cache}' "$url") == HIT ]] && break
+            sleep 0.1
+        done
+        [[ $(curl -s -o /dev/null -w '%header{x-cache}' "$url") == HIT ]] ||
+            { echo "$side: $file is not a hit" >&2; exit 1; }
+    done
+done
+
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# One wrk run against a side: prints "requests/s cpu-µs-a-request non-2xx".
+run() { # side url connections duration [wrk options...]
+    local side=$1 url=$2 connections=$3 duration=$4 before after out answered
+    shift 4
+    before=$(ticks "${PID[$side]}")
+    out=$(taskset -c 1 wrk -t1 -c"$connections" -d"$duration" --latency "$@" "$url")
+    after=$(ticks "${PID[$side]}")
+    answered=$(awk '/requests in/ { print $1 }' <<<"$out")
+    awk -v rps="$(awk '/Requests\/sec/ { print $2 }' <<<"$out")" -v t=$((after - before)) -v n="$answered" \
+        -v bad="$(awk '/Non-2xx/ { print $NF }' <<<"$out")" -v hz="$(getconf CLK_TCK)" \
+        'BEGIN { printf "%s %.1f %d\n", rps, (n > 0) ? t * 1e6 / hz / n : 0, bad + 0 }'
+}
+
+cases=()
+for file in $HITS; do cases+=("hit:$file"); done
+[ -n "$MISS_FILE" ] && cases+=("miss:$MISS_FILE")
+echo "A: ${BIN[A]}"
+echo "B: ${BIN[B]}"
+echo "$ROUNDS interleaved rounds; hits wrk -t1 -c64 -d$HIT_DURATION (memory tier off), misses wrk -t1 -c32" \
+    "-d$MISS_DURATION with a new URL each; larder on CPU 0, wrk and the origin on CPU 1"
+for round in $(seq "$ROUNDS"); do
+    for c in "${cases[@]}"; do
+        kind=${c%%:*} file=${c#*:}
+        line="round $round $kind $file:"
+        for side in A B; do
+            base="http://127.0.0.1:${PORT[$side]}"
+            if [ "$kind" = hit ]; then
+                read -r rps us bad < <(run "$side" "$base/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$file" 64 "$HIT_DURATION")
+            else
+                export PREFIX="/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$file%3Fab$round$side-"
+                read -r rps us bad < <(run "$side" "$base" 32 "$MISS_DURATION" -s Benchmarks/fetch/unique.lua)
+            fi
+            ((bad == 0)) || { echo "$side: $bad non-2xx answers in $c" >&2; exit 1; }
+            echo "$round $c $side $rps $us" >>"$WORK/results"
+            line="$line $side $rps/s ${us} µs"
+        done
+        echo "$line"
+    done
+done
+
+echo
+printf "%-22s %12s %12s %8s %10s %10s %8s\n" case "A req/s" "B req/s" "B / A" "A CPU µs" "B CPU µs" "B / A"
+for c in "${cases[@]}"; do
+    col() { awk -v c="$c" -v s="$1" -v f="$2" '$2 == c && $3 == s { print $f }' "$WORK/results" | median; }
+    ar=$(col A 4) br=$(col B 4) au=$(col A 5) bu=$(col B 5)
+    printf "%-22s %12s %12s %8.3f %10s %10s %8.3f\n" "$c" "$ar" "$br" "$(awk -v a="$ar" -v b="$br" 'BEGIN { print b / a }')" \
+        "$au" "$bu" "$(awk -v a="$au" -v b="$bu" 'BEGIN { print b / a }')"
+done
+echo "(medians of $ROUNDS rounds; lower CPU µs is better)"
