@@ -3,7 +3,7 @@
 # Runs `larder serve` with --in-flight-bytes 64M against a loopback origin and asserts that
 #   1. ten concurrent misses of different 100 MB bodies are relayed SHA-256-exact, stored, and served
 #      again as HITs SHA-256-exact, while the process's anonymous and shared RSS (RssAnon + RssShmem,
-#      sampled every 50 ms; the file-backed pages of the mapped database are printed apart) stays
+#      sampled every 50 ms; file-backed pages are printed apart) stays
 #      within its value before the flood + the bound + 32 MiB;
 #   2. a body that is not stored (storable, but over its filter's maxBytes) to two coalesced callers,
 #      one of them reading at 1 MB/s, reaches both exact, with one origin request, and the same peak
@@ -185,7 +185,7 @@ start=$(date +%s)
 measure client stored "$size_mb" 0 || fail "ten ${size_mb} MB misses and hits were not all exact"
 echo "check-in-flight-memory: 10 x ${size_mb} MB misses then hits in $(($(date +%s) - start)) s;" \
     "anonymous RSS before $((base_kib / 1024)) MiB, peak $((peak_kib / 1024)) MiB (limit $((limit_kib / 1024)) MiB);" \
-    "file-backed (the mapped database) peak $((file_kib / 1024)) MiB"
+    "file-backed peak $((file_kib / 1024)) MiB"
 ((peak_kib <= limit_kib)) || fail "peak anonymous RSS ${peak_kib} KiB over ${limit_kib} KiB"
 
 start=$(date +%s)

@@ -112,12 +112,15 @@ final class SQLiteDatabase: Sendable {
         }
     }
 
-    /// Opens a reader (memory-mapped when configured) with a page cache large enough for the interior pages of the entry table and its
-    /// key index at a million entries, so a lookup reads about two leaf pages whatever the store's size
-    /// (https://sqlite.org/pragma.html#pragma_cache_size).
+    /// Opens a reader (memory-mapped when configured) with a 2 MiB page cache
+    /// (https://sqlite.org/pragma.html#pragma_cache_size). Small on purpose: SQLite empties it at the
+    /// reader's first read after any commit, and a body read fills it with pages nobody reads again. At
+    /// 8 MiB, ten 100 MB hits raised the process's anonymous peak by 20 MiB (`check-in-flight-memory.sh`)
+    /// while hits in a million-entry store ran no faster, and 1 KiB and 16 KiB hits cost 6% and 13% more CPU
+    /// (`Benchmarks/fetch/ab.sh`).
     private func openReader() throws -> SQLiteConnection {
         let reader = try SQLiteConnection(path: path, readOnly: true)
-        try reader.execute("PRAGMA cache_size = -8192")
+        try reader.execute("PRAGMA cache_size = -2048")
         if memoryMapSize > 0 { try reader.execute("PRAGMA mmap_size = \(memoryMapSize)") }
         return reader
     }
