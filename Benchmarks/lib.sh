@@ -9,6 +9,20 @@ build_larder() {
     LARDER_BIN=$(swift build -c release -Xswiftc -g --show-bin-path)/larder
 }
 
+# A temporary directory for the run ($WORK) and a list of background processes ($PIDS): the processes are
+# stopped and the directory removed when the script exits, however it ends. Scripts append each process
+# they start: `cmd & PIDS+=($!)`.
+start_work() {
+    WORK=$(mktemp -d)
+    PIDS=()
+    trap stop_work EXIT
+}
+stop_work() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$WORK"
+}
+
 # Fails unless the tools are installed; installs nginx and wrk with apt-get when it can.
 need_tools() {
     local missing=()

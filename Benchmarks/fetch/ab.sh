@@ -28,14 +28,7 @@ ORIGIN_PORT=${ORIGIN_PORT:-28602}
 declare -A PORT=([A]=${A_PORT:-28610} [B]=${B_PORT:-28611})
 need_tools nginx wrk taskset curl
 
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+start_work
 
 chmod 755 "$WORK"
 mkdir -p "$WORK/files"

@@ -20,14 +20,7 @@ NGINX_BENCH_PORT=${NGINX_BENCH_PORT:-18081}
 need_tools wrk nginx taskset curl
 build_larder
 
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+start_work
 
 taskset -c 0 "$LARDER_BIN" serve --host 127.0.0.1 --port "$LARDER_BENCH_PORT" --access-log "$ACCESS_LOG" \
     --log-level warning --event-loops 1 >"$WORK/larder.log" 2>&1 &
