@@ -50,4 +50,8 @@ public final class OriginClient: Sendable {
 
     /// Cancels every fetch and stops the driver thread; later fetches finish as `.cancelled` at once.
     public func shutdown() { driver.shutdown() }
+
+    /// Easy handles the driver has made: a finished transfer's handle is reset and set up again for a later
+    /// one, so fetches one after the other make one (for tests).
+    var handlesMade: Int { driver.handlesMade.load(ordering: .relaxed) }
 }

@@ -1,7 +1,8 @@
 import HTTPCore
 import TestSupport
 import Testing
-import Upstream
+
+@testable import Upstream
 
 /// The driver sets each transfer up on the easy handle of a finished one, reset: nothing of a fetch's
 /// options (its method, content, header lines, address check) reaches the next fetch on that handle.
@@ -28,6 +29,8 @@ struct OriginClientHandleReuseTests {
             bodies.append(String(decoding: delegate.body, as: UTF8.self))
         }
         #expect(bodies == ["posted", "", "the body"])
+        // All three on one handle, set up three times.
+        #expect(client.handlesMade == 1)
         let seen = origin.requests
         #expect(seen.map(\.method) == ["POST", "HEAD", "GET"])
         #expect(seen.map(\.body) == [Array("abc".utf8), [], []])
@@ -53,5 +56,6 @@ struct OriginClientHandleReuseTests {
             }
         }
         #expect(origin.requestCount == 2)
+        #expect(client.handlesMade == 1, "the refused fetch was not on the first fetch's handle")
     }
 }

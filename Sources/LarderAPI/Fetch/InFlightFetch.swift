@@ -178,7 +178,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             revalidate(stored, by: head, responseTime: responseTime)
             return
         }
-        if order.method == .head, !order.mayStore, let stored = order.stored {
+        if case .forward(.head, _) = order.purpose, let stored = order.stored {
             // A forwarded HEAD's answer updates or invalidates the stored response it could have been
             // chosen for (RFC 9111 §4.3.5): a matching 200 freshens it as a 304 would.
             switch HeadUpdate.outcome(

@@ -1,8 +1,8 @@
 import CacheCore
 import Dispatch
 
-/// Where one fetch's store calls run: a serial queue shared with other fetches (`StorageExecutor.queueInTurn`),
-/// so they run in arrival order, and the body writer, which only blocks on that queue touch.
+/// Where one fetch's store calls run, in arrival order: a serial queue it shares with other fetches
+/// (`StorageExecutor.queueInTurn`), and the fetch's body writer, which only blocks on that queue may touch.
 final class InFlightStoreLane: @unchecked Sendable {
     // Guarded by `queue`: every access happens in a block on it, checked below.
     private var current: (any CacheBodyWriter)?

@@ -41,6 +41,8 @@ final class CurlDriver: @unchecked Sendable {
     private var waitingHead = 0
     /// Easy handles of finished transfers, reset, for the next ones: at most one per transfer slot.
     private var spareHandles: [CurlEasy] = []
+    /// Easy handles made since the driver started (the others were spares): for tests.
+    let handlesMade = Atomic<Int>(0)
 
     init(configuration: OriginClient.Configuration) {
         self.configuration = configuration
@@ -153,9 +155,10 @@ final class CurlDriver: @unchecked Sendable {
     private func start(_ transfer: CurlTransfer) {
         if case .failure(let error) = transfer.prepared { return end(transfer, .failure(error)) }
         if transfer.fetch.state.withLock({ $0.cancelRequested }) { return end(transfer, .failure(.cancelled)) }
-        if let error = transfer.makeEasyHandle(reusing: spareHandles.popLast()) {
-            return end(transfer, .failure(error))
+        guard let handle = spareHandles.popLast() ?? makeHandle() else {
+            return end(transfer, .failure(.protocolError(detail: "curl_easy_init failed")))
         }
+        if let error = transfer.configure(handle) { return end(transfer, .failure(error)) }
         guard let easy = transfer.easy, multi.add(easy) == CURLM_OK else {
             return end(transfer, .failure(.protocolError(detail: "curl_multi_add_handle failed")))
         }
@@ -164,6 +167,12 @@ final class CurlDriver: @unchecked Sendable {
             $0.progress.phase = $0.pauseRequested ? .paused : .running
             $0.progress.startedAt = .now
         }
+    }
+
+    /// A new easy handle, when no spare is left.
+    private func makeHandle() -> CurlEasy? {
+        handlesMade.add(1, ordering: .relaxed)
+        return CurlEasy()
     }
 
     private func collectFinished() {

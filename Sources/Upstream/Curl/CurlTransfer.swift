@@ -101,11 +101,10 @@ final class CurlTransfer: @unchecked Sendable {
         return codes
     }
 
-    /// Configures an easy handle for this transfer: `spare`, a handle reset since its last transfer, or a
-    /// new one. Returns the failure to report if that is impossible.
-    func makeEasyHandle(reusing spare: CurlEasy? = nil) -> OriginError? {
+    /// Sets this transfer up on `easy`, a new handle or one reset since its last transfer, and keeps it.
+    /// Returns the failure to report if that is impossible.
+    func configure(_ easy: CurlEasy) -> OriginError? {
         guard case .success(let prepared) = prepared else { return nil }
-        guard let easy = spare ?? CurlEasy() else { return .protocolError(detail: "curl_easy_init failed") }
         let list = CurlHeaderList(lines: prepared.headerLines)
         let me = Unmanaged.passUnretained(self).toOpaque()
         var codes: [CURLcode] = easy.applyCommonPolicy()
