@@ -11,6 +11,7 @@ import Logging
 /// `@unchecked Sendable`: `timer` is set up in `init` and only cancelled afterwards (`DispatchSource.cancel`
 /// is thread-safe); its handler runs on the maintenance queue only.
 final class CacheMaintenance: @unchecked Sendable {
+    private let queue: DispatchQueue
     private let timer: any DispatchSourceTimer
 
     /// Starts sweeping `store` every `interval` seconds on a utility queue (never a connection queue).
@@ -20,6 +21,7 @@ final class CacheMaintenance: @unchecked Sendable {
     ///   - logger: where sweeps that removed something, and failures, are reported.
     init(store: any CacheMaintenanceStore, interval: Double, logger: Logger) {
         let queue = DispatchQueue(label: "larder.maintenance", qos: .utility)
+        self.queue = queue
         timer = DispatchSource.makeTimerSource(queue: queue)
         let period = DispatchTimeInterval.milliseconds(Int(interval * 1000))
         timer.schedule(deadline: .now() + period, repeating: period, leeway: .milliseconds(Int(interval * 100)))
@@ -34,9 +36,12 @@ final class CacheMaintenance: @unchecked Sendable {
         timer.resume()
     }
 
-    /// Stops the sweeps; one already running finishes. The handler, and the store it holds, are released.
+    /// Stops the sweeps and returns once none runs: one already running finishes first, so that nothing
+    /// sweeps the store after shutdown has flushed it. The handler, and the store it holds, are released.
+    /// Not to be called from a sweep (it waits on the sweeps' queue).
     func cancel() {
         timer.cancel()
+        queue.sync {}
     }
 }
 
