@@ -10,19 +10,21 @@ public enum OriginHeaderForwarding {
         "proxy-authorization", "proxy-authenticate",
     ]
 
+    private static let hopByHopNames = FieldNames(hopByHop)
+
     /// Request fields Larder sets itself or that describe a body Larder does not send.
-    static let replacedOnRequest: [String] = ["host", "content-length", "expect", "via"]
+    private static let replacedOnRequest = FieldNames(["host", "content-length", "expect", "via"])
 
     /// The end-to-end fields of a message: without hop-by-hop fields and those named in `Connection`.
+    /// The usual message has neither, and is returned as it is, without a copy (a copy line by line cost
+    /// 10 000 instructions a message, twice a miss: callgrind).
     /// - Parameter headers: the fields as received (request or response).
     /// - Returns: the fields that may be passed on, in order.
     public static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
-        let named = headers.listValues(for: "Connection")
-        var kept = HTTPHeaders()
-        for field in headers {
-            if field.name.isAmong(hopByHop) || field.name.isAmong(named) { continue }
-            kept.add(name: field.name, value: field.value)
-        }
+        let named = headers.connectionOptions
+        var kept = headers
+        kept.remove(hopByHopNames)
+        if !named.isEmpty { kept.remove(FieldNames(named)) }
         return kept
     }
 
@@ -47,10 +49,8 @@ public enum OriginHeaderForwarding {
                 throw .invalidRequestHeader(name: field.name, reason: "value contains CR, LF, NUL or a control byte")
             }
         }
-        var forwarded = HTTPHeaders()
-        for field in endToEnd(headers) where !field.name.isAmong(replacedOnRequest) {
-            forwarded.add(name: field.name, value: field.value)
-        }
+        var forwarded = endToEnd(headers)
+        forwarded.remove(replacedOnRequest)
         let via = (headers.values(for: "Via").filter { !$0.isEmpty } + ["1.1 \(viaName)"]).joined(separator: ", ")
         forwarded.add(name: "Via", value: via)
         return forwarded
