@@ -76,8 +76,16 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// The named field's values split on commas, trimmed, empties dropped (RFC 9110 §5.6.1 lists).
     public func listValues(for name: String) -> [String] {
+        let signature = NameSignature(name)
         var members: [String] = []
-        for value in values(for: name) {
+        for field in fields where field.hasName(name, signature) {
+            let value = field.value
+            // Most lists have one member (`Connection: keep-alive`, `Vary: Accept-Encoding`): no split.
+            guard value.utf8.contains(UInt8(ascii: ",")) else {
+                let trimmed = Substring(value).trimmingHTTPWhitespace()
+                if !trimmed.isEmpty { members.append(trimmed) }
+                continue
+            }
             // Split on the comma byte: splitting the String would walk Characters (grapheme breaking per
             // step), which made this most of a miss's header handling.
             for member in value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {

@@ -23,10 +23,11 @@ struct ResponseHeadParser {
     private var status: Int?
     private var reasonPhrase = ""
     private var version = HTTPVersion.http1_1
-    private var fields: [(String, String)] = []
+    private var fields: [HTTPHeaders.Field] = []
 
     /// Consumes one line as libcurl delivered it (with its CRLF). Names and values are cut from the bytes
-    /// and trimmed there, so each field costs two `String`s and nothing else.
+    /// and trimmed there, so each field costs two `String`s and nothing else (the name's signature is read
+    /// from its bytes).
     mutating func consume(_ line: UnsafeRawBufferPointer) -> Outcome {
         headerBytes += line.count
         if isComplete { return .needMore }
@@ -39,13 +40,16 @@ struct ResponseHeadParser {
         if bytes[0] == 0x20 || bytes[0] == 0x09 {
             // obs-fold (RFC 9112 §5.2): a continuation joins the previous value with one space.
             guard !fields.isEmpty else { return .malformed("continuation before any field") }
-            fields[fields.count - 1].1 += " " + Self.text(Self.trimmed(bytes[...]))
+            fields[fields.count - 1].value += " " + Self.text(Self.trimmed(bytes[...]))
             return .needMore
         }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0 else {
             return .malformed("field line without a name and colon")
         }
-        fields.append((Self.text(bytes[0..<colon]), Self.text(Self.trimmed(bytes[(colon + 1)...]))))
+        fields.append(
+            HTTPHeaders.Field(
+                name: UnsafeRawBufferPointer(rebasing: bytes[0..<colon]),
+                value: UnsafeRawBufferPointer(rebasing: Self.trimmed(bytes[(colon + 1)...]))))
         return .needMore
     }
 
@@ -67,6 +71,8 @@ struct ResponseHeadParser {
         status = code.reduce(0) { $0 * 10 + Int($1 - 0x30) }
         reasonPhrase = codeEnd < bytes.endIndex ? Self.text(bytes[(codeEnd + 1)...]) : ""
         fields = []
+        // An origin's head has about a dozen lines: room for them at once, not four regrowths.
+        fields.reserveCapacity(16)
         return .needMore
     }
 
@@ -92,7 +98,7 @@ struct ResponseHeadParser {
     private mutating func finishHead() -> Outcome {
         guard let status else { return .malformed("empty line before the status line") }
         let head = OriginResponseHead(
-            status: status, reasonPhrase: reasonPhrase, headers: HTTPHeaders(fields), version: version)
+            status: status, reasonPhrase: reasonPhrase, headers: HTTPHeaders(fields: fields), version: version)
         if (100..<200).contains(status) {
             // An interim response (RFC 9110 §15.2): the final one follows.
             self.status = nil

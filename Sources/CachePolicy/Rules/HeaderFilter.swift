@@ -34,14 +34,17 @@ public enum HeaderFilter {
     /// - Parameter headers: The response header section from the origin.
     /// - Returns: The fields to store.
     public static func storable(_ headers: HTTPHeaders) -> HTTPHeaders {
+        // Removed from a copy that shares the lines until something is removed: rebuilding the headers
+        // line by line cost 10 000 instructions of every miss (callgrind).
+        var kept = headers
+        kept.remove(unstorableNames)
         let options = headers.connectionOptions
-        var kept: [(String, String)] = []
-        kept.reserveCapacity(headers.count)
-        for field in headers where isStorable(field.name, connectionOptions: options) {
-            kept.append((field.name, field.value))
-        }
-        return HTTPHeaders(kept)
+        if !options.isEmpty { kept.remove(FieldNames(options)) }
+        return kept
     }
+
+    /// The hop-by-hop, proxy and Larder fields, prepared for matching.
+    private static let unstorableNames = FieldNames(hopByHopFields + proxyFields + larderFields)
 
     /// Whether one response field is kept in storage.
     ///
