@@ -44,6 +44,16 @@ import Testing
         #expect(headers.listValues(for: "Cache-Control") == ["max-age=5", "no-cache", "public"])
     }
 
+    /// A value without a comma is one member (no split), still trimmed, and dropped when empty.
+    @Test(arguments: [
+        ([" keep-alive \t"], ["keep-alive"]), (["  "], []), ([""], []), (["close", " a , b"], ["close", "a", "b"]),
+        (["Upgrade", ""], ["Upgrade"]),
+    ])
+    func listValuesOfOneMemberAreTrimmedAndEmptiesDropped(values: [String], members: [String]) {
+        let headers = HTTPHeaders(values.map { ("Connection", $0) } + [("Via", "x, y")])
+        #expect(headers.listValues(for: "connection") == members)
+    }
+
     @Test(arguments: [
         (" \t a b \t ", "a b"), ("\t\t", ""), ("", ""), ("x", "x"), (" caf\u{E9}\u{301} ", "caf\u{E9}\u{301}"),
         ("\u{A0}x\u{A0}", "\u{A0}x\u{A0}"), ("a\r", "a\r"),
