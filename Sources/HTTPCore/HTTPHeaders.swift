@@ -167,6 +167,16 @@ extension HTTPHeaders {
         contains("Connection") ? listValues(for: "Connection") : []
     }
 
+    /// Removes the lines of `names` and of every field the `Connection` field names (RFC 9110 §7.6.1): a
+    /// message's hop-by-hop fields, with `names` the fixed list of a use (`Connection` among them). The lines
+    /// stay shared with the original until one is removed: the usual message loses none and is not copied.
+    /// - Parameter names: the fields always removed.
+    public mutating func removeHopByHop(_ names: FieldNames) {
+        let options = connectionOptions
+        remove(names)
+        if !options.isEmpty { remove(FieldNames(options)) }
+    }
+
     /// The first `X-Request-Id` value. Asked on every request, so its name's signature is computed once.
     var requestIDValue: String? {
         fields.first { $0.hasName(HTTPRequestID.fieldName, requestIDSignature) }?.value
@@ -189,6 +199,15 @@ public struct FieldNames: Sendable {
 
     /// How many names.
     public var count: Int { names.count }
+
+    /// Whether `name` (any case) is one of the names.
+    public func contains(_ name: String) -> Bool {
+        let signature = NameSignature(name)
+        for index in signatures.indices where signatures[index] == signature {
+            if signature.length <= 8 || names[index].equalsIgnoringASCIICase(name) { return true }
+        }
+        return false
+    }
 
     fileprivate func contains(_ field: HTTPHeaders.Field) -> Bool {
         for index in signatures.indices where field.hasName(names[index], signatures[index]) { return true }

@@ -21,10 +21,8 @@ public enum OriginHeaderForwarding {
     /// - Parameter headers: the fields as received (request or response).
     /// - Returns: the fields that may be passed on, in order.
     public static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
-        let named = headers.connectionOptions
         var kept = headers
-        kept.remove(hopByHopNames)
-        if !named.isEmpty { kept.remove(FieldNames(named)) }
+        kept.removeHopByHop(hopByHopNames)
         return kept
     }
 

@@ -155,12 +155,13 @@ public struct OriginURL: Hashable, Sendable, CustomStringConvertible {
 
     /// Appends `text` with every byte outside ASCII written as `%XX`.
     private static func appendPercentEncodingNonASCII(_ text: ArraySlice<UInt8>, to out: inout [UInt8]) {
-        let hex = Array("0123456789ABCDEF".utf8)
+        // An upper-case hex digit, without a table to allocate on every miss.
+        func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x37 + nibble }
         for byte in text {
             if byte >= 0x80 {
                 out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0F)])
+                out.append(hex(byte >> 4))
+                out.append(hex(byte & 0x0F))
             } else {
                 out.append(byte)
             }
