@@ -29,6 +29,14 @@ public protocol CacheStore: AnyObject, Sendable {
     /// - Throws: `CacheStoreError` when the store cannot be read.
     func varyNames(forPrimaryKey primaryKey: CacheKey) throws -> [String]?
 
+    /// The lookup every `/fetch` makes first: `varyNames(forPrimaryKey:)` and, when the URL does not vary,
+    /// `entryToServe(for:)` of the primary key, which is then the entry's key. A store may answer both from
+    /// one read.
+    /// - Parameter primaryKey: `CacheKey.make(canonicalURL:)` of the URL.
+    /// - Returns: the entry under the primary key, or the names the URL's responses vary on.
+    /// - Throws: `CacheStoreError` when the store cannot be read.
+    func lookUpToServe(primaryKey: CacheKey) throws -> PrimaryLookup
+
     /// Opens a reader over the body of an entry returned by `entry(for:)` or `list(_:)`.
     /// - Parameters:
     ///   - entry: the metadata; the reader reads exactly that version of the body.
@@ -247,6 +255,15 @@ public protocol ReadableBodyWriter: CacheBodyWriter {
 }
 
 extension CacheStore {
+    /// Two reads: the Vary names, then the entry when there are none.
+    /// - Parameter primaryKey: `CacheKey.make(canonicalURL:)` of the URL.
+    /// - Returns: the entry under the primary key, or the names the URL's responses vary on.
+    /// - Throws: `CacheStoreError` when the store cannot be read.
+    public func lookUpToServe(primaryKey: CacheKey) throws -> PrimaryLookup {
+        if let names = try varyNames(forPrimaryKey: primaryKey) { return .varies(on: names) }
+        return .uniform(try entryToServe(for: primaryKey))
+    }
+
     /// A store whose usage figures cost nothing to read serves `entry(for:)`.
     /// - Parameter key: the primary or secondary key.
     /// - Returns: the metadata, or `nil` on a miss.
@@ -268,4 +285,13 @@ extension CacheStore {
     ///   - key: the entry served.
     ///   - now: the clock's time.
     public func recordHit(_ key: CacheKey, at now: Date) { recordHits(key, count: 1, at: now) }
+}
+
+/// What a lookup by a URL's primary key finds (`CacheStore.lookUpToServe(primaryKey:)`).
+public enum PrimaryLookup: Sendable {
+    /// No varying response is stored for the URL: the entry under the primary key, if there is one.
+    case uniform(StoredEntry?)
+    /// The URL's stored responses vary on these request header names (lower-cased): the entry to serve,
+    /// if any, is under the key of the request's variant (`CacheKey.variant`).
+    case varies(on: [String])
 }

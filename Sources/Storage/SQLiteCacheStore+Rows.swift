@@ -33,6 +33,26 @@ extension SQLiteCacheStore {
             AND (?3 = 0 OR NOT EXISTS (SELECT 1 FROM entry_purged WHERE entry_purged.id = ?1))
         """)
 
+    /// `lookUpEntry` for a primary key, with its `vary` row's names in column 30, for a URL the Vary memo
+    /// does not know (`lookUpToServe(primaryKey:)`): one statement, so one read transaction, where the
+    /// names and the entry took two, each with two `fcntl` calls for the WAL read lock. The one-row `probe`
+    /// makes it answer a row whether or not the entry or the names exist (every entry column NULL without
+    /// the entry). Its column list is `lookUpEntry`'s, written again: a query is one string literal. It
+    /// stays a second statement because the probe and the join cost about 4 000 instructions, which a
+    /// lookup whose names are known (nearly every hit) would pay for nothing.
+    static let lookUpPrimary = SQLiteQuery(
+        """
+        SELECT entry.id, key, url, status, reason, headers, vary, request_time, response_time, date, age_received,
+            freshness, stale_allowance, filter_name, image_format, original_size, stored_size, codec, entry.crc32,
+            chunk_size, 0, NULL, created, body_id, seq, declared_content_type, stale_since, tags,
+            chunk.crc32, chunk.data, vary.names
+        FROM (SELECT 1) AS probe
+        LEFT JOIN vary ON vary.primary_key = ?2
+        LEFT JOIN entry ON entry.id = ?1 AND entry.key = ?2
+            AND (?3 = 0 OR NOT EXISTS (SELECT 1 FROM entry_purged WHERE entry_purged.id = ?1))
+        LEFT JOIN chunk ON chunk.id = entry.body_id << 24
+        """)
+
     /// An entry's usage row: its hit count and last access as last written (`SQLiteHitLog`).
     static let lookUpUsage = SQLiteQuery("SELECT hit_count, last_access FROM entry_access WHERE id = ?")
 

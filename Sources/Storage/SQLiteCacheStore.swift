@@ -159,6 +159,37 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         try lookUp(key, withUsage: false)
     }
 
+    /// One statement for the names and the primary key's entry when the Vary memo does not know the URL
+    /// (`lookUpPrimary`); when it does, the names come from memory and the entry, if the URL does not vary,
+    /// from `entryToServe(for:)`.
+    public func lookUpToServe(primaryKey: CacheKey) throws -> PrimaryLookup {
+        // Set when the memo asked the table: the statement that read the names also read the entry.
+        var entryRead: StoredEntry??
+        let names = try guarded("lookup") {
+            try varyMemo.names(for: primaryKey) {
+                let mayBePurged: Int64 = purgedRowsMayExist.load(ordering: .acquiring) ? 1 : 0
+                let arguments: [SQLiteValue] = [
+                    .integer(Self.rowID(primaryKey)), .blob(primaryKey.bytes), .integer(mayBePurged),
+                ]
+                let found = try database.read { connection in
+                    try connection.queryFirst(Self.lookUpPrimary, arguments) { row -> ([String]?, StoredEntry?) in
+                        if !row.isNull(30) { return (Self.decodeNames(row.text(30) ?? ""), nil) }
+                        // Every entry column is NULL when no entry is stored under the key.
+                        guard !row.isNull(0) else { return (nil, nil) }
+                        let entry = try Self.entry(row)
+                        firstChunks.keep(Self.firstChunk(of: entry, row: row), bodyID: entry.bodyID)
+                        return (nil, entry)
+                    }
+                }
+                entryRead = .some(found?.1)
+                return found?.0
+            }
+        }
+        if let names { return .varies(on: names) }
+        if let entryRead { return .uniform(entryRead) }
+        return .uniform(try lookUp(primaryKey, withUsage: false))
+    }
+
     private func lookUp(_ key: CacheKey, withUsage: Bool) throws -> StoredEntry? {
         // Purged entries are left out from the moment the purge's batch commits (the flag is set before).
         let mayBePurged: Int64 = purgedRowsMayExist.load(ordering: .acquiring) ? 1 : 0

@@ -10,17 +10,11 @@ extension FetchHandler {
     /// The key is the canonical URL's primary key, or its secondary key when the store knows the `Vary`
     /// names recorded for the URL (RFC 9111 §4.1). A store that cannot be read counts as a miss.
     func lookUp(_ call: Call) {
-        let primary = CacheKey.make(canonicalURL: call.keyURL)
-        let varyNames = (try? service.store.varyNames(forPrimaryKey: primary)) ?? nil
-        // Without Vary names the key is the primary one, already hashed.
-        var key = primary
-        if let varyNames, !varyNames.isEmpty {
-            key = CacheKey.variant(canonicalURL: call.keyURL, varyNames: varyNames, requestHeaders: call.headers)
-        }
+        let (key, found, miss) = findEntry(call)
         let onlyIfCached = RequestDirectives(headers: call.headers).cacheControl.onlyIfCached
-        guard let entry = (try? service.store.entryToServe(for: key)) ?? nil else {
+        guard let entry = found else {
             if onlyIfCached { return sendOnlyIfCachedMiss(call) }
-            return fetchFromOrigin(call, key: key, stored: nil, forward: varyNames == nil ? .uriMiss : .varyMiss)
+            return fetchFromOrigin(call, key: key, stored: nil, forward: miss)
         }
         let now = service.clock()
         let facts = entry.facts(targets: service.configuration.targetedCacheControl)
@@ -56,6 +50,22 @@ extension FetchHandler {
             fetchFromOrigin(call, key: key, stored: usable, forward: .stale)
         case .onlyIfCachedMiss:
             sendOnlyIfCachedMiss(call)
+        }
+    }
+
+    /// The entry to serve for the call's variant, under which key, and why the origin is asked without one.
+    /// A store that cannot be read is a miss: the origin answers.
+    private func findEntry(_ call: Call) -> (key: CacheKey, entry: StoredEntry?, miss: CacheStatus.Forward) {
+        let primary = CacheKey.make(canonicalURL: call.keyURL)
+        switch (try? service.store.lookUpToServe(primaryKey: primary)) ?? .uniform(nil) {
+        case .uniform(let entry):
+            // Without Vary names the key is the primary one, already hashed.
+            return (primary, entry, .uriMiss)
+        case .varies(let names):
+            let key =
+                names.isEmpty
+                ? primary : CacheKey.variant(canonicalURL: call.keyURL, varyNames: names, requestHeaders: call.headers)
+            return (key, (try? service.store.entryToServe(for: key)) ?? nil, .varyMiss)
         }
     }
 

@@ -23,6 +23,10 @@ public final class HotInvalidatingStore: CacheStore {
         try wrapped.varyNames(forPrimaryKey: primaryKey)
     }
 
+    public func lookUpToServe(primaryKey: CacheKey) throws -> PrimaryLookup {
+        try wrapped.lookUpToServe(primaryKey: primaryKey)
+    }
+
     public func openBody(of entry: StoredEntry, form: CacheBodyForm) throws -> any CacheBodyReader {
         do {
             return try wrapped.openBody(of: entry, form: form)

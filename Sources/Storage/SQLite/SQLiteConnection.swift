@@ -88,6 +88,11 @@ final class SQLiteConnection: @unchecked Sendable {
         return statement
     }
 
+    /// Whether `query` has been prepared on this connection (tests: which statements a read ran).
+    /// - Parameter query: the query constant.
+    /// - Returns: `true` once the connection has run it.
+    func hasPrepared(_ query: SQLiteQuery) -> Bool { queries[UnsafeRawPointer(query.sql.utf8Start)] != nil }
+
     /// Runs a statement constant to its end.
     /// - Parameters:
     ///   - query: the statement.
