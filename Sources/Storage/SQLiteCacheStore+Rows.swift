@@ -147,19 +147,37 @@ extension SQLiteCacheStore {
     /// Headers as text: one `name:value` line per field, in order, separated by LF. Field names hold
     /// no colon and values no CR or LF (RFC 9110 §5.1, §5.5), so the first colon of a line splits it.
     static func encodeHeaders(_ headers: HTTPHeaders) -> String {
-        // Appended into one buffer of the final size: a string per field joined afterwards cost 19 000
-        // instructions of every stored miss (callgrind, 12 fields).
+        // Copied into a string of the final size: `+=` of each name, colon, value and LF cost 13 000
+        // instructions of every stored miss (callgrind, 12 fields), a string per field joined afterwards
+        // 19 000.
         var length = max(0, headers.count - 1)
         for field in headers { length += field.name.utf8.count + 1 + field.value.utf8.count }
-        var text = ""
-        text.reserveCapacity(length)
-        for (index, field) in headers.enumerated() {
-            if index > 0 { text += "\n" }
-            text += field.name
-            text += ":"
-            text += field.value
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            var offset = 0
+            func put(_ text: String) {
+                let copied: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
+                    let count = min(bytes.count, buffer.count - offset)
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[offset..<offset + count])
+                        .initialize(fromContentsOf: UnsafeBufferPointer(rebasing: bytes[..<count]))
+                    offset += count
+                    return true
+                }
+                guard copied == nil else { return }
+                for byte in text.utf8 { put(byte) }
+            }
+            func put(_ byte: UInt8) {
+                guard offset < buffer.count else { return }
+                buffer[offset] = byte
+                offset += 1
+            }
+            for (index, field) in headers.enumerated() {
+                if index > 0 { put(UInt8(ascii: "\n")) }
+                put(field.name)
+                put(UInt8(ascii: ":"))
+                put(field.value)
+            }
+            return offset
         }
-        return text
     }
 
     /// The inverse of `encodeHeaders`.

@@ -229,6 +229,16 @@ import Testing
         #expect(Self.decode(text) == HTTPHeaders(expected))
     }
 
+    /// Short names and values (held inside the string) and long ones (on the heap), non-ASCII bytes, an
+    /// empty value, and no fields at all.
+    @Test func encodedHeadersAreOneNameColonValueLinePerFieldInOrder() {
+        let long = String(repeating: "w", count: 40)
+        let headers = HTTPHeaders([("A", "1"), ("X-\(long)", "caf\u{E9} \u{1F600}"), ("Empty", ""), ("b", long)])
+        #expect(SQLiteCacheStore.encodeHeaders(headers) == "A:1\nX-\(long):caf\u{E9} \u{1F600}\nEmpty:\nb:\(long)")
+        #expect(SQLiteCacheStore.encodeHeaders(HTTPHeaders()) == "")
+        #expect(SQLiteCacheStore.encodeHeaders(HTTPHeaders([("Only", "one")])) == "Only:one")
+    }
+
     @Test func encodedHeadersDecodeToThemselves() {
         let headers = HTTPHeaders([
             ("Content-Type", "text/plain; charset=utf-8"), ("ETag", "\"a:b\""), ("Set-Thing", "one"),
