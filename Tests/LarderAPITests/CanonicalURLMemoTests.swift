@@ -1,10 +1,11 @@
+import CacheCore
 import CachePolicy
 import Testing
 
 @testable import LarderAPI
 
-/// The memo answers exactly what the canonicalizer answers, keeps no rejection and never holds more
-/// than its capacity.
+/// The memo answers exactly what the canonicalizer answers (and the primary key of its string), keeps no
+/// rejection and never holds more than its capacity.
 @Suite struct CanonicalURLMemoTests {
     @Test(arguments: [
         "HTTP://Example.COM:80/a/../b?x=%7e", "https://example.com/", "http://127.0.0.1:8080/f.bin",
@@ -18,6 +19,7 @@ import Testing
             case (.success(let entry), .success(let url)):
                 #expect(entry.url == url)
                 #expect(entry.string == url.string)
+                #expect(entry.primaryKey == CacheKey.make(canonicalURL: url.string))
             case (.failure(let a), .failure(let b)):
                 #expect(a.description == b.description)
             default:

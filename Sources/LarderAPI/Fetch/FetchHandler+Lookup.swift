@@ -56,7 +56,7 @@ extension FetchHandler {
     /// The entry to serve for the call's variant, under which key, and why the origin is asked without one.
     /// A store that cannot be read is a miss: the origin answers.
     private func findEntry(_ call: Call) -> (key: CacheKey, entry: StoredEntry?, miss: CacheStatus.Forward) {
-        let primary = CacheKey.make(canonicalURL: call.keyURL)
+        let primary = call.primaryKey
         switch (try? service.store.lookUpToServe(primaryKey: primary)) ?? .uniform(nil) {
         case .uniform(let entry):
             // Without Vary names the key is the primary one, already hashed.

@@ -68,7 +68,7 @@ extension FetchHandler {
     /// Fetches for this caller alone, streams the answer and stores nothing (`X-Cache: BYPASS`).
     func bypass(_ call: Call) {
         // Only GET and HEAD come here: every other method is forwarded before a filter can bypass.
-        fetchAlone(call, key: CacheKey.make(canonicalURL: call.keyURL), method: call.method, forward: .bypass)
+        fetchAlone(call, key: call.primaryKey, method: call.method, forward: .bypass)
     }
 
     /// Forwards a `HEAD` as a `HEAD` when the stored response has no validator to make a conditional

@@ -25,7 +25,7 @@ extension FetchHandler {
     ///   - body: its content (the server bounds it with `--max-body-bytes`: 413 beyond, before this runs).
     func forward(_ call: Call, body: [UInt8]) {
         fetchAlone(
-            call, key: CacheKey.make(canonicalURL: call.keyURL), method: call.method, content: body, forward: .method)
+            call, key: call.primaryKey, method: call.method, content: body, forward: .method)
     }
 
     /// Invalidates every stored variant of the request's target and of the same-origin URIs its answer's

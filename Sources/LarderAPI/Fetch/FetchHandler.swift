@@ -26,6 +26,8 @@ struct FetchHandler: HTTPResponder {
         let fetchURL: String
         /// The URL the key is computed from: canonicalized with the owning filter's options.
         let keyURL: String
+        /// `CacheKey.make(canonicalURL: keyURL)`, the key when the URL's responses do not vary.
+        let primaryKey: CacheKey
         let decision: FilterDecision
         let writer: HTTPResponseWriter
     }
@@ -90,10 +92,12 @@ struct FetchHandler: HTTPResponder {
             // The caller's parameters reach the origin unless the filter says they must not.
             if decision.fetchCanonicalURL { fetchURL = keyed }
         }
+        // The memo hashed the default canonical form; a filter's own key URL is hashed here.
+        let primaryKey = keyURL == canonical.string ? canonical.primaryKey : CacheKey.make(canonicalURL: keyURL)
         return .success(
             Call(
                 method: request.method, headers: request.headers, requestID: requestID,
-                fetchURL: fetchURL, keyURL: keyURL, decision: decision, writer: writer))
+                fetchURL: fetchURL, keyURL: keyURL, primaryKey: primaryKey, decision: decision, writer: writer))
     }
 
     /// The one `url` query parameter, form-decoded; `nil` when absent or given more than once. Scans the
