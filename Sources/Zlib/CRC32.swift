@@ -64,6 +64,13 @@ public struct CRC32: Sendable, Hashable {
     ///   - checksum: the CRC-32 of the next bytes on their own.
     ///   - length: how many bytes that was.
     public mutating func append(checksum: UInt32, length: Int) {
+        // The combination is the checksum so far moved past `length` bytes (multiplied by x^(8 length)
+        // modulo the polynomial) plus `checksum`: with nothing so far, `checksum` itself. That is every
+        // body's first chunk, and zlib's combination cost about 770 instructions.
+        guard value != 0 else {
+            value = checksum
+            return
+        }
         value = UInt32(truncatingIfNeeded: crc32_combine(uLong(value), uLong(checksum), .init(length)))
     }
 

@@ -1,3 +1,4 @@
+import CZlib
 import TestSupport
 import Testing
 import Zlib
@@ -140,5 +141,18 @@ import Zlib
             offset += length
         }
         #expect(combined.value == ReferenceCRC32.checksum(bytes))
+    }
+
+    /// Appending to a running value of 0 gives the appended checksum unchanged, as zlib's combination does
+    /// for any bytes whose checksum is 0 (the shortcut the first chunk of every body takes).
+    @Test(arguments: [0, 1, 4, 65_536])
+    func aChecksumAppendedToZeroIsItself(length: Int) {
+        for seed in UInt64(1)...20 {
+            let checksum = UInt32(truncatingIfNeeded: seed &* 0x9E37_79B9_7F4A_7C15 >> 17)
+            var running = CRC32(continuing: 0)
+            running.append(checksum: checksum, length: length)
+            #expect(running.value == checksum)
+            #expect(UInt32(truncatingIfNeeded: crc32_combine(0, uLong(checksum), .init(length))) == checksum)
+        }
     }
 }
