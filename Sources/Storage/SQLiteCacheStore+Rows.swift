@@ -153,22 +153,19 @@ extension SQLiteCacheStore {
         var length = max(0, headers.count - 1)
         for field in headers { length += field.name.utf8.count + 1 + field.value.utf8.count }
         return String(unsafeUninitializedCapacity: length) { buffer in
+            // `length` counts exactly these bytes: the string's UTF-8 is what `utf8.count` measured.
             var offset = 0
-            func put(_ text: String) {
-                let copied: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
-                    let count = min(bytes.count, buffer.count - offset)
-                    _ = UnsafeMutableBufferPointer(rebasing: buffer[offset..<offset + count])
-                        .initialize(fromContentsOf: UnsafeBufferPointer(rebasing: bytes[..<count]))
-                    offset += count
-                    return true
-                }
-                guard copied == nil else { return }
-                for byte in text.utf8 { put(byte) }
-            }
             func put(_ byte: UInt8) {
-                guard offset < buffer.count else { return }
                 buffer[offset] = byte
                 offset += 1
+            }
+            func put(_ text: String) {
+                var text = text
+                text.withUTF8 { bytes in
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[offset..<offset + bytes.count])
+                        .initialize(fromContentsOf: bytes)
+                    offset += bytes.count
+                }
             }
             for (index, field) in headers.enumerated() {
                 if index > 0 { put(UInt8(ascii: "\n")) }

@@ -167,18 +167,12 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         var entryRead: StoredEntry??
         let names = try guarded("lookup") {
             try varyMemo.names(for: primaryKey) {
-                let mayBePurged: Int64 = purgedRowsMayExist.load(ordering: .acquiring) ? 1 : 0
-                let arguments: [SQLiteValue] = [
-                    .integer(Self.rowID(primaryKey)), .blob(primaryKey.bytes), .integer(mayBePurged),
-                ]
+                let arguments = lookUpArguments(primaryKey)
                 let found = try database.read { connection in
                     try connection.queryFirst(Self.lookUpPrimary, arguments) { row -> ([String]?, StoredEntry?) in
                         if !row.isNull(30) { return (Self.decodeNames(row.text(30) ?? ""), nil) }
                         // Every entry column is NULL when no entry is stored under the key.
-                        guard !row.isNull(0) else { return (nil, nil) }
-                        let entry = try Self.entry(row)
-                        firstChunks.keep(Self.firstChunk(of: entry, row: row), bodyID: entry.bodyID)
-                        return (nil, entry)
+                        return (nil, row.isNull(0) ? nil : try servedEntry(row))
                     }
                 }
                 entryRead = .some(found?.1)
@@ -190,19 +184,26 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         return .uniform(try lookUp(primaryKey, withUsage: false))
     }
 
-    private func lookUp(_ key: CacheKey, withUsage: Bool) throws -> StoredEntry? {
-        // Purged entries are left out from the moment the purge's batch commits (the flag is set before).
+    /// The parameters of `lookUpEntry` and `lookUpPrimary`: the key's rowid, the key, and whether purged
+    /// entries must be left out (they are from the moment the purge's batch commits; the flag is set before).
+    private func lookUpArguments(_ key: CacheKey) -> [SQLiteValue] {
         let mayBePurged: Int64 = purgedRowsMayExist.load(ordering: .acquiring) ? 1 : 0
+        return [.integer(Self.rowID(key)), .blob(key.bytes), .integer(mayBePurged)]
+    }
+
+    /// The entry in a row of `lookUpEntry` or `lookUpPrimary`, its first chunk kept for the body read.
+    private func servedEntry(_ row: SQLiteStatement) throws -> StoredEntry {
+        let entry = try Self.entry(row)
+        firstChunks.keep(Self.firstChunk(of: entry, row: row), bodyID: entry.bodyID)
+        return entry
+    }
+
+    private func lookUp(_ key: CacheKey, withUsage: Bool) throws -> StoredEntry? {
+        let arguments = lookUpArguments(key)
         let found = try guarded("lookup") {
             try database.read { connection -> StoredEntry? in
                 let rowID = Self.rowID(key)
-                let entry = try connection.queryFirst(
-                    Self.lookUpEntry, [.integer(rowID), .blob(key.bytes), .integer(mayBePurged)]
-                ) { row in
-                    let entry = try Self.entry(row)
-                    firstChunks.keep(Self.firstChunk(of: entry, row: row), bodyID: entry.bodyID)
-                    return entry
-                }
+                let entry = try connection.queryFirst(Self.lookUpEntry, arguments) { try servedEntry($0) }
                 guard withUsage, var entry else { return entry }
                 // A statement of its own, so a read of its own (an entry replaced in between lends its usage
                 // figures, which only `/cache`'s metadata shows); one snapshot for both would cost a BEGIN and
