@@ -37,6 +37,12 @@ public protocol CacheStore: AnyObject, Sendable {
     /// - Throws: `CacheStoreError` when the store cannot be read.
     func lookUpToServe(primaryKey: CacheKey) throws -> PrimaryLookup
 
+    /// Whether anything may be stored under the primary key: `false` only when the store certainly holds
+    /// neither an entry nor `Vary` names there, so that `lookUpToServe(primaryKey:)` would find nothing.
+    /// Answered from memory, without blocking: a caller may ask on a connection's queue.
+    /// - Parameter primaryKey: `CacheKey.make(canonicalURL:)` of the URL.
+    func mayHold(primaryKey: CacheKey) -> Bool
+
     /// Opens a reader over the body of an entry returned by `entry(for:)` or `list(_:)`.
     /// - Parameters:
     ///   - entry: the metadata; the reader reads exactly that version of the body.
@@ -255,6 +261,11 @@ public protocol ReadableBodyWriter: CacheBodyWriter {
 }
 
 extension CacheStore {
+    /// A store that keeps no record of its keys in memory may hold any key.
+    /// - Parameter primaryKey: `CacheKey.make(canonicalURL:)` of the URL.
+    /// - Returns: `true`.
+    public func mayHold(primaryKey: CacheKey) -> Bool { true }
+
     /// Two reads: the Vary names, then the entry when there are none.
     /// - Parameter primaryKey: `CacheKey.make(canonicalURL:)` of the URL.
     /// - Returns: the entry under the primary key, or the names the URL's responses vary on.

@@ -38,6 +38,9 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         /// "Readers do not map the store"). Mapping may pay for a store read far more than written; its
         /// trade-off is that an I/O error on a mapped page kills the process with SIGBUS.
         public var memoryMapSize: Int
+        /// Whether lookups of keys never stored are answered from memory (`StoredKeyFilter`); on unless a
+        /// test needs every lookup to reach SQLite.
+        public var filtersKeys = true
 
         /// Creates a configuration.
         /// - Parameters:
@@ -90,6 +93,9 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
     let purgeLog = SQLitePurgeLog()
     /// The `vary` table's rows read by lookups, forgotten when a transaction changes them.
     let varyMemo = SQLiteVaryMemo()
+    /// The primary keys the store may hold (`mayHold(primaryKey:)`), and where its builds run.
+    let keyFilter = StoredKeyFilter()
+    let keyFilterBuilds = DispatchQueue(label: "larder.storage.keys", qos: .utility)
     /// Purges run one at a time: each is several transactions (`purgeBatchSize` rows each).
     let purgeLock = Mutex(())
     /// Transactions run by purges, for `purgeTransactionCount`.
@@ -138,6 +144,7 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         }
         purgedRowsMayExist = Atomic(purgedRows)
         if purgedRows { scheduleReclaim() }
+        scheduleKeyFilterBuild()
     }
 
     /// Opens a store with default settings.
@@ -163,6 +170,7 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
     /// (`lookUpPrimary`); when it does, the names come from memory and the entry, if the URL does not vary,
     /// from `entryToServe(for:)`.
     public func lookUpToServe(primaryKey: CacheKey) throws -> PrimaryLookup {
+        guard mayHold(primaryKey: primaryKey) else { return .uniform(nil) }
         // Set when the memo asked the table: the statement that read the names also read the entry.
         var entryRead: StoredEntry??
         let names = try guarded("lookup") {

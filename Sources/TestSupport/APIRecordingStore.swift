@@ -49,6 +49,11 @@ public final class APIRecordingStore: CacheStore {
         return try wrapped.varyNames(forPrimaryKey: primaryKey)
     }
 
+    /// Forwarded unchecked: it is answered from memory, on a connection's queue by design.
+    public func mayHold(primaryKey: CacheKey) -> Bool {
+        wrapped.mayHold(primaryKey: primaryKey)
+    }
+
     public func openBody(of entry: StoredEntry, form: CacheBodyForm) throws -> any CacheBodyReader {
         check("openBody")
         return APIRecordingBody(try wrapped.openBody(of: entry, form: form)) { [self] in check($0) }

@@ -8,7 +8,8 @@ import Testing
 
 /// `lookUpToServe(primaryKey:)`: for a URL the Vary memo does not know, the `vary` names and the entry
 /// under the primary key come from one statement (`lookUpPrimary`), so from one read transaction and
-/// one snapshot; once the memo knows the URL, only the entry is read.
+/// one snapshot; once the memo knows the URL, only the entry is read. The key filter is off here: these
+/// tests watch the statements, which it would skip for keys never stored (`SQLiteKeyFilterTests`).
 @Suite struct SQLiteLookUpToServeTests {
     static let url = "https://e.example/page"
     static let primary = CacheKey.make(canonicalURL: url)
@@ -25,7 +26,7 @@ import Testing
     }
 
     @Test func aURLTheMemoDoesNotKnowIsAnsweredByOneStatement() throws {
-        let harness = try StorageTestHarness()
+        let harness = try StorageTestHarness(filtersKeys: false)
         let body = CacheCoreFixtures.randomBody(length: 700, seed: 3)
         let stored = try harness.put(CacheCoreFixtures.makeEntry(url: Self.url), body)
         expectUniform(try harness.store.lookUpToServe(primaryKey: Self.primary), stored)
@@ -46,7 +47,7 @@ import Testing
     }
 
     @Test func nothingStoredIsAMissUnderThePrimaryKey() throws {
-        let harness = try StorageTestHarness()
+        let harness = try StorageTestHarness(filtersKeys: false)
         _ = try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/other"), [1, 2, 3])
         expectUniform(try harness.store.lookUpToServe(primaryKey: Self.primary), nil)
         // Remembered as "does not vary", and still a miss from memory.
@@ -55,7 +56,7 @@ import Testing
     }
 
     @Test func aVaryingURLAnswersItsNamesAndNoEntry() throws {
-        let harness = try StorageTestHarness()
+        let harness = try StorageTestHarness(filtersKeys: false)
         let variant = CacheKey.make(canonicalURL: Self.url, varyingHeaders: [("accept", "a")])
         let stored = try harness.put(
             CacheCoreFixtures.makeEntry(url: Self.url, varyNames: ["accept"], key: variant), [4, 5, 6])
@@ -72,7 +73,7 @@ import Testing
     /// The names win over an entry still under the primary key (stored before the URL began to vary):
     /// that entry answers no request any more.
     @Test func namesWinOverAnEntryUnderThePrimaryKey() throws {
-        let harness = try StorageTestHarness()
+        let harness = try StorageTestHarness(filtersKeys: false)
         _ = try harness.put(CacheCoreFixtures.makeEntry(url: Self.url), [7, 8, 9])
         try harness.sql(
             "INSERT INTO vary (primary_key, names) VALUES (?, ?)",
@@ -85,7 +86,7 @@ import Testing
     }
 
     @Test func aPurgedEntryWaitingForTheReclaimerIsLeftOut() throws {
-        let harness = try StorageTestHarness()
+        let harness = try StorageTestHarness(filtersKeys: false)
         _ = try harness.put(CacheCoreFixtures.makeEntry(url: Self.url), [1, 2])
         let hold = SQLiteCacheStoreReclaimTests.ReclaimerHold(harness.store)
         defer { hold.release() }
@@ -99,7 +100,7 @@ import Testing
     /// The statement's chunk columns are the first chunk's: the body read after it uses that chunk, and
     /// finds the bytes although the chunk is deleted in between.
     @Test func theBodyReadAfterTheLookupUsesTheChunkItRead() throws {
-        let harness = try StorageTestHarness()
+        let harness = try StorageTestHarness(filtersKeys: false)
         // Other bodies first, so that body and chunk ids are not all 1.
         for index in 0..<3 {
             _ = try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/\(index)"), [UInt8(index)])

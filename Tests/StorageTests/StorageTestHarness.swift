@@ -14,12 +14,13 @@ final class StorageTestHarness {
     init(
         maxSize: Int? = nil, chunkSize: Int = StorageTestHarness.chunkSize,
         hitLogCapacity: Int = SQLiteCacheStore.Configuration.defaultHitLogCapacity,
-        clock: @escaping @Sendable () -> Date = { CacheCoreFixtures.epoch }
+        clock: @escaping @Sendable () -> Date = { CacheCoreFixtures.epoch }, filtersKeys: Bool = true
     ) throws {
-        store = try SQLiteCacheStore(
-            configuration: .init(
-                path: directory.file(), maxSize: maxSize, chunkSize: chunkSize, hitLogCapacity: hitLogCapacity,
-                clock: clock))
+        var configuration = SQLiteCacheStore.Configuration(
+            path: directory.file(), maxSize: maxSize, chunkSize: chunkSize, hitLogCapacity: hitLogCapacity,
+            clock: clock)
+        configuration.filtersKeys = filtersKeys
+        store = try SQLiteCacheStore(configuration: configuration)
     }
 
     /// Stores a body, appended in uneven pieces as a socket would deliver it.

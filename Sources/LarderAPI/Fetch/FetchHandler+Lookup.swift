@@ -10,12 +10,8 @@ extension FetchHandler {
     /// The key is the canonical URL's primary key, or its secondary key when the store knows the `Vary`
     /// names recorded for the URL (RFC 9111 §4.1). A store that cannot be read counts as a miss.
     func lookUp(_ call: Call) {
-        let (key, found, miss) = findEntry(call)
-        let onlyIfCached = RequestDirectives(headers: call.headers).cacheControl.onlyIfCached
-        guard let entry = found else {
-            if onlyIfCached { return sendOnlyIfCachedMiss(call) }
-            return fetchFromOrigin(call, key: key, stored: nil, forward: miss)
-        }
+        let (key, found, forward) = findEntry(call)
+        guard let entry = found else { return miss(call, key: key, forward: forward) }
         let now = service.clock()
         let facts = entry.facts(targets: service.configuration.targetedCacheControl)
         let decision = ServePolicy.decide(
@@ -51,6 +47,14 @@ extension FetchHandler {
         case .onlyIfCachedMiss:
             sendOnlyIfCachedMiss(call)
         }
+    }
+
+    /// Answers a request nothing is stored for: from the origin, or `504` for `only-if-cached`. On the
+    /// storage executor after a lookup, or on the connection's queue when the store certainly holds
+    /// nothing under the URL (`CacheStore.mayHold(primaryKey:)`).
+    func miss(_ call: Call, key: CacheKey, forward: CacheStatus.Forward) {
+        if RequestDirectives(headers: call.headers).cacheControl.onlyIfCached { return sendOnlyIfCachedMiss(call) }
+        fetchFromOrigin(call, key: key, stored: nil, forward: forward)
     }
 
     /// The entry to serve for the call's variant, under which key, and why the origin is asked without one.

@@ -56,6 +56,10 @@ struct FetchHandler: HTTPResponder {
                 bypass(call)
             case .cache:
                 if let response = hotHit(call) { return writer.send(response) }
+                // A URL the store has never held is a miss here, without the hop to the storage executor.
+                guard service.store.mayHold(primaryKey: call.primaryKey) else {
+                    return miss(call, key: call.primaryKey, forward: .uriMiss)
+                }
                 service.executor.submit { lookUp(call) }
             }
         }

@@ -27,6 +27,10 @@ public final class HotInvalidatingStore: CacheStore {
         try wrapped.lookUpToServe(primaryKey: primaryKey)
     }
 
+    public func mayHold(primaryKey: CacheKey) -> Bool {
+        wrapped.mayHold(primaryKey: primaryKey)
+    }
+
     public func openBody(of entry: StoredEntry, form: CacheBodyForm) throws -> any CacheBodyReader {
         do {
             return try wrapped.openBody(of: entry, form: form)

@@ -43,6 +43,10 @@ struct StoreMetrics: MetricsSource {
             help: "Entries removed by background sweeps (expired beyond their stale allowance).",
             value: store.sweptCount)
         text.family(
+            "larder_store_key_filter_bytes", type: .gauge,
+            help: "Bytes of the filter of keys the store may hold, which answers misses of URLs never stored.",
+            value: store.keyFilterBytes)
+        text.family(
             "larder_store_backlog_bytes", type: .gauge,
             help: "Bytes of fetched bodies waiting for the store writers, plus 10 KiB per fetch not yet committed.",
             value: backlog())

@@ -161,6 +161,7 @@ final class SQLiteCommitGroup: Sendable {
         store.hitLog.forget(row)
         try SQLiteCacheStore.insert(stored, into: connection)
         let primaryKey = stored.primaryKey
+        store.addToKeyFilter(primaryKey)
         if stored.varyNames.isEmpty {
             try connection.run("DELETE FROM vary WHERE primary_key = ?", [.blob(primaryKey.bytes)])
         } else {

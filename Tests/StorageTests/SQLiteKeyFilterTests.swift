@@ -1,0 +1,121 @@
+import CacheCore
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Storage
+
+/// The store's key filter (`StoredKeyFilter`): built from the file when the store opens, kept up to date by
+/// every commit, and a lookup of a key never stored answered without a statement.
+@Suite struct SQLiteKeyFilterTests {
+    static let uniformURL = "https://k.example/plain"
+    static let varyingURL = "https://k.example/varies"
+    static let variant = CacheKey.make(canonicalURL: varyingURL, varyingHeaders: [("accept", "a")])
+
+    /// Waits for the build the store scheduled when it opened.
+    private func built(_ store: SQLiteCacheStore) -> Bool {
+        store.keyFilterBuilds.sync {}
+        return store.keyFilter.figures != nil
+    }
+
+    @Test func aReopenedStoreKnowsEveryKeyItHolds() throws {
+        let directory = StorageTestDirectory()
+        let path = directory.file()
+        do {
+            let store = try SQLiteCacheStore(path: path)
+            let harness = StoreWriter(store)
+            try harness.put(CacheCoreFixtures.makeEntry(url: Self.uniformURL), [1, 2, 3])
+            try harness.put(
+                CacheCoreFixtures.makeEntry(url: Self.varyingURL, varyNames: ["accept"], key: Self.variant), [4, 5])
+        }
+        let store = try SQLiteCacheStore(path: path)
+        #expect(built(store))
+        // The uniform entry's key and the varying URL's primary key came from the scan.
+        #expect(store.mayHold(primaryKey: CacheKey.make(canonicalURL: Self.uniformURL)))
+        #expect(store.mayHold(primaryKey: CacheKey.make(canonicalURL: Self.varyingURL)))
+        guard case .uniform(let entry?) = try store.lookUpToServe(primaryKey: .make(canonicalURL: Self.uniformURL))
+        else {
+            Issue.record("the stored entry was not found")
+            return
+        }
+        #expect(entry.url == Self.uniformURL)
+        guard case .varies(let names) = try store.lookUpToServe(primaryKey: .make(canonicalURL: Self.varyingURL)) else {
+            Issue.record("the varying URL's names were not found")
+            return
+        }
+        #expect(names == ["accept"])
+    }
+
+    @Test func aKeyNeverStoredIsAMissWithoutAStatement() throws {
+        let harness = try StorageTestHarness()
+        #expect(built(harness.store))
+        let absent = CacheKey.make(canonicalURL: "https://k.example/never")
+        #expect(!harness.store.mayHold(primaryKey: absent))
+        guard case .uniform(nil) = try harness.store.lookUpToServe(primaryKey: absent) else {
+            Issue.record("a key never stored was found")
+            return
+        }
+        // No reader prepared a lookup, and the Vary memo did not learn the key.
+        try harness.store.database.read { reader in
+            #expect(!reader.hasPrepared(SQLiteCacheStore.lookUpPrimary))
+            #expect(!reader.hasPrepared(SQLiteCacheStore.lookUpEntry))
+        }
+        #expect(harness.store.varyMemo.count == 0)
+    }
+
+    @Test func aCommittedKeyIsHeldAtOnce() throws {
+        let harness = try StorageTestHarness()
+        #expect(built(harness.store))
+        let stored = try harness.put(CacheCoreFixtures.makeEntry(url: Self.uniformURL), [9, 9])
+        #expect(harness.store.mayHold(primaryKey: stored.primaryKey))
+        #expect(try harness.store.entryToServe(for: stored.key)?.bodyID == stored.bodyID)
+        guard case .uniform(let found?) = try harness.store.lookUpToServe(primaryKey: stored.primaryKey) else {
+            Issue.record("a committed entry was a miss")
+            return
+        }
+        #expect(found.bodyID == stored.bodyID)
+        // A varying entry: its URL's primary key, not only its own.
+        _ = try harness.put(
+            CacheCoreFixtures.makeEntry(url: Self.varyingURL, varyNames: ["accept"], key: Self.variant), [1])
+        #expect(harness.store.mayHold(primaryKey: CacheKey.make(canonicalURL: Self.varyingURL)))
+    }
+
+    /// A commit between the start of a build and its snapshot is in the new table whether or not the
+    /// snapshot saw it; a rebuild drops the keys deleted since the last.
+    @Test func aRebuildKeepsCommittedKeysAndDropsDeletedOnes() throws {
+        let harness = try StorageTestHarness()
+        #expect(built(harness.store))
+        let kept = try harness.put(CacheCoreFixtures.makeEntry(url: "https://k.example/kept"), [1])
+        let gone = try harness.put(CacheCoreFixtures.makeEntry(url: "https://k.example/gone"), [2])
+        #expect(try harness.store.delete(gone.key))
+        #expect(harness.store.mayHold(primaryKey: gone.primaryKey))  // until the next build
+        #expect(harness.store.keyFilter.beginBuild())
+        let during = try harness.put(CacheCoreFixtures.makeEntry(url: "https://k.example/during"), [3])
+        harness.store.keyFilter.finishBuild(scanned: [])  // a snapshot that saw nothing
+        #expect(harness.store.mayHold(primaryKey: during.primaryKey))
+        harness.store.buildKeyFilter()  // a real scan
+        #expect(harness.store.mayHold(primaryKey: kept.primaryKey))
+        #expect(harness.store.mayHold(primaryKey: during.primaryKey))
+        #expect(!harness.store.mayHold(primaryKey: gone.primaryKey))
+    }
+
+    @Test func withTheFilterOffEveryKeyMayBeHeld() throws {
+        let harness = try StorageTestHarness(filtersKeys: false)
+        harness.store.keyFilterBuilds.sync {}
+        #expect(harness.store.keyFilter.figures == nil)
+        #expect(harness.store.mayHold(primaryKey: CacheKey.make(canonicalURL: "https://k.example/never")))
+    }
+}
+
+/// Stores bodies in a store opened by the test itself (`StorageTestHarness.put` for another path).
+private struct StoreWriter {
+    let store: SQLiteCacheStore
+    init(_ store: SQLiteCacheStore) { self.store = store }
+
+    @discardableResult
+    func put(_ entry: StoredEntry, _ body: [UInt8]) throws -> StoredEntry {
+        let writer = try store.beginWrite(hints: CacheBodyHints(headers: entry.headers))
+        try writer.append(body)
+        return try writer.commit(entry)
+    }
+}
