@@ -4,7 +4,12 @@
 
 # The release build every benchmark uses. `-g` only adds debug info (same code), so callgrind and perf can
 # name functions; one set of flags for every script avoids a full rebuild when switching between them.
+# With LARDER_BIN set to a binary, measures that one instead (an earlier build kept for a before/after).
 build_larder() {
+    if [[ -n ${LARDER_BIN:-} ]]; then
+        [[ -x $LARDER_BIN ]] || { echo "LARDER_BIN=$LARDER_BIN is not an executable" >&2; exit 2; }
+        return
+    fi
     swift build -c release --product larder -Xswiftc -g >&2
     LARDER_BIN=$(swift build -c release -Xswiftc -g --show-bin-path)/larder
 }

@@ -219,6 +219,8 @@ extension SQLiteCacheStore {
     /// - Throws: `CacheStoreError` when the store cannot be written.
     public func checkpoint(waiting: Bool = true) throws {
         try flushHits()
+        // The background checkpoint under way, if any, ends first: it would hold the checkpoint lock.
+        database.checkpointer.drain()
         try guarded("checkpoint") {
             try database.write { connection in
                 let timeout = try connection.queryFirst("PRAGMA busy_timeout") { $0.int(0) } ?? 0

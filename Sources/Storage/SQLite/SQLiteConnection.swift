@@ -13,6 +13,8 @@ final class SQLiteConnection: @unchecked Sendable {
     private var queries: [UnsafeRawPointer: SQLiteStatement] = [:]
     /// The file path, for errors.
     let path: String
+    /// What `onCommit(walPages:)` installed, kept alive as long as SQLite may call it.
+    private var walHook: WALHook?
 
     /// Opens a connection.
     /// - Parameters:
@@ -40,6 +42,26 @@ final class SQLiteConnection: @unchecked Sendable {
         statements.removeAll()
         queries.removeAll()
         sqlite3_close_v2(handle)
+    }
+
+    /// Calls `handler` on the committing thread after each commit of this connection, with the pages in the
+    /// WAL (https://sqlite.org/c3ref/wal_hook.html). The hook replaces SQLite's automatic checkpoint, which
+    /// is installed the same way; when `handler` returns `true` the connection checkpoints passively at once,
+    /// as that one would.
+    /// - Parameter handler: gets the log's length in pages; must return quickly.
+    func onCommit(walPages handler: @escaping @Sendable (Int) -> Bool) {
+        let hook = WALHook(handler)
+        walHook = hook
+        sqlite3_wal_hook(
+            handle,
+            { context, database, name, pages in
+                guard let context else { return SQLITE_OK }
+                if Unmanaged<WALHook>.fromOpaque(context).takeUnretainedValue().handler(Int(pages)) {
+                    // A busy checkpointer elsewhere is not an error of the commit: the next one tries again.
+                    _ = sqlite3_wal_checkpoint_v2(database, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                }
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(hook).toOpaque())
     }
 
     /// Runs SQL text of one or more statements with no parameters (https://sqlite.org/c3ref/exec.html).
@@ -208,4 +230,10 @@ final class SQLiteConnection: @unchecked Sendable {
         case .rollback: try execute("ROLLBACK")
         }
     }
+}
+
+/// The closure behind a connection's WAL hook (`SQLiteConnection.onCommit(walPages:)`).
+private final class WALHook: Sendable {
+    let handler: @Sendable (Int) -> Bool
+    init(_ handler: @escaping @Sendable (Int) -> Bool) { self.handler = handler }
 }

@@ -28,6 +28,8 @@ final class SQLiteDatabase: Sendable {
     let writersWaiting = Atomic<Int>(0)
     private let writersServed = Atomic<Int>(0)
     private let idleReaders = Mutex<[SQLiteConnection]>([])
+    /// Where the WAL is copied into the file: not in the commits (internal for tests).
+    let checkpointer: SQLiteCheckpointer
     private let maxIdleReaders: Int
     private let memoryMapSize: Int
 
@@ -63,6 +65,10 @@ final class SQLiteDatabase: Sendable {
             PRAGMA cache_size = -16384;
             """)
         try prepare(connection)
+        // After the schema exists (a new file is in WAL mode by now), and before any commit of the store.
+        let checkpointer = try SQLiteCheckpointer(path: path)
+        connection.onCommit(walPages: checkpointer.walGrew(to:))
+        self.checkpointer = checkpointer
         writer = Mutex(connection)
     }
 
