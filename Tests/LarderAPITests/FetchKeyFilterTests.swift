@@ -22,14 +22,20 @@ import Testing
         }
     }
 
-    @Test func aURLNeverStoredIsFetchedWithoutALookupAndThenHits() async throws {
+    /// A fetch harness whose store records its calls, once the key filter is built (when the store opens;
+    /// until then every key may be held).
+    private func withBuiltFilter(_ body: (FetchTestHarness, APIRecordingStore) async throws -> Void) async throws {
         let recorder = Recorder()
         try await withFetchHarness(wrapStore: recorder.wrap) { harness in
             let store = try #require(recorder.store)
-            // The filter is built when the store opens; until then every key may be held.
             let probe = CacheKey.make(canonicalURL: harness.origin.url("/probe"))
             #expect(await waitUntil(timeout: .seconds(10)) { !harness.store.mayHold(primaryKey: probe) })
+            try await body(harness, store)
+        }
+    }
 
+    @Test func aURLNeverStoredIsFetchedWithoutALookupAndThenHits() async throws {
+        try await withBuiltFilter { harness, store in
             harness.origin.respond(to: "/new", with: .ok("fresh body").header("Cache-Control", "max-age=600"))
             let miss = try harness.fetch("/new")
             #expect(miss.status == 200 && miss.header("X-Cache") == "MISS" && miss.text == "fresh body")
@@ -47,11 +53,7 @@ import Testing
     }
 
     @Test func onlyIfCachedForAURLNeverStoredIsA504WithoutALookup() async throws {
-        let recorder = Recorder()
-        try await withFetchHarness(wrapStore: recorder.wrap) { harness in
-            let store = try #require(recorder.store)
-            let probe = CacheKey.make(canonicalURL: harness.origin.url("/probe"))
-            #expect(await waitUntil(timeout: .seconds(10)) { !harness.store.mayHold(primaryKey: probe) })
+        try await withBuiltFilter { harness, store in
             harness.origin.respond(to: "/absent", with: .ok("x").header("Cache-Control", "max-age=600"))
             let response = try harness.fetch("/absent", headers: [("Cache-Control", "only-if-cached")])
             #expect(response.status == 504)
