@@ -17,7 +17,9 @@ import Synchronization
 /// never blocks the writer or a reader. A passive checkpoint cannot bring the log back to its start
 /// while commits keep coming (the writer restarts the log only when every frame is in the file), so
 /// past `restartPages` the writer checkpoints the little that is left itself, as SQLite would have, and
-/// the log starts over: the WAL file stays within about `restartPages` pages.
+/// the log starts over. That copy can be refused (a background pass holds the lock, a reader still needs
+/// the frames) and is then tried at every commit: under floods the WAL file reached 26–37 MB, a few times
+/// `restartPages`, against about 4 MB with SQLite's own checkpoint.
 final class SQLiteCheckpointer: Sendable {
     /// Pages of log growth between two checkpoints: SQLite's own default
     /// (https://sqlite.org/pragma.html#pragma_wal_autocheckpoint).
