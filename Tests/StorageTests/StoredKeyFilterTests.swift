@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import Storage
@@ -5,16 +6,10 @@ import Testing
 /// `StoredKeyFilter`: never "absent" for a key added or scanned, rarely "held" for another, and a build
 /// that loses no key added while it scans.
 @Suite struct StoredKeyFilterTests {
-    /// Reproducible ids spread like a digest's bits (splitmix64).
+    /// Reproducible ids spread like a digest's bits.
     private static func ids(_ count: Int, seed: UInt64) -> [UInt64] {
-        var state = seed
-        return (0..<count).map { _ in
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var generator = SplitMix64(seed: seed)
+        return (0..<count).map { _ in generator.next() }
     }
 
     private static func falsePositiveShare(_ filter: StoredKeyFilter, seed: UInt64) -> Double {
