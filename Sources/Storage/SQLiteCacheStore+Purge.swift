@@ -145,6 +145,8 @@ extension SQLiteCacheStore {
                     cursor = rows.max() ?? cursor
                     return .commit
                 }
+                // The marked entries' remembered forms are not stale: none is used from now on.
+                entryMemo.entriesChanged()
                 return marked
             }
             return (marked, marked == size)

@@ -53,6 +53,16 @@ extension SQLiteCacheStore {
         LEFT JOIN chunk ON chunk.id = entry.body_id << 24
         """)
 
+    /// `lookUpEntry` for an entry the memo remembers (`SQLiteEntryMemo`): its row's body id, to tell that
+    /// the row still holds that entry, and the first chunk (columns 1 and 2), with the same parameters.
+    static let lookUpKnownEntry = SQLiteQuery(
+        """
+        SELECT entry.body_id, chunk.crc32, chunk.data
+        FROM entry LEFT JOIN chunk ON chunk.id = entry.body_id << 24
+        WHERE entry.id = ?1 AND entry.key = ?2
+            AND (?3 = 0 OR NOT EXISTS (SELECT 1 FROM entry_purged WHERE entry_purged.id = ?1))
+        """)
+
     /// An entry's usage row: its hit count and last access as last written (`SQLiteHitLog`).
     static let lookUpUsage = SQLiteQuery("SELECT hit_count, last_access FROM entry_access WHERE id = ?")
 

@@ -93,6 +93,8 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
     let purgeLog = SQLitePurgeLog()
     /// The `vary` table's rows read by lookups, forgotten when a transaction changes them.
     let varyMemo = SQLiteVaryMemo()
+    /// Entries decoded by recent lookups (`SQLiteEntryMemo`).
+    let entryMemo = SQLiteEntryMemo()
     /// The primary keys the store may hold (`mayHold(primaryKey:)`), and where its builds run.
     let keyFilter = StoredKeyFilter()
     let keyFilterBuilds = DispatchQueue(label: "larder.storage.keys", qos: .utility)
@@ -176,11 +178,12 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         let names = try guarded("lookup") {
             try varyMemo.names(for: primaryKey) {
                 let arguments = lookUpArguments(primaryKey)
+                let generation = entryMemo.currentGeneration
                 let found = try database.read { connection in
                     try connection.queryFirst(Self.lookUpPrimary, arguments) { row -> ([String]?, StoredEntry?) in
                         if !row.isNull(30) { return (Self.decodeNames(row.text(30) ?? ""), nil) }
                         // Every entry column is NULL when no entry is stored under the key.
-                        return (nil, row.isNull(0) ? nil : try servedEntry(row))
+                        return (nil, row.isNull(0) ? nil : try servedEntry(row, generation: generation))
                     }
                 }
                 entryRead = .some(found?.1)
@@ -199,19 +202,47 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         return [.integer(Self.rowID(key)), .blob(key.bytes), .integer(mayBePurged)]
     }
 
-    /// The entry in a row of `lookUpEntry` or `lookUpPrimary`, its first chunk kept for the body read.
-    private func servedEntry(_ row: SQLiteStatement) throws -> StoredEntry {
+    /// The entry in a row of `lookUpEntry` or `lookUpPrimary`, its first chunk kept for the body read and
+    /// the entry remembered (`SQLiteEntryMemo`) under the generation read before the statement ran.
+    private func servedEntry(_ row: SQLiteStatement, generation: UInt64) throws -> StoredEntry {
         let entry = try Self.entry(row)
-        firstChunks.keep(Self.firstChunk(of: entry, row: row), bodyID: entry.bodyID)
+        firstChunks.keep(Self.firstChunk(of: entry, row: row, columns: 28), bodyID: entry.bodyID)
+        entryMemo.keep(entry, rowID: row.int64(0), decodedIn: generation)
         return entry
+    }
+
+    /// The entry to serve for `key` when the memo remembers it and its row still holds the same body: one
+    /// narrow statement (`lookUpKnownEntry`), which also reads the first chunk. `.none` when the memo does
+    /// not know the key or the row holds another body (the full lookup follows); `.some(nil)` when no
+    /// entry is stored under the key.
+    private func rememberedEntry(_ key: CacheKey, arguments: [SQLiteValue], connection: SQLiteConnection) throws
+        -> StoredEntry??
+    {
+        guard let known = entryMemo.entry(for: key, rowID: Self.rowID(key)) else { return .none }
+        let row = try connection.queryFirst(Self.lookUpKnownEntry, arguments) { row -> Bool in
+            guard row.int64(0) == known.bodyID else { return false }
+            firstChunks.keep(Self.firstChunk(of: known, row: row, columns: 1), bodyID: known.bodyID)
+            return true
+        }
+        switch row {
+        case nil: return .some(nil)
+        case true?: return .some(known)
+        case false?: return .none
+        }
     }
 
     private func lookUp(_ key: CacheKey, withUsage: Bool) throws -> StoredEntry? {
         let arguments = lookUpArguments(key)
         let found = try guarded("lookup") {
             try database.read { connection -> StoredEntry? in
+                if !withUsage, let remembered = try rememberedEntry(key, arguments: arguments, connection: connection) {
+                    return remembered
+                }
                 let rowID = Self.rowID(key)
-                let entry = try connection.queryFirst(Self.lookUpEntry, arguments) { try servedEntry($0) }
+                let generation = entryMemo.currentGeneration
+                let entry = try connection.queryFirst(Self.lookUpEntry, arguments) {
+                    try servedEntry($0, generation: generation)
+                }
                 guard withUsage, var entry else { return entry }
                 // A statement of its own, so a read of its own (an entry replaced in between lends its usage
                 // figures, which only `/cache`'s metadata shows); one snapshot for both would cost a BEGIN and
@@ -252,12 +283,13 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         return try SQLiteBodyReader(store: self, entry: entry, form: form)
     }
 
-    /// The first chunk in a `lookUpEntry` row, CRC-checked; `nil` when there is none or it fails its
-    /// check, which the body read then finds itself.
-    static func firstChunk(of entry: StoredEntry, row: SQLiteStatement) -> SQLiteBodyReader.Chunk? {
-        guard entry.originalSize > 0, !row.isNull(29) else { return nil }
-        let recorded = UInt32(truncatingIfNeeded: row.int64(28))
-        return row.withBlob(29) { SQLiteBodyReader.Chunk(checking: $0, recorded: recorded) }
+    /// The first chunk in a lookup's row, CRC-checked; `nil` when there is none or it fails its check,
+    /// which the body read then finds itself.
+    /// - Parameter columns: the column of the chunk's CRC-32; its bytes are in the next one.
+    static func firstChunk(of entry: StoredEntry, row: SQLiteStatement, columns: Int32) -> SQLiteBodyReader.Chunk? {
+        guard entry.originalSize > 0, !row.isNull(columns + 1) else { return nil }
+        let recorded = UInt32(truncatingIfNeeded: row.int64(columns))
+        return row.withBlob(columns + 1) { SQLiteBodyReader.Chunk(checking: $0, recorded: recorded) }
     }
 
     /// Whether the entry row still points at the body `entry` was read with (not deleted, not replaced).
@@ -281,6 +313,8 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
     @discardableResult
     public func updateMetadata(_ entry: StoredEntry) throws -> Bool {
         let headers = Self.encodeHeaders(entry.headers)
+        // Once the update committed (or failed), no remembered entry is used: one may be this one's old form.
+        defer { entryMemo.entriesChanged() }
         return try guarded("update metadata") {
             try database.write { connection in
                 try connection.run(

@@ -37,11 +37,13 @@ import Testing
             #expect(!reader.hasPrepared(SQLiteCacheStore.lookUpVaryNames))
             #expect(!reader.hasPrepared(SQLiteCacheStore.lookUpEntry))
         }
-        // Now the memo knows the URL does not vary: the keyed lookup alone.
+        // Now the memo knows the URL does not vary, and the entry memo the entry it decoded: the keyed
+        // lookup of a remembered entry alone (`SQLiteEntryMemoTests`).
         #expect(harness.store.varyMemo.count == 1)
         expectUniform(try harness.store.lookUpToServe(primaryKey: Self.primary), stored)
         try harness.store.database.read { reader in
-            #expect(reader.hasPrepared(SQLiteCacheStore.lookUpEntry))
+            #expect(reader.hasPrepared(SQLiteCacheStore.lookUpKnownEntry))
+            #expect(!reader.hasPrepared(SQLiteCacheStore.lookUpEntry))
             #expect(!reader.hasPrepared(SQLiteCacheStore.lookUpVaryNames))
         }
     }

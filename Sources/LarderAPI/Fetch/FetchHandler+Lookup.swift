@@ -68,7 +68,9 @@ extension FetchHandler {
         case .varies(let names):
             let key =
                 names.isEmpty
-                ? primary : CacheKey.variant(canonicalURL: call.keyURL, varyNames: names, requestHeaders: call.headers)
+                ? primary
+                : service.variantKeys.key(
+                    primaryKey: primary, url: call.keyURL, names: names, requestHeaders: call.headers)
             return (key, (try? service.store.entryToServe(for: key)) ?? nil, .varyMiss)
         }
     }

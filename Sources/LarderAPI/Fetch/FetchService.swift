@@ -43,6 +43,7 @@ public final class FetchService: Sendable {
     let registry: InFlightRegistry
     let hot: HotEntryCache
     let canonicalURLs = CanonicalURLMemo()
+    let variantKeys = VariantKeyMemo()
     /// The stored images whose read validation passed in this process.
     let imageReads = ImageReadVerdicts()
     /// What each fetch in flight is given (not the service itself): the store writers, the backlog and
