@@ -13,7 +13,7 @@ extension FetchHandler {
         let (key, found, forward) = findEntry(call)
         guard let entry = found else { return miss(call, key: key, forward: forward) }
         let now = service.clock()
-        let facts = entry.facts(targets: service.configuration.targetedCacheControl)
+        let facts = service.storedFacts.facts(of: entry)
         let decision = ServePolicy.decide(
             stored: facts, requestMethod: call.method, requestHeaders: call.headers,
             now: Int64(now.timeIntervalSince1970), overrides: call.decision.overrides)

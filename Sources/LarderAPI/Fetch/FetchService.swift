@@ -44,6 +44,8 @@ public final class FetchService: Sendable {
     let hot: HotEntryCache
     let canonicalURLs = CanonicalURLMemo()
     let variantKeys = VariantKeyMemo()
+    /// The freshness facts of stored entries served recently.
+    let storedFacts: StoredFactsMemo
     /// The stored images whose read validation passed in this process.
     let imageReads = ImageReadVerdicts()
     /// What each fetch in flight is given (not the service itself): the store writers, the backlog and
@@ -75,6 +77,7 @@ public final class FetchService: Sendable {
         self.decider = decider
         self.clock = clock
         self.configuration = configuration
+        storedFacts = StoredFactsMemo(targets: configuration.targetedCacheControl)
         let registry = InFlightRegistry()
         self.registry = registry
         metrics = FetchMetrics(inFlight: { registry.all.count })
