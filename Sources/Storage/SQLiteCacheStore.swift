@@ -206,7 +206,7 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
     /// the entry remembered (`SQLiteEntryMemo`) under the generation read before the statement ran.
     private func servedEntry(_ row: SQLiteStatement, generation: UInt64) throws -> StoredEntry {
         let entry = try Self.entry(row)
-        firstChunks.keep(Self.firstChunk(of: entry, row: row, columns: 28), bodyID: entry.bodyID)
+        firstChunks.keep(Self.firstChunk(of: entry, row: row, crcColumn: 28), bodyID: entry.bodyID)
         entryMemo.keep(entry, rowID: row.int64(0), decodedIn: generation)
         return entry
     }
@@ -221,7 +221,7 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         guard let known = entryMemo.entry(for: key, rowID: Self.rowID(key)) else { return .none }
         let row = try connection.queryFirst(Self.lookUpKnownEntry, arguments) { row -> Bool in
             guard row.int64(0) == known.bodyID else { return false }
-            firstChunks.keep(Self.firstChunk(of: known, row: row, columns: 1), bodyID: known.bodyID)
+            firstChunks.keep(Self.firstChunk(of: known, row: row, crcColumn: 1), bodyID: known.bodyID)
             return true
         }
         switch row {
@@ -285,11 +285,11 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
 
     /// The first chunk in a lookup's row, CRC-checked; `nil` when there is none or it fails its check,
     /// which the body read then finds itself.
-    /// - Parameter columns: the column of the chunk's CRC-32; its bytes are in the next one.
-    static func firstChunk(of entry: StoredEntry, row: SQLiteStatement, columns: Int32) -> SQLiteBodyReader.Chunk? {
-        guard entry.originalSize > 0, !row.isNull(columns + 1) else { return nil }
-        let recorded = UInt32(truncatingIfNeeded: row.int64(columns))
-        return row.withBlob(columns + 1) { SQLiteBodyReader.Chunk(checking: $0, recorded: recorded) }
+    /// - Parameter crcColumn: the column of the chunk's CRC-32; its bytes are in the next one.
+    static func firstChunk(of entry: StoredEntry, row: SQLiteStatement, crcColumn: Int32) -> SQLiteBodyReader.Chunk? {
+        guard entry.originalSize > 0, !row.isNull(crcColumn + 1) else { return nil }
+        let recorded = UInt32(truncatingIfNeeded: row.int64(crcColumn))
+        return row.withBlob(crcColumn + 1) { SQLiteBodyReader.Chunk(checking: $0, recorded: recorded) }
     }
 
     /// Whether the entry row still points at the body `entry` was read with (not deleted, not replaced).
