@@ -32,6 +32,13 @@ import Testing
                 }
             }
         }
+        // One input held per distinct variant (the spellings of one variant share it): the keys came from
+        // memory, not from a hash each time.
+        let variants = [["accept-encoding"], ["accept-encoding", "accept-language"]].map { names in
+            Set(requests.map { Vary.keyPairs(names: names, requestHeaders: $0) }).count
+        }
+        #expect(memo.count == variants.reduce(0, +))
+        #expect(memo.count < 2 * requests.count)
         // gzip and identity callers are two variants, whatever the spelling of the field.
         let gzip = memo.key(
             primaryKey: Self.primary, url: Self.url, names: ["accept-encoding"], requestHeaders: requests[0])

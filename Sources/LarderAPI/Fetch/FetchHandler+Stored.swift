@@ -62,7 +62,7 @@ extension FetchHandler {
                         : EncodingVariant(requestHeaders: call.headers)
                     service.hot.insert(
                         HotEntry(
-                            stored: entry, facts: entry.facts(targets: service.configuration.targetedCacheControl),
+                            stored: entry, facts: service.storedFacts.facts(of: entry),
                             body: body, headers: replayed,
                             variant: variant))
                 }
