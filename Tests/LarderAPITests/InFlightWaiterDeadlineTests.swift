@@ -9,8 +9,8 @@ import Testing
 @testable import LarderAPI
 @testable import Upstream
 
-/// How long a caller waits on a shared fetch for its head (`FetchConfiguration.waiterTimeout`). The fetch
-/// keeps one timer for all its callers, armed for the earliest deadline and cancelled with the answer, so a
+/// How long a caller waits on a shared fetch for its head (`FetchConfiguration.waiterTimeout`). The service
+/// keeps one clock for every waiting caller (`WaiterClock`), and a caller leaves it with its answer, so a
 /// caller is held only while it waits: under a flood of misses a timer per caller kept every caller (and
 /// its connection) alive for the whole timeout.
 @Suite struct InFlightWaiterDeadlineTests {
@@ -29,7 +29,7 @@ import Testing
                     })
             }
             #expect(released != nil, "the waiter is held while it waits")
-            #expect(fetch.waiters.timerArmed)
+            #expect(harness.service.inFlight.waiterClock.waitingCount == 1)
             let handle = harness.client.fetch(
                 OriginRequest(url: harness.origin.url("/unused")), delegate: IgnoringFetchDelegate())
             defer { handle.cancel() }
@@ -37,7 +37,7 @@ import Testing
             fetch.fetch(handle, didReceive: [1, 2, 3, 4])
             #expect(told.status == 200)
             #expect(released == nil, "the answered waiter is still held, 60 s before its deadline")
-            #expect(!fetch.waiters.timerArmed, "the deadline timer outlived the answer")
+            #expect(harness.service.inFlight.waiterClock.waitingCount == 0, "the answered caller is still on the clock")
         }
     }
 
@@ -86,14 +86,7 @@ private final class OutcomeLog: Sendable {
     var count: Int { told.withLock { $0.count } }
 
     func record(_ name: String, _ outcome: InFlightOutcome) {
-        let text: String
-        switch outcome {
-        case .response(let head, _): text = String(head.status)
-        case .revalidated: text = "revalidated"
-        case .failure: text = "failure"
-        case .waitExpired: text = "expired"
-        }
-        told.withLock { $0.append((name, text)) }
+        told.withLock { $0.append((name, outcome.label)) }
     }
 
     func outcome(of name: String) -> String? {
@@ -107,5 +100,17 @@ private final class OutcomeLog: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         return nil
+    }
+}
+
+extension InFlightOutcome {
+    /// The outcome in a word, for tests' logs of what each caller was told: the response status, or the kind.
+    var label: String {
+        switch self {
+        case .response(let head, _): String(head.status)
+        case .revalidated: "revalidated"
+        case .failure: "failure"
+        case .waitExpired: "expired"
+        }
     }
 }

@@ -1,11 +1,11 @@
 import Dispatch
 
 /// Items that wait in arrival order, each until its own deadline, with one Dispatch timer for all of them:
-/// the callers waiting for a fetch's outcome (`InFlightWaiters`) and the fetches waiting for room in the
-/// store backlog (`StoreBacklog`). Every item of one queue waits the same time, so arrival order is
-/// deadline order and only the first deadline needs a timer. (A timer per item held each one, and what it
-/// captured, until its deadline, long after it was let go: under a flood of misses hundreds of thousands of
-/// closures.)
+/// the fetches waiting for room in the store backlog (`StoreBacklog`). Every item waits the same time, so
+/// arrival order is deadline order and only the first deadline needs a timer. (A timer per item held each
+/// one, and what it captured, until its deadline, long after it was let go: under a flood of misses
+/// hundreds of thousands of closures.) The callers waiting on fetches have one clock for the whole service
+/// instead (`WaiterClock`): a queue of this kind per fetch armed and cancelled a timer on every miss.
 ///
 /// A value kept under its owner's lock. The timer runs the owner's `onTimer` on a global queue, which takes
 /// the lock and calls `takeExpired`.

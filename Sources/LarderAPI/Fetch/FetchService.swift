@@ -89,6 +89,7 @@ public final class FetchService: Sendable {
         inFlight = InFlightDependencies(
             client: client, store: self.store, hot: hot, executor: executor, storeWriters: storeWriters,
             backlog: StoreBacklog(limit: configuration.storeBacklogBytes, maxWait: configuration.storeBacklogWait),
+            waiterClock: WaiterClock(wait: configuration.waiterTimeout),
             budget: InFlightBudget(limit: configuration.inFlightBytes), registry: registry, metrics: metrics,
             clock: clock, configuration: configuration, onStoreFailure: onStoreFailure)
     }

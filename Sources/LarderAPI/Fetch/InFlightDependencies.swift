@@ -20,6 +20,8 @@ struct InFlightDependencies: Sendable {
     /// Where bodies are written, each fetch on the queue it was given.
     let storeWriters: StorageExecutor
     let backlog: StoreBacklog
+    /// The deadlines of the callers waiting on any fetch.
+    let waiterClock: WaiterClock
     let budget: InFlightBudget
     let registry: InFlightRegistry
     let metrics: FetchMetrics

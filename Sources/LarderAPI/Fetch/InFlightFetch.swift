@@ -82,8 +82,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         requestTime = dependencies.clock()
         storeLane = InFlightStoreLane(queue: dependencies.storeWriters.queueInTurn())
         purgesBefore = dependencies.store.purgeCount
-        waiters = InFlightWaiters(
-            limit: dependencies.configuration.maxWaiters, timeout: dependencies.configuration.waiterTimeout)
+        waiters = InFlightWaiters(limit: dependencies.configuration.maxWaiters, clock: dependencies.waiterClock)
         let registry = dependencies.registry
         body = InFlightBody(budget: dependencies.budget, executor: dependencies.executor) {
             registry.seal(key: order.key, id: id)

@@ -12,23 +12,24 @@ final class InFlightWaiters: Sendable {
 
     private struct State {
         var outcome: InFlightOutcome?
-        /// Until the outcome is known; its timer goes with them, so that a waiter is released with its
-        /// answer and not kept until its deadline.
-        var waiting: DeadlineQueue<Waiter>
+        /// Until the outcome is known, in the order they joined, each with its ticket on the clock; they
+        /// leave the clock with their answer, so that a waiter is released then and not at its deadline.
+        var waiting: [(ticket: Int, waiter: Waiter)] = []
         var joined = 0
         /// The outcome is known but the waiters are told at `announce()`.
         var announcementDue = false
     }
 
-    private let state: Mutex<State>
+    private let state = Mutex(State())
     private let limit: Int
+    private let clock: WaiterClock
 
     /// - Parameters:
     ///   - limit: how many callers may join (`FetchConfiguration.maxWaiters`).
-    ///   - timeout: how long each waits for the outcome (`FetchConfiguration.waiterTimeout`).
-    init(limit: Int, timeout: Duration) {
+    ///   - clock: the deadlines of the service's waiting callers (`FetchConfiguration.waiterTimeout`).
+    init(limit: Int, clock: WaiterClock) {
         self.limit = limit
-        state = Mutex(State(waiting: DeadlineQueue(wait: timeout)))
+        self.clock = clock
     }
 
     /// How many callers joined, for `/fetches`.
@@ -37,8 +38,8 @@ final class InFlightWaiters: Sendable {
     /// The outcome, once known.
     var outcome: InFlightOutcome? { state.withLock { $0.outcome } }
 
-    /// Whether the deadline timer is armed (only while someone waits for an unknown outcome).
-    var timerArmed: Bool { state.withLock { $0.waiting.timerArmed } }
+    /// How many callers wait for the outcome.
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
 
     /// Adds a caller; it is told the outcome once (at once if known), or `.waitExpired` when no outcome
     /// came within the timeout from now.
@@ -48,7 +49,7 @@ final class InFlightWaiters: Sendable {
             guard state.joined < limit else { return .none }
             state.joined += 1
             if let outcome = state.outcome { return .some(outcome) }
-            state.waiting.append(waiter) { [weak self] in self?.expire() }
+            state.waiting.append((clock.enter(self), waiter))
             return .some(nil)
         }
         switch known {
@@ -66,36 +67,47 @@ final class InFlightWaiters: Sendable {
     /// - Returns: whether this was the outcome (`false` when one was already known).
     @discardableResult
     func settle(_ outcome: InFlightOutcome, tellingNow: Bool) -> Bool {
-        var told: [Waiter] = []
+        var told: [(ticket: Int, waiter: Waiter)] = []
         let settled = state.withLock { state -> Bool in
             guard state.outcome == nil else { return false }
             state.outcome = outcome
-            if tellingNow { told = state.waiting.takeAll() } else { state.announcementDue = true }
+            if tellingNow { swap(&told, &state.waiting) } else { state.announcementDue = true }
             return true
         }
-        for waiter in told { waiter(outcome) }
+        tell(told, outcome)
         return settled
     }
 
     /// Tells the waiters an outcome settled without telling them, once.
     func announce() {
-        var told: [Waiter] = []
+        var told: [(ticket: Int, waiter: Waiter)] = []
         let outcome = state.withLock { state -> InFlightOutcome? in
             guard state.announcementDue, let outcome = state.outcome else { return nil }
             state.announcementDue = false
-            told = state.waiting.takeAll()
+            swap(&told, &state.waiting)
             return outcome
         }
         guard let outcome else { return }
-        for waiter in told { waiter(outcome) }
+        tell(told, outcome)
     }
 
-    /// Tells the callers whose deadline passed that the wait expired (the queue re-arms for the others).
-    private func expire() {
-        let expired = state.withLock { state -> [Waiter] in
-            guard state.outcome == nil else { return [] }
-            return state.waiting.takeExpired()
+    /// Takes the told callers off the clock, then tells them.
+    private func tell(_ told: [(ticket: Int, waiter: Waiter)], _ outcome: InFlightOutcome) {
+        guard !told.isEmpty else { return }
+        clock.leave(told.map(\.ticket))
+        for (_, waiter) in told { waiter(outcome) }
+    }
+
+    /// Tells the caller with `ticket` that its wait expired, unless the outcome is known (it is told that,
+    /// now or at `announce()`). The clock calls this once the caller's deadline passed.
+    /// - Parameter ticket: the caller's ticket.
+    func expire(ticket: Int) {
+        let expired = state.withLock { state -> Waiter? in
+            guard state.outcome == nil, let index = state.waiting.firstIndex(where: { $0.ticket == ticket }) else {
+                return nil
+            }
+            return state.waiting.remove(at: index).waiter
         }
-        for waiter in expired { waiter(.waitExpired) }
+        expired?(.waitExpired)
     }
 }
