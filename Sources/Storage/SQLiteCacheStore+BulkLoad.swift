@@ -19,6 +19,7 @@ extension SQLiteCacheStore {
                 try database.write { connection in
                     var varyKeys: [CacheKey] = []
                     try connection.inTransaction {
+                        var counters = try SQLiteCommitCounters(reading: connection)
                         for _ in 0..<max(1, transactionSize) {
                             guard let (entry, body) = iterator.next() else {
                                 done = true
@@ -31,8 +32,10 @@ extension SQLiteCacheStore {
                                     crc32: CRC32.checksum(body), chunkSize: configuration.chunkSize),
                                 lastChunk: body.isEmpty ? nil : (body, 0), pendingBody: nil,
                                 purgeGeneration: purgeLog.generation, now: configuration.clock(), completion: { _ in })
-                            _ = try SQLiteCommitGroup.apply(job, connection: connection, in: self, varyKeys: &varyKeys)
+                            _ = try SQLiteCommitGroup.apply(
+                                job, connection: connection, in: self, counters: &counters, varyKeys: &varyKeys)
                         }
+                        try counters.write(connection)
                         return .commit
                     }
                     varyMemo.forget(varyKeys)

@@ -101,17 +101,21 @@ extension SQLiteCacheStore {
         return entry
     }
 
-    /// Inserts a committed entry row (the caller has deleted any previous one of the key).
-    private static let countInsert = SQLiteQuery(
-        "UPDATE stats SET entry_count = entry_count + 1, total_bytes = total_bytes + ? WHERE id = 1")
-
     private static let insertAccess = SQLiteQuery(
         """
         INSERT INTO entry_access (id, hit_count, last_access) VALUES (?, 0, ?)
         ON CONFLICT (id) DO UPDATE SET hit_count = 0, last_access = excluded.last_access
         """)
 
-    static func insert(_ entry: StoredEntry, into connection: SQLiteConnection) throws {
+    /// Inserts a committed entry row and its usage row (the caller has deleted any previous one of the key).
+    /// - Parameters:
+    ///   - entry: the entry.
+    ///   - counters: where its `seq` comes from and where it is counted (written once for the transaction).
+    ///   - connection: the writer connection, in a transaction.
+    /// - Throws: `SQLiteError` when a statement fails.
+    static func insert(
+        _ entry: StoredEntry, counting counters: inout SQLiteCommitCounters, into connection: SQLiteConnection
+    ) throws {
         let headers = encodeHeaders(entry.headers)
         let footprint = entry.storedSize + entry.url.utf8.count + headers.utf8.count + entryOverhead
         try connection.run(
@@ -120,11 +124,11 @@ extension SQLiteCacheStore {
                 response_time, date, age_received, freshness, stale_allowance, sweep_after, filter_name,
                 image_format, original_size, stored_size, codec, crc32, chunk_size, hit_count, last_access,
                 created, body_id, footprint, declared_content_type, stale_since, tags)
-            VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM entry), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, ?)
             """,
             [
-                .integer(rowID(entry.key)), .blob(entry.key.bytes), .text(entry.url), .text(entry.host),
+                .integer(rowID(entry.key)), .integer(counters.nextSeq()), .blob(entry.key.bytes), .text(entry.url),
+                .text(entry.host),
                 .optionalText(entry.mediaType),
                 .int(entry.status.code), .text(entry.status.reasonPhrase), .text(headers),
                 .text(encodeNames(entry.varyNames)), .real(entry.requestTime.timeIntervalSince1970),
@@ -139,8 +143,7 @@ extension SQLiteCacheStore {
                 entry.staleSince.map { .real($0.timeIntervalSince1970) } ?? .null,
                 entry.tags.isEmpty ? .null : .text(encodeTags(entry.tags)),
             ])
-        // Counted here rather than by a trigger (schema version 5).
-        _ = try connection.run(countInsert, [.int(footprint)])
+        counters.countInserted(footprint: footprint)
         // Its usage row (schema version 7); one the delete trigger left behind would be reset.
         _ = try connection.run(
             insertAccess, [.integer(rowID(entry.key)), .real(entry.lastAccess.timeIntervalSince1970)])

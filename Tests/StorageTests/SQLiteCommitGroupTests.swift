@@ -34,6 +34,22 @@ import Testing
         #expect(harness.store.commits.groups.load(ordering: .relaxed) <= 2)
         #expect(try harness.count("SELECT count(*) FROM pending_body") == 0)
         #expect(try harness.store.stats().entryCount == Self.bodies.count + 1)
+        try Self.expectCountersAgreeWithTheRows(harness)
+    }
+
+    /// The counters a group takes once for all its entries (`SQLiteCommitCounters`) are what the rows say:
+    /// every entry its own `seq` (1…n here, in commit order), every body its own id with the counter at the
+    /// highest, and `stats` the rows' count and footprints.
+    static func expectCountersAgreeWithTheRows(_ harness: StorageTestHarness) throws {
+        let entries = try harness.count("SELECT count(*) FROM entry")
+        #expect(try harness.count("SELECT count(DISTINCT seq) FROM entry") == entries)
+        #expect(try harness.count("SELECT max(seq) FROM entry") == entries)
+        #expect(try harness.count("SELECT count(DISTINCT body_id) FROM entry") == entries)
+        #expect(
+            try harness.count("SELECT seq FROM sqlite_sequence WHERE name = 'pending_body'")
+                == harness.count("SELECT max(body_id) FROM entry"))
+        #expect(try harness.count("SELECT entry_count FROM stats") == entries)
+        #expect(try harness.count("SELECT total_bytes FROM stats") == harness.count("SELECT sum(footprint) FROM entry"))
     }
 
     @Test func aJobThatFailsFailsAloneAndLeavesNoChunks() throws {

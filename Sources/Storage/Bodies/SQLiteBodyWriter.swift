@@ -243,24 +243,15 @@ final class SQLiteBodyWriter: ReadableBodyWriter {
         return id
     }
 
-    /// The next body id: `pending_body`'s AUTOINCREMENT counter, advanced in the caller's transaction. A
-    /// body id is never reused (a rolled-back one was never visible), so a reader holding an old id never
-    /// sees new bytes. A body that fits in its last chunk takes an id this way without a pending row: it
-    /// was an insert and a delete of that row per stored miss.
+    /// The next body id, from `pending_body`'s AUTOINCREMENT counter (`SQLiteBodyIDSequence`), advanced in the
+    /// caller's transaction. A body that fits in its last chunk takes its id from the commit's counters
+    /// (`SQLiteCommitCounters`) without a pending row: it was an insert and a delete of that row per stored miss.
     static func nextBodyID(_ connection: SQLiteConnection) throws -> Int64 {
-        // A read and a plain update: `UPDATE ... RETURNING` cost 44 000 instructions (callgrind), three
-        // times the insert and delete of a pending row it was to save.
-        guard let last = try connection.queryFirst(readSequence, [], row: { $0.int64(0) }) else {
-            // A new database: `pending_body` never had a row, so its counter does not exist yet.
-            try connection.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('pending_body', 1)")
-            return 1
-        }
-        try connection.run(writeSequence, [.integer(last + 1)])
-        return last + 1
+        var ids = try SQLiteBodyIDSequence(reading: connection)
+        let id = ids.next()
+        try ids.write(connection)
+        return id
     }
-
-    private static let readSequence = SQLiteQuery("SELECT seq FROM sqlite_sequence WHERE name = 'pending_body'")
-    private static let writeSequence = SQLiteQuery("UPDATE sqlite_sequence SET seq = ? WHERE name = 'pending_body'")
 
     static func insertChunk(_ bytes: [UInt8], body: Int64, sequence: Int64, connection: SQLiteConnection) throws {
         try connection.run(

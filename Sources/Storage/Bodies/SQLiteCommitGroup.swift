@@ -110,15 +110,18 @@ final class SQLiteCommitGroup: Sendable {
         do {
             try store.database.write { connection in
                 try connection.inTransaction {
+                    var counters = try SQLiteCommitCounters(reading: connection)
                     for job in jobs {
                         do {
                             committed.append(
-                                try Self.apply(job, connection: connection, in: store, varyKeys: &varyKeys))
+                                try Self.apply(
+                                    job, connection: connection, in: store, counters: &counters, varyKeys: &varyKeys))
                         } catch {
                             aJobFailed = true
                             throw error
                         }
                     }
+                    try counters.write(connection)
                     return .commit
                 }
                 store.varyMemo.forget(varyKeys)
@@ -135,13 +138,15 @@ final class SQLiteCommitGroup: Sendable {
 
     /// Writes one job in the group's transaction (or `bulkLoad`'s); a failure leaves the transaction to be
     /// rolled back.
-    /// - Parameter varyKeys: gets the primary key whose `vary` row the job wrote or deleted, for the caller
-    ///   to forget in `SQLiteVaryMemo` once the transaction committed.
+    /// - Parameters:
+    ///   - counters: the transaction's counters, which the caller writes before it commits.
+    ///   - varyKeys: gets the primary key whose `vary` row the job wrote or deleted, for the caller to forget
+    ///     in `SQLiteVaryMemo` once the transaction committed.
     static func apply(
         _ job: SQLiteCommitJob, connection: SQLiteConnection, in store: SQLiteCacheStore,
-        varyKeys: inout [CacheKey]
+        counters: inout SQLiteCommitCounters, varyKeys: inout [CacheKey]
     ) throws -> StoredEntry {
-        let bodyID = try job.pendingBody ?? SQLiteBodyWriter.nextBodyID(connection)
+        let bodyID = job.pendingBody ?? counters.nextBodyID()
         if let last = job.lastChunk {
             try SQLiteBodyWriter.insertChunk(last.bytes, body: bodyID, sequence: last.sequence, connection: connection)
         }
@@ -159,7 +164,7 @@ final class SQLiteCommitGroup: Sendable {
         let row = SQLiteCacheStore.rowID(stored.key)
         try connection.run("DELETE FROM entry WHERE id = ?", [.integer(row)])
         store.hitLog.forget(row)
-        try SQLiteCacheStore.insert(stored, into: connection)
+        try SQLiteCacheStore.insert(stored, counting: &counters, into: connection)
         let primaryKey = stored.primaryKey
         store.addToKeyFilter(primaryKey)
         if stored.varyNames.isEmpty {
