@@ -19,8 +19,7 @@ struct DeadlineQueue<Item> {
 
     /// - Parameter wait: how long each item waits.
     init(wait: Duration) {
-        let (seconds, attoseconds) = wait.components
-        self.wait = UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds / 1_000_000_000))
+        self.wait = wait.waitNanoseconds
     }
 
     /// How many items wait.

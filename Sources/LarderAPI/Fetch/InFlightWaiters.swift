@@ -94,7 +94,7 @@ final class InFlightWaiters: Sendable {
     /// Takes the told callers off the clock, then tells them.
     private func tell(_ told: [(ticket: Int, waiter: Waiter)], _ outcome: InFlightOutcome) {
         guard !told.isEmpty else { return }
-        clock.leave(told.map(\.ticket))
+        clock.leave(told.lazy.map(\.ticket))
         for (_, waiter) in told { waiter(outcome) }
     }
 

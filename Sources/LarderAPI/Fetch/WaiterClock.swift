@@ -39,8 +39,7 @@ final class WaiterClock: Sendable {
 
     /// - Parameter wait: how long each caller waits (`FetchConfiguration.waiterTimeout`).
     init(wait: Duration) {
-        let (seconds, attoseconds) = wait.components
-        self.wait = UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds / 1_000_000_000))
+        self.wait = wait.waitNanoseconds
         state.withLock { state in
             state.timer.setEventHandler { [weak self] in self?.fire() }
             state.timer.activate()
@@ -71,8 +70,7 @@ final class WaiterClock: Sendable {
 
     /// Takes callers out before their deadline (they were told the outcome).
     /// - Parameter tickets: their tickets; one that already expired is ignored.
-    func leave(_ tickets: [Int]) {
-        guard !tickets.isEmpty else { return }
+    func leave(_ tickets: some Sequence<Int>) {
         state.withLock { state in
             for ticket in tickets { state.waiting[ticket] = nil }
             // Each ticket is stepped over once, here or in `fire`.
