@@ -49,12 +49,20 @@ extension SQLiteCacheStore {
     /// Rows of hits one transaction of `flushHits` writes.
     static let hitBatch = 4096
 
+    /// The usage row of an entry still stored, made at its first hit (`insert` writes none). The `WHERE`
+    /// keeps a hit of an entry deleted since from leaving a row without an entry (it also lets SQLite
+    /// parse the `ON CONFLICT` after a `SELECT`: https://sqlite.org/lang_upsert.html, "Parsing Ambiguity").
     private static let addHits = SQLiteQuery(
-        "UPDATE entry_access SET hit_count = hit_count + ?, last_access = max(last_access, ?) WHERE id = ?")
+        """
+        INSERT INTO entry_access (id, hit_count, last_access)
+        SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM entry WHERE id = ?1)
+        ON CONFLICT (id) DO UPDATE SET hit_count = hit_count + excluded.hit_count,
+            last_access = max(last_access, excluded.last_access)
+        """)
 
-    /// Adds hits to an entry's usage row (`entry_access`) and moves it up the LRU order.
+    /// Adds hits to an entry's usage row (`entry_access`), made by the first, and moves it up the LRU order.
     private static func writeHits(_ hits: SQLiteHitLog.Hits, row: Int64, connection: SQLiteConnection) throws {
-        _ = try connection.run(addHits, [.int(hits.count), .real(hits.last), .integer(row)])
+        _ = try connection.run(addHits, [.integer(row), .int(hits.count), .real(hits.last)])
     }
 
     /// The entry with the hits the hit log holds for it added.
@@ -107,13 +115,14 @@ extension SQLiteCacheStore {
     /// Deletes least recently used entries until the total is within `maxSize`. Runs on the writer
     /// right after a commit.
     ///
-    /// The order is sampled, as Redis's approximated LRU: each round reads `evictionSample` usage rows from
-    /// a random rowid on (rowids are key hashes, so that is a uniform sample of the entries) and removes the
-    /// least recently used `evictionsPerSample` of them. In a store of at most `evictionSample` entries the
-    /// sample is every entry, so the order is exact; in a larger one an evicted entry is among the oldest
-    /// few per cent (the 16th oldest of 256 lies at the 6th percentile on average). Why not an index on the
-    /// last access: every hit written moves the entry in it, and a flush of hits spread over a large store
-    /// changed nearly every page of that index in each of its transactions (docs/ARCHITECTURE.md).
+    /// The order is sampled, as Redis's approximated LRU: each round reads `evictionSample` entries with
+    /// their last uses (`lastUses`) from a random rowid on (rowids are key hashes, so that is a uniform
+    /// sample of the entries) and removes the least recently used `evictionsPerSample` of them. In a store
+    /// of at most `evictionSample` entries the sample is every entry, so the order is exact; in a larger one
+    /// an evicted entry is among the oldest few per cent (the 16th oldest of 256 lies at the 6th percentile
+    /// on average). Why not an index on the last access: every hit written moves the entry in it, and a
+    /// flush of hits spread over a large store changed nearly every page of that index in each of its
+    /// transactions (docs/ARCHITECTURE.md).
     func evictIfNeeded(_ connection: SQLiteConnection) throws {
         guard let maxSize = configuration.maxSize else { return }
         var total = try connection.queryFirst("SELECT total_bytes FROM stats WHERE id = 1") { $0.int(0) } ?? 0
@@ -159,27 +168,54 @@ extension SQLiteCacheStore {
     /// Entries one eviction round may remove: the least recently used of its sample.
     static let evictionsPerSample = 16
 
-    /// The rowids of the `evictionsPerSample` least recently used entries among `evictionSample` usage rows
+    /// The rowids of the `evictionsPerSample` least recently used entries among `evictionSample` entries
     /// read from a random rowid on (wrapping around to the lowest), oldest first.
     private static func leastRecentlyUsedOfASample(_ connection: SQLiteConnection) throws -> [Int64] {
         let start = Int64.random(in: .min ... .max)
-        func usage(_ query: SQLiteQuery, limit: Int) throws -> [(id: Int64, last: Double)] {
-            var rows: [(id: Int64, last: Double)] = []
-            try connection.forEachRow(query, [.integer(start), .int(limit)]) { row in
-                rows.append((row.int64(0), row.double(1)))
-                return true
-            }
-            return rows
+        var sample = try lastUses(connection, in: .from(start), limit: evictionSample)
+        if sample.count < evictionSample {
+            sample += try lastUses(connection, in: .below(start), limit: evictionSample - sample.count)
         }
-        var sample = try usage(sampleFrom, limit: evictionSample)
-        if sample.count < evictionSample { sample += try usage(sampleBelow, limit: evictionSample - sample.count) }
         return sample.sorted { ($0.last, $0.id) < ($1.last, $1.id) }.prefix(evictionsPerSample).map(\.id)
     }
 
-    private static let sampleFrom = SQLiteQuery(
-        "SELECT id, last_access FROM entry_access WHERE id >= ? ORDER BY id LIMIT ?")
-    private static let sampleBelow = SQLiteQuery(
-        "SELECT id, last_access FROM entry_access WHERE id < ? ORDER BY id LIMIT ?")
+    /// Where a sample of `lastUses` is read: from a rowid up, or below one from the lowest.
+    private enum SampleRange {
+        case from(Int64)
+        case below(Int64)
+    }
+
+    /// Up to `limit` entries in rowid order within `range`, each with its last use: its usage row's when it
+    /// has one, its creation when it was never hit. Two scans in rowid order merged here, the entries' and
+    /// then the usage rows' over the same rowids: a join would look each usage row up on its own.
+    private static func lastUses(_ connection: SQLiteConnection, in range: SampleRange, limit: Int) throws -> [(
+        id: Int64, last: Double
+    )] {
+        var rows: [(id: Int64, last: Double)] = []
+        let (entries, bound): (SQLiteQuery, Int64) =
+            switch range {
+            case .from(let start): (entriesFrom, start)
+            case .below(let end): (entriesBelow, end)
+            }
+        try connection.forEachRow(entries, [.integer(bound), .int(limit)]) { row in
+            rows.append((row.int64(0), row.double(1)))
+            return true
+        }
+        guard let first = rows.first?.id, let last = rows.last?.id else { return rows }
+        var index = 0
+        try connection.forEachRow(usageBetween, [.integer(first), .integer(last)]) { row in
+            let id = row.int64(0)
+            while index < rows.count && rows[index].id < id { index += 1 }
+            if index < rows.count && rows[index].id == id { rows[index].last = row.double(1) }
+            return index < rows.count
+        }
+        return rows
+    }
+
+    private static let entriesFrom = SQLiteQuery("SELECT id, created FROM entry WHERE id >= ? ORDER BY id LIMIT ?")
+    private static let entriesBelow = SQLiteQuery("SELECT id, created FROM entry WHERE id < ? ORDER BY id LIMIT ?")
+    private static let usageBetween = SQLiteQuery(
+        "SELECT id, last_access FROM entry_access WHERE id BETWEEN ? AND ? ORDER BY id")
     /// Removes an entry (the delete trigger takes its body, usage row, purge record and counts) and says its
     /// footprint.
     private static let evict = SQLiteQuery("DELETE FROM entry WHERE id = ? RETURNING footprint")

@@ -91,7 +91,7 @@ extension SQLiteCacheStore {
                 originalSize: row.int(15), storedSize: row.int(16), codec: codec,
                 crc32: UInt32(truncatingIfNeeded: row.int64(18)), chunkSize: row.int(19)),
             bodyID: row.int64(23), now: Date(timeIntervalSince1970: row.double(22)))
-        // An entry without a usage row (none is, but the join is an outer one) was never hit.
+        // An entry without a usage row was never hit (`insert`).
         entry.setUsage(
             hitCount: row.int(20), lastAccess: Date(timeIntervalSince1970: row.double(row.isNull(21) ? 22 : 21)),
             created: Date(timeIntervalSince1970: row.double(22)))
@@ -101,13 +101,11 @@ extension SQLiteCacheStore {
         return entry
     }
 
-    private static let insertAccess = SQLiteQuery(
-        """
-        INSERT INTO entry_access (id, hit_count, last_access) VALUES (?, 0, ?)
-        ON CONFLICT (id) DO UPDATE SET hit_count = 0, last_access = excluded.last_access
-        """)
-
-    /// Inserts a committed entry row and its usage row (the caller has deleted any previous one of the key).
+    /// Inserts a committed entry row (the caller has deleted any previous one of the key). It gets no usage
+    /// row: an entry has one from its first written hit on (`flushHits`), and until then was never hit and
+    /// last used when created. A usage row written with every entry was a fourth B-tree changed at a random
+    /// place by every stored miss; in a store of 200 000 entries it cost about a quarter of the insert's
+    /// time (docs/ARCHITECTURE.md, "An entry gets its usage row at its first hit").
     /// - Parameters:
     ///   - entry: the entry.
     ///   - counters: where its `seq` comes from and where it is counted (written once for the transaction).
@@ -144,9 +142,6 @@ extension SQLiteCacheStore {
                 entry.tags.isEmpty ? .null : .text(encodeTags(entry.tags)),
             ])
         counters.countInserted(footprint: footprint)
-        // Its usage row (schema version 7); one the delete trigger left behind would be reset.
-        _ = try connection.run(
-            insertAccess, [.integer(rowID(entry.key)), .real(entry.lastAccess.timeIntervalSince1970)])
         // Tags only when present: an untagged entry writes no index row.
         if !entry.tags.isEmpty { try insertTags(entry.tags, of: entry.key, connection: connection) }
     }

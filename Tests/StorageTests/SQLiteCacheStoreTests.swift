@@ -76,7 +76,8 @@ import Testing
         harness.store.recordHit(stored.key, at: later)
         // A caller that batched its own hits (the hot tier) hands them over as one count.
         harness.store.recordHits(stored.key, count: 5, at: later)
-        #expect(try harness.count("SELECT hit_count FROM entry_access") == 0)
+        // No usage row until the first hits are written (`insert` writes none).
+        #expect(try harness.count("SELECT count(*) FROM entry_access") == 0)
         #expect(try harness.store.entry(for: stored.key)?.hitCount == 7)
         try harness.store.flushHits()
         #expect(try harness.count("SELECT hit_count FROM entry_access") == 7)
@@ -171,8 +172,8 @@ import Testing
         try loader.store.bulkLoad(entries.lazy.map { ($0, [UInt8](repeating: 7, count: 100)) })
         for (index, entry) in entries.enumerated() {
             try loader.sql(
-                "UPDATE entry_access SET last_access = ? WHERE id = ?",
-                [.real(Double(index)), .integer(SQLiteCacheStore.rowID(entry.key))])
+                "INSERT INTO entry_access (id, hit_count, last_access) VALUES (?, 1, ?)",
+                [.integer(SQLiteCacheStore.rowID(entry.key)), .real(Double(index))])
         }
         let total = try loader.store.stats().totalBytes
         let bounded = try SQLiteCacheStore(path: loader.directory.file(), maxSize: total - 100 * (total / 2000))
@@ -184,6 +185,46 @@ import Testing
         #expect(evicted.count < 200)
         #expect(evicted.allSatisfy { $0 < 500 })
         #expect(bounded.evictedCount == evicted.count)
+    }
+
+    /// Entries never hit have no usage row (`insert`): eviction reads their creation as their last use,
+    /// merged with the usage rows of the others in the same sample (`lastUses`). The 1 500 entries with
+    /// rows were used long after the 500 without were created, so only the latter may go; a merge that
+    /// gave a row's time to the wrong entry, or none, would take some of the used ones too (all of about a
+    /// hundred from the first quarter by chance: odds about 4^-100).
+    @Test func evictionReadsTheCreationOfEntriesNeverHitAsTheirLastUse() throws {
+        let loader = try StorageTestHarness()
+        let entries = (0..<2000).map { CacheCoreFixtures.makeEntry(url: "https://e.example/\($0)") }
+        try loader.store.bulkLoad(entries.lazy.map { ($0, [UInt8](repeating: 7, count: 100)) })
+        #expect(try loader.count("SELECT count(*) FROM entry_access") == 0)
+        let created = try loader.count("SELECT max(created) FROM entry")
+        for (index, entry) in entries.enumerated() where index >= 500 {
+            try loader.sql(
+                "INSERT INTO entry_access (id, hit_count, last_access) VALUES (?, 1, ?)",
+                [.integer(SQLiteCacheStore.rowID(entry.key)), .real(Double(created + 1000 + index))])
+        }
+        let total = try loader.store.stats().totalBytes
+        let bounded = try SQLiteCacheStore(path: loader.directory.file(), maxSize: total - 100 * (total / 2000))
+        let writer = try bounded.beginWrite(hints: CacheBodyHints())
+        try writer.append([1])
+        try writer.commit(CacheCoreFixtures.makeEntry(url: "https://e.example/new"))
+        let evicted = try entries.indices.filter { try bounded.entry(for: entries[$0].key) == nil }
+        #expect(evicted.count >= 100)
+        #expect(evicted.allSatisfy { $0 < 500 })
+    }
+
+    /// A hit written for an entry no longer stored leaves no usage row behind (`addHits`), and an entry's
+    /// first written hit makes its row.
+    @Test func hitsOfAnEntryNoLongerStoredMakeNoUsageRow() throws {
+        let harness = try StorageTestHarness()
+        let stored = try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/kept"), [1])
+        harness.store.recordHits(CacheCoreFixtures.makeEntry(url: "https://e.example/never").key, count: 3, at: .now)
+        harness.store.recordHits(stored.key, count: 2, at: CacheCoreFixtures.epoch.addingTimeInterval(9))
+        try harness.store.flushHits()
+        #expect(try harness.count("SELECT count(*) FROM entry_access") == 1)
+        #expect(
+            try harness.count("SELECT hit_count FROM entry_access WHERE id = \(SQLiteCacheStore.rowID(stored.key))")
+                == 2)
     }
 
     @Test func sweepDeletesOnlyEntriesPastTheirStaleAllowance() throws {

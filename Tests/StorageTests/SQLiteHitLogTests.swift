@@ -57,7 +57,7 @@ import Testing
         let listed = try #require(try harness.store.list(CacheEntryQuery(limit: 10)).entries.first)
         #expect(listed.hitCount == 3)
         #expect(listed.lastAccess == Self.at(40))
-        #expect(try harness.count("SELECT hit_count FROM entry_access") == 0)
+        #expect(try harness.count("SELECT count(*) FROM entry_access") == 0)
     }
 
     @Test func aReplacedOrDeletedEntryDoesNotInheritUnwrittenHits() throws {
@@ -71,7 +71,7 @@ import Testing
         #expect(harness.store.hitLog.pending(SQLiteCacheStore.rowID(second.key)) == nil)
         try harness.put(CacheCoreFixtures.makeEntry(), [3])
         try harness.store.flushHits()
-        #expect(try harness.count("SELECT hit_count FROM entry_access") == 0)
+        #expect(try harness.count("SELECT count(*) FROM entry_access") == 0)
     }
 
     @Test func evictionMovesACandidateSeenUsedUpInsteadOfRemovingIt() throws {
