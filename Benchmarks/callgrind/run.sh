@@ -12,6 +12,8 @@
 #   GZIP=1 SIZES=64k Benchmarks/callgrind/run.sh   # with Accept-Encoding: gzip
 #   KEEP=1 ...                                     # keep the callgrind files (path printed) for callgrind_annotate
 #   MISSES=1000 SIZES=1k Benchmarks/callgrind/run.sh # also instructions per miss (each URL new, each stored)
+#   PARALLEL=32 MISSES=3000 ...                      # the misses from 32 connections at once (commit groups
+#                                                    # form as under load; a sequential miss is a group of one)
 #   LARDER_ARGS="--hot-bytes 0" ...                  # extra serve flags (here: every hit from the store)
 #   KIND=text SIZES=1k ...                           # English-like text the origin gzips, with Vary:
 #                                                    # Accept-Encoding (Benchmarks/fetch/make-bodies.py);
@@ -193,6 +195,9 @@ settle() {
     done
 }
 
+# PARALLEL=n: the misses from n connections at once, so that the store commits them in groups as under load.
+parallel=()
+[ -n "${PARALLEL:-}" ] && parallel=(--parallel --parallel-immediate --parallel-max "$PARALLEL" --no-progress-meter)
 [ "$MISSES" -gt 0 ] && printf "%-6s %8s %16s %16s %14s\n" size misses "Ir misses" "Ir idle" "Ir per miss"
 for size in $([ "$MISSES" -gt 0 ] && echo "$SIZES"); do
     base="http://127.0.0.1:$LARDER_PORT/fetch?url=http%3A%2F%2F127.0.0.1%3A$ORIGIN_PORT%2F$size.$EXT%3F"
@@ -204,7 +209,7 @@ for size in $([ "$MISSES" -gt 0 ] && echo "$SIZES"); do
     stored_before=$(entries)
     zero
     start=$(date +%s.%N)
-    curl -s -w '%{http_code} %header{x-cache}\n' -K "$WORK/urls" >"$WORK/codes"
+    curl -s "${parallel[@]}" -w '%{http_code} %header{x-cache}\n' -K "$WORK/urls" >"$WORK/codes"
     for _ in $(seq 600); do [ "$(entries)" -ge "$((stored_before + MISSES))" ] && break; sleep 0.1; done
     elapsed=$(since "$start")
     misses_ir=$(dump)

@@ -117,13 +117,7 @@ extension SQLiteCacheStore {
         let headers = encodeHeaders(entry.headers)
         let footprint = entry.storedSize + entry.url.utf8.count + headers.utf8.count + entryOverhead
         try connection.run(
-            """
-            INSERT INTO entry (id, seq, key, url, host, media_type, status, reason, headers, vary, request_time,
-                response_time, date, age_received, freshness, stale_allowance, sweep_after, filter_name,
-                image_format, original_size, stored_size, codec, crc32, chunk_size, hit_count, last_access,
-                created, body_id, footprint, declared_content_type, stale_since, tags)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, ?)
-            """,
+            insertEntry,
             [
                 .integer(rowID(entry.key)), .integer(counters.nextSeq()), .blob(entry.key.bytes), .text(entry.url),
                 .text(entry.host),
@@ -145,6 +139,15 @@ extension SQLiteCacheStore {
         // Tags only when present: an untagged entry writes no index row.
         if !entry.tags.isEmpty { try insertTags(entry.tags, of: entry.key, connection: connection) }
     }
+
+    private static let insertEntry = SQLiteQuery(
+        """
+        INSERT INTO entry (id, seq, key, url, host, media_type, status, reason, headers, vary, request_time,
+            response_time, date, age_received, freshness, stale_allowance, sweep_after, filter_name,
+            image_format, original_size, stored_size, codec, crc32, chunk_size, hit_count, last_access,
+            created, body_id, footprint, declared_content_type, stale_since, tags)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, ?)
+        """)
 
     /// The rowid of an entry: the key's first 8 bytes, big-endian. Two keys sharing them (odds about
     /// n²/2^65 for n entries) cannot both be stored; the later replaces the earlier, as an eviction would.

@@ -255,10 +255,12 @@ final class SQLiteBodyWriter: ReadableBodyWriter {
 
     static func insertChunk(_ bytes: [UInt8], body: Int64, sequence: Int64, connection: SQLiteConnection) throws {
         try connection.run(
-            "INSERT INTO chunk (id, crc32, data) VALUES (?, ?, ?)",
+            insertChunkQuery,
             [
                 .integer(body << StorageSchema.chunkIDShift | sequence), .integer(Int64(CRC32.checksum(bytes))),
                 .blob(bytes),
             ])
     }
+
+    private static let insertChunkQuery = SQLiteQuery("INSERT INTO chunk (id, crc32, data) VALUES (?, ?, ?)")
 }

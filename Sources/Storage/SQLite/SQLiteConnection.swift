@@ -81,7 +81,7 @@ final class SQLiteConnection: @unchecked Sendable {
     /// - Throws: `SQLiteError` when it does not prepare.
     func statement(_ sql: String) throws -> SQLiteStatement {
         if let cached = statements[sql] {
-            cached.reset()
+            cached.rewind()
             return cached
         }
         let statement = try SQLiteStatement(database: handle, sql: sql)
@@ -102,7 +102,7 @@ final class SQLiteConnection: @unchecked Sendable {
     func statement(_ query: SQLiteQuery) throws -> SQLiteStatement {
         let address = UnsafeRawPointer(query.sql.utf8Start)
         if let cached = queries[address] {
-            cached.reset()
+            cached.rewind()
             return cached
         }
         let statement = try SQLiteStatement(database: handle, sql: query.sql.description)

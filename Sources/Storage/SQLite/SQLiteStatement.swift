@@ -23,16 +23,26 @@ final class SQLiteStatement {
 
     deinit { sqlite3_finalize(handle) }
 
-    /// Clears the previous run's state and bindings (https://sqlite.org/c3ref/reset.html).
+    /// Clears the previous run's state and bindings (https://sqlite.org/c3ref/reset.html): every run
+    /// ends with it, which lets go of the text and blobs bound.
     func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+    }
+
+    /// Back to the start for a new run, bindings as they are: a run binds all of its own (`bind`), and
+    /// the one before cleared its own at its end (`reset`). Clearing again was about 800 instructions a
+    /// statement, some 3 000 a stored miss (callgrind).
+    func rewind() {
+        sqlite3_reset(handle)
     }
 
     /// Binds values to `?` parameters 1, 2, … in order (https://sqlite.org/c3ref/bind_blob.html).
     /// - Parameter values: the values.
     /// - Throws: `SQLiteError` when SQLite refuses one.
     func bind(_ values: [SQLiteValue]) throws {
+        // Parameters the values do not reach are NULL, whatever a run before bound (`rewind`).
+        if values.count < Int(sqlite3_bind_parameter_count(handle)) { sqlite3_clear_bindings(handle) }
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let code: Int32
