@@ -7,10 +7,16 @@ public enum HTTPToken {
     /// five of them on every miss).
     /// - Parameter text: the candidate.
     /// - Returns: `true` when it is non-empty and every byte is a `tchar`.
-    public static func isValid(_ text: String) -> Bool { isToken(text.utf8) }
+    public static func isValid(_ text: String) -> Bool {
+        // On the contiguous bytes (native and small strings have them): the view's iterator walked a
+        // byte in about 30 instructions, 600 a field name (callgrind).
+        text.utf8.withContiguousStorageIfAvailable { isToken($0) } ?? isToken(text.utf8)
+    }
 
     /// Whether `text` is a token (see the `String` overload).
-    public static func isValid(_ text: Substring) -> Bool { isToken(text.utf8) }
+    public static func isValid(_ text: Substring) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { isToken($0) } ?? isToken(text.utf8)
+    }
 
     /// Whether `text` is a Structured Fields token (RFC 8941 §3.3.4), which is not quite an HTTP token: it
     /// starts with ALPHA or `*` and may also hold `:` and `/`.

@@ -63,7 +63,22 @@ final class CurlTransfer: @unchecked Sendable {
     /// type curl would invent for a caller who named none, and `Expect:` its `100-continue` round trip
     /// (the body is in memory already, bounded by `--max-body-bytes`).
     static func curlHeaderLines(_ headers: HTTPHeaders, sendsBody: Bool = false) -> [String] {
-        var lines = headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
+        var lines: [String] = []
+        lines.reserveCapacity(headers.count + 3)
+        for field in headers {
+            // One string of the line's length each (interpolation grew one a piece: 5 900 instructions a
+            // miss, callgrind).
+            var line = ""
+            line.reserveCapacity(field.name.utf8.count + 2 + field.value.utf8.count)
+            line.append(field.name)
+            if field.value.isEmpty {
+                line.append(";")
+            } else {
+                line.append(": ")
+                line.append(field.value)
+            }
+            lines.append(line)
+        }
         if !headers.contains("Accept") { lines.append("Accept:") }
         if sendsBody {
             if !headers.contains("Content-Type") { lines.append("Content-Type:") }
