@@ -13,6 +13,10 @@
 #   Benchmarks/fetch/ab.sh /tmp/larder-before .build/release/larder
 #   ROUNDS=3 HITS="text1k.txt" MISS_FILE="" Benchmarks/fetch/ab.sh A B   # hits only
 #   HITS="" Benchmarks/fetch/ab.sh A B                                    # misses only
+#   MAX_SIZE=32M HITS="" Benchmarks/fetch/ab.sh A B                       # misses in a full cache: each side
+#                                                                         # is filled first (FILL_DURATION of
+#                                                                         # misses, 10s), then every stored miss
+#                                                                         # evicts (the default is no bound)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . Benchmarks/lib.sh
@@ -24,6 +28,8 @@ HITS=${HITS-"text1k.txt jpeg16k.jpg bin256k.bin"}
 MISS_FILE=${MISS_FILE-"text1k.txt"}
 HIT_DURATION=${HIT_DURATION:-5s}
 MISS_DURATION=${MISS_DURATION:-8s}
+MAX_SIZE=${MAX_SIZE:-0}
+FILL_DURATION=${FILL_DURATION:-10s}
 ORIGIN_PORT=${ORIGIN_PORT:-28602}
 declare -A PORT=([A]=${A_PORT:-28610} [B]=${B_PORT:-28611})
 need_tools nginx wrk taskset curl
@@ -46,7 +52,7 @@ wait_http "$ORIGIN_PORT"
 declare -A PID=()
 for side in A B; do
     taskset -c 0 "${BIN[$side]}" serve --host 127.0.0.1 --port "${PORT[$side]}" --db "$WORK/larder-$side.db" \
-        --access-log false --log-level warning --event-loops 1 --allow-network 127.0.0.0/8 --max-size 0 \
+        --access-log false --log-level warning --event-loops 1 --allow-network 127.0.0.0/8 --max-size "$MAX_SIZE" \
         --hot-bytes 0 >"$WORK/larder-$side.log" 2>&1 &
     PID[$side]=$!
     PIDS+=("$!")
@@ -77,13 +83,23 @@ run() { # side url connections duration [wrk options...]
         'BEGIN { printf "%s %.1f %d\n", rps, (n > 0) ? t * 1e6 / hz / n : 0, bad + 0 }'
 }
 
+if [ "$MAX_SIZE" != 0 ] && [ -n "$MISS_FILE" ]; then
+    # Up to the bound before the first round, so that every measured miss evicts.
+    for side in A B; do
+        PREFIX="/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$MISS_FILE%3Ffill$side-" taskset -c 1 wrk -t1 -c32 \
+            -d"$FILL_DURATION" -s Benchmarks/fetch/unique.lua "http://127.0.0.1:${PORT[$side]}" >/dev/null
+        evicted=$(curl -s "http://127.0.0.1:${PORT[$side]}/metrics" | awk '/^larder_store_evictions_total/ { print $2 }')
+        [ "${evicted:-0}" != 0 ] || { echo "$side: $FILL_DURATION of misses did not fill --max-size $MAX_SIZE" >&2; exit 1; }
+    done
+fi
+
 cases=()
 for file in $HITS; do cases+=("hit:$file"); done
 [ -n "$MISS_FILE" ] && cases+=("miss:$MISS_FILE")
 echo "A: ${BIN[A]}"
 echo "B: ${BIN[B]}"
 echo "$ROUNDS interleaved rounds; hits wrk -t1 -c64 -d$HIT_DURATION (memory tier off), misses wrk -t1 -c32" \
-    "-d$MISS_DURATION with a new URL each; larder on CPU 0, wrk and the origin on CPU 1"
+    "-d$MISS_DURATION with a new URL each; larder on CPU 0, wrk and the origin on CPU 1; --max-size $MAX_SIZE"
 for round in $(seq "$ROUNDS"); do
     for c in "${cases[@]}"; do
         kind=${c%%:*} file=${c#*:}
