@@ -167,20 +167,7 @@ import Testing
     /// bound that takes about a hundred of them. The sixteen oldest of a random 256 lie at the 6th
     /// percentile on average; one beyond the oldest quarter has odds below 10^-12 a round.
     @Test func evictionInALargeStoreTakesOnlyAmongTheLeastRecentlyUsed() throws {
-        let loader = try StorageTestHarness()
-        let entries = (0..<2000).map { CacheCoreFixtures.makeEntry(url: "https://e.example/\($0)") }
-        try loader.store.bulkLoad(entries.lazy.map { ($0, [UInt8](repeating: 7, count: 100)) })
-        for (index, entry) in entries.enumerated() {
-            try loader.sql(
-                "INSERT INTO entry_access (id, hit_count, last_access) VALUES (?, 1, ?)",
-                [.integer(SQLiteCacheStore.rowID(entry.key)), .real(Double(index))])
-        }
-        let total = try loader.store.stats().totalBytes
-        let bounded = try SQLiteCacheStore(path: loader.directory.file(), maxSize: total - 100 * (total / 2000))
-        let writer = try bounded.beginWrite(hints: CacheBodyHints())
-        try writer.append([1])
-        try writer.commit(CacheCoreFixtures.makeEntry(url: "https://e.example/new"))
-        let evicted = try entries.indices.filter { try bounded.entry(for: entries[$0].key) == nil }
+        let (evicted, bounded) = try Self.evictionOfAboutAHundredOf2000 { index, _ in Double(index) }
         #expect(evicted.count >= 100)
         #expect(evicted.count < 200)
         #expect(evicted.allSatisfy { $0 < 500 })
@@ -193,24 +180,37 @@ import Testing
     /// gave a row's time to the wrong entry, or none, would take some of the used ones too (all of about a
     /// hundred from the first quarter by chance: odds about 4^-100).
     @Test func evictionReadsTheCreationOfEntriesNeverHitAsTheirLastUse() throws {
+        let (evicted, _) = try Self.evictionOfAboutAHundredOf2000 { index, created in
+            index >= 500 ? created + 1000 + Double(index) : nil
+        }
+        #expect(evicted.count >= 100)
+        #expect(evicted.allSatisfy { $0 < 500 })
+    }
+
+    /// 2 000 entries of 100 bytes bulk-loaded (no usage rows), then a usage row for each that `lastUse`
+    /// gives a time (from its index and the latest creation), then a store bounded to hold about a
+    /// hundred fewer, and one more entry committed in it.
+    /// - Returns: the indices of the entries evicted, and the bounded store.
+    private static func evictionOfAboutAHundredOf2000(
+        lastUse: (_ index: Int, _ created: Double) -> Double?
+    ) throws -> (evicted: [Int], store: SQLiteCacheStore) {
         let loader = try StorageTestHarness()
         let entries = (0..<2000).map { CacheCoreFixtures.makeEntry(url: "https://e.example/\($0)") }
         try loader.store.bulkLoad(entries.lazy.map { ($0, [UInt8](repeating: 7, count: 100)) })
         #expect(try loader.count("SELECT count(*) FROM entry_access") == 0)
-        let created = try loader.count("SELECT max(created) FROM entry")
-        for (index, entry) in entries.enumerated() where index >= 500 {
+        let created = Double(try loader.count("SELECT max(created) FROM entry"))
+        for (index, entry) in entries.enumerated() {
+            guard let last = lastUse(index, created) else { continue }
             try loader.sql(
                 "INSERT INTO entry_access (id, hit_count, last_access) VALUES (?, 1, ?)",
-                [.integer(SQLiteCacheStore.rowID(entry.key)), .real(Double(created + 1000 + index))])
+                [.integer(SQLiteCacheStore.rowID(entry.key)), .real(last)])
         }
         let total = try loader.store.stats().totalBytes
         let bounded = try SQLiteCacheStore(path: loader.directory.file(), maxSize: total - 100 * (total / 2000))
         let writer = try bounded.beginWrite(hints: CacheBodyHints())
         try writer.append([1])
         try writer.commit(CacheCoreFixtures.makeEntry(url: "https://e.example/new"))
-        let evicted = try entries.indices.filter { try bounded.entry(for: entries[$0].key) == nil }
-        #expect(evicted.count >= 100)
-        #expect(evicted.allSatisfy { $0 < 500 })
+        return (try entries.indices.filter { try bounded.entry(for: entries[$0].key) == nil }, bounded)
     }
 
     /// A hit written for an entry no longer stored leaves no usage row behind (`addHits`), and an entry's
