@@ -14,7 +14,8 @@
 #   MISSES=1000 SIZES=1k Benchmarks/callgrind/run.sh # also instructions per miss (each URL new, each stored)
 #   PARALLEL=32 MISSES=3000 ...                      # the misses from 32 connections at once (commit groups
 #                                                    # form as under load; a sequential miss is a group of one)
-#   LARDER_ARGS="--hot-bytes 0" ...                  # extra serve flags (here: every hit from the store)
+#   LARDER_ARGS="--hot-bytes 0" ...                  # extra serve flags (here: every hit from the store;
+#                                                    # "--max-size 2M": misses that evict, once it is full)
 #   KIND=text SIZES=1k ...                           # English-like text the origin gzips, with Vary:
 #                                                    # Accept-Encoding (Benchmarks/fetch/make-bodies.py);
 #                                                    # KIND=bin (default) is random bytes without Vary
@@ -183,7 +184,9 @@ if [ -n "${REFRESH:-}" ]; then
 fi
 
 # Entries the store has committed (the database is read while larder runs; WAL lets it).
-entries() { sqlite3 "$WORK/larder.db" "SELECT count(*) FROM entry" 2>/dev/null || echo 0; }
+# Entries committed so far: the newest `seq` (one more per committed entry), which eviction in a bounded
+# store (LARDER_ARGS="--max-size 2M") does not take back, since it takes the oldest first.
+entries() { sqlite3 "$WORK/larder.db" "SELECT coalesce(max(seq), 0) FROM entry" 2>/dev/null || echo 0; }
 # Waits until the entry count holds still for half a second (at most a minute).
 settle() {
     local previous=-1 now

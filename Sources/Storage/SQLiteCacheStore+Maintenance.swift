@@ -112,110 +112,133 @@ extension SQLiteCacheStore {
     /// Entries removed by `sweep(now:)` since the store was opened.
     public var sweptCount: Int { sweeps.load(ordering: .relaxed) }
 
-    /// Deletes least recently used entries until the total is within `maxSize`. Runs on the writer
-    /// right after a commit.
-    ///
-    /// The order is sampled, as Redis's approximated LRU: each round reads `evictionSample` entries with
-    /// their last uses (`lastUses`) from a random rowid on (rowids are key hashes, so that is a uniform
-    /// sample of the entries) and removes the least recently used `evictionsPerSample` of them. In a store
-    /// of at most `evictionSample` entries the sample is every entry, so the order is exact; in a larger one
-    /// an evicted entry is among the oldest few per cent (the 16th oldest of 256 lies at the 6th percentile
-    /// on average). Why not an index on the last access: every hit written moves the entry in it, and a
-    /// flush of hits spread over a large store changed nearly every page of that index in each of its
+    /// Evicts entries until the store is within `maxSize`, inside the caller's transaction (a commit
+    /// group's, after its entries: one commit writes both; a failed eviction is committed again without
+    /// it, `SQLiteCommitGroup.commit`). Purged entries not yet reclaimed go first, then live ones where the eviction hand takes them
+    /// (`SQLiteEvictionHand`: insertion order, sparing what was used since the hand's previous lap). Why not
+    /// the least recently used by an index on the last access: every hit written moves the entry in it, and
+    /// a flush of hits spread over a large store changed nearly every page of that index in each of its
     /// transactions (docs/ARCHITECTURE.md).
-    func evictIfNeeded(_ connection: SQLiteConnection) throws {
-        guard let maxSize = configuration.maxSize else { return }
+    /// - Parameter connection: the writer, in a transaction.
+    /// - Returns: the entries evicted, for the caller to count once its transaction committed.
+    func evictIfNeeded(inTransactionOf connection: SQLiteConnection) throws -> Int {
+        guard let maxSize = configuration.maxSize else { return 0 }
         var total = try connection.queryFirst("SELECT total_bytes FROM stats WHERE id = 1") { $0.int(0) } ?? 0
-        guard total > maxSize else { return }
+        guard total > maxSize else { return 0 }
         var evicted = 0
-        try connection.inTransaction {
-            while total > maxSize {
-                // Purged entries not yet reclaimed go first: their bytes are counted, and nobody reads them.
-                // They are not counted as evictions (the purge removed them).
-                let purged =
-                    purgedRowsMayExist.load(ordering: .relaxed)
-                    ? try connection.query(
-                        "SELECT id FROM entry WHERE id IN (SELECT id FROM entry_purged ORDER BY id LIMIT 64)"
-                    ) { $0.int64(0) } : []
-                for victim in purged where total > maxSize {
-                    total -= try connection.queryFirst(Self.evict, [.integer(victim)]) { $0.int(0) } ?? 0
-                }
-                if !purged.isEmpty { continue }
-                let candidates = try Self.leastRecentlyUsedOfASample(connection)
-                if candidates.isEmpty { break }
-                // A candidate the hit log has seen used since its row was written is moved up the LRU
-                // order instead (its hits written now), and the next sample looks again. Only the
-                // candidates looked at are taken from the log.
-                for victim in candidates where total > maxSize {
-                    if let used = hitLog.take(victim) {
-                        try Self.writeHits(used, row: victim, connection: connection)
-                    } else if let footprint = try connection.queryFirst(
-                        Self.evict, [.integer(victim)], row: { $0.int(0) })
-                    {
-                        total -= footprint
-                        evicted += 1
-                    }
-                }
+        var hand = try Self.readHand(connection)
+        var spared = 0
+        while total > maxSize && spared < Self.evictionSpareLimit {
+            // Purged entries not yet reclaimed go first: their bytes are counted, and nobody reads them.
+            // They are not counted as evictions (the purge removed them).
+            let purged =
+                purgedRowsMayExist.load(ordering: .relaxed)
+                ? try connection.query(
+                    "SELECT id FROM entry WHERE id IN (SELECT id FROM entry_purged ORDER BY id LIMIT 64)"
+                ) { $0.int64(0) } : []
+            for victim in purged where total > maxSize {
+                total -= try connection.queryFirst(Self.evict, [.integer(victim)]) { $0.int(0) } ?? 0
             }
-            return .commit
+            if !purged.isEmpty { continue }
+            guard let step = try evictAtTheHand(&hand, needed: total - maxSize, connection: connection)
+            else { break }
+            total -= step.freed
+            evicted += step.taken
+            spared += step.spared
         }
-        // Counted once the transaction committed: a rolled-back eviction removed nothing.
-        evictions.add(evicted, ordering: .relaxed)
+        _ = try connection.run(
+            Self.writeHand,
+            [
+                .integer(hand.position), .integer(hand.lapEnd), .real(hand.sparedIfUsedSince),
+                .real(hand.lapStartedAt), .int(hand.lap.rawValue), .int(hand.previousLapSparedAll ? 1 : 0),
+            ])
+        return evicted
     }
 
-    /// Usage rows one eviction round reads.
-    static let evictionSample = 256
-    /// Entries one eviction round may remove: the least recently used of its sample.
-    static let evictionsPerSample = 16
+    /// Entries the hand looks at per statement.
+    static let evictionStep = 32
+    /// The most entries one eviction spares before it stops, over the bound or not: a lap that spares
+    /// nearly everything (the first after a migration, or a store whose every entry is in use) is walked a
+    /// few thousand entries per commit instead of in one long transaction that holds up every commit. The
+    /// store is then above its bound by the entries committed meanwhile, until the hand gets to entries it
+    /// takes.
+    static let evictionSpareLimit = 8192
 
-    /// The rowids of the `evictionsPerSample` least recently used entries among `evictionSample` entries
-    /// read from a random rowid on (wrapping around to the lowest), oldest first.
-    private static func leastRecentlyUsedOfASample(_ connection: SQLiteConnection) throws -> [Int64] {
-        let start = Int64.random(in: .min ... .max)
-        var sample = try lastUses(connection, in: .from(start), limit: evictionSample)
-        if sample.count < evictionSample {
-            sample += try lastUses(connection, in: .below(start), limit: evictionSample - sample.count)
-        }
-        return sample.sorted { ($0.last, $0.id) < ($1.last, $1.id) }.prefix(evictionsPerSample).map(\.id)
-    }
-
-    /// Where a sample of `lastUses` is read: from a rowid up, or below one from the lowest.
-    private enum SampleRange {
-        case from(Int64)
-        case below(Int64)
-    }
-
-    /// Up to `limit` entries in rowid order within `range`, each with its last use: its usage row's when it
-    /// has one, its creation when it was never hit. Two scans in rowid order merged here, the entries' and
-    /// then the usage rows' over the same rowids: a join would look each usage row up on its own.
-    private static func lastUses(_ connection: SQLiteConnection, in range: SampleRange, limit: Int) throws -> [(
-        id: Int64, last: Double
-    )] {
-        var rows: [(id: Int64, last: Double)] = []
-        let (entries, bound): (SQLiteQuery, Int64) =
-            switch range {
-            case .from(let start): (entriesFrom, start)
-            case .below(let end): (entriesBelow, end)
-            }
-        try connection.forEachRow(entries, [.integer(bound), .int(limit)]) { row in
-            rows.append((row.int64(0), row.double(1)))
+    /// Moves the hand over up to `evictionStep` entries of its lap, evicting those it takes until `needed`
+    /// bytes are freed; at the lap's end it starts the next lap.
+    /// - Returns: the entries evicted, the bytes freed and the entries spared; `nil` when the store holds no
+    ///   entry.
+    private func evictAtTheHand(_ hand: inout SQLiteEvictionHand, needed: Int, connection: SQLiteConnection)
+        throws -> (taken: Int, freed: Int, spared: Int)?
+    {
+        var candidates: [(id: Int64, seq: Int64, lastAccess: Double?)] = []
+        try connection.forEachRow(
+            Self.entriesAfterTheHand, [.integer(hand.position), .integer(hand.lapEnd), .int(Self.evictionStep)]
+        ) { row in
+            candidates.append((row.int64(0), row.int64(1), row.isNull(2) ? nil : row.double(2)))
             return true
         }
-        guard let first = rows.first?.id, let last = rows.last?.id else { return rows }
-        var index = 0
-        try connection.forEachRow(usageBetween, [.integer(first), .integer(last)]) { row in
-            let id = row.int64(0)
-            while index < rows.count && rows[index].id < id { index += 1 }
-            if index < rows.count && rows[index].id == id { rows[index].last = row.double(1) }
-            return index < rows.count
+        guard !candidates.isEmpty else {
+            let newest = try connection.queryFirst(Self.newestSeq, []) { $0.int64(0) } ?? 0
+            // An empty lap over an empty store would only start another.
+            if newest == 0 { return nil }
+            hand.wrap(at: configuration.clock().timeIntervalSince1970, newest: newest)
+            return (0, 0, 0)
         }
-        return rows
+        var taken = 0
+        var freed = 0
+        var spared = 0
+        for candidate in candidates where freed < needed {
+            // Hits not yet written count as uses; they stay in the log.
+            let lastUse = [candidate.lastAccess, hitLog.pending(candidate.id)?.last].compactMap { $0 }.max()
+            guard hand.takes(seq: candidate.seq, lastUse: lastUse) else {
+                spared += 1
+                continue
+            }
+            if let footprint = try connection.queryFirst(Self.evict, [.integer(candidate.id)], row: { $0.int(0) }) {
+                // Hits older than the lap's rule may still be in the log: a later entry in this row must
+                // not inherit them.
+                hitLog.forget(candidate.id)
+                freed += footprint
+                taken += 1
+            }
+        }
+        return (taken, freed, spared)
     }
 
-    private static let entriesFrom = SQLiteQuery("SELECT id, created FROM entry WHERE id >= ? ORDER BY id LIMIT ?")
-    private static let entriesBelow = SQLiteQuery("SELECT id, created FROM entry WHERE id < ? ORDER BY id LIMIT ?")
-    private static let usageBetween = SQLiteQuery(
-        "SELECT id, last_access FROM entry_access WHERE id BETWEEN ? AND ? ORDER BY id")
+    /// The hand as the last eviction left it.
+    static func readHand(_ connection: SQLiteConnection) throws -> SQLiteEvictionHand {
+        try connection.queryFirst(Self.readHandRow, []) { row in
+            SQLiteEvictionHand(
+                position: row.int64(0), lapEnd: row.int64(1), sparedIfUsedSince: row.double(2),
+                lapStartedAt: row.double(3), lap: SQLiteEvictionHand.Lap(rawValue: row.int(4)) ?? .passedNone,
+                previousLapSparedAll: row.int(5) != 0)
+        }
+            ?? SQLiteEvictionHand(
+                position: 0, lapEnd: 0, sparedIfUsedSince: 0, lapStartedAt: 0, lap: .passedNone,
+                previousLapSparedAll: false)
+    }
+
+    private static let readHandRow = SQLiteQuery(
+        "SELECT position, lap_end, spared_since, lap_started, lap, previous_lap_spared_all FROM eviction_hand WHERE id = 1"
+    )
+    private static let writeHand = SQLiteQuery(
+        """
+        UPDATE eviction_hand SET position = ?, lap_end = ?, spared_since = ?, lap_started = ?, lap = ?,
+            previous_lap_spared_all = ?
+        WHERE id = 1
+        """)
+    private static let newestSeq = SQLiteQuery("SELECT coalesce(max(seq), 0) FROM entry")
+    /// The entries of the lap after the hand, in insertion order, with their last written use: `entry_seq`
+    /// covers the first two columns, and the usage row is one rowid lookup. A usage row without hits (the
+    /// migration to version 7 gave every entry one) is no use.
+    private static let entriesAfterTheHand = SQLiteQuery(
+        """
+        SELECT entry.id, entry.seq, CASE WHEN entry_access.hit_count > 0 THEN entry_access.last_access END
+        FROM entry
+        LEFT JOIN entry_access ON entry_access.id = entry.id
+        WHERE entry.seq > ? AND entry.seq <= ? ORDER BY entry.seq LIMIT ?
+        """)
     /// Removes an entry (the delete trigger takes its body, usage row, purge record and counts) and says its
     /// footprint.
     private static let evict = SQLiteQuery("DELETE FROM entry WHERE id = ? RETURNING footprint")

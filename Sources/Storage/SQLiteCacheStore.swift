@@ -83,7 +83,7 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
     let liveBodies = Mutex<Set<Int64>>([])
     /// The first chunk of the last body each thread looked up, for the body read that follows.
     let firstChunks = FirstChunkStash()
-    /// Entries this process removed by LRU eviction, for metrics.
+    /// Entries this process removed by eviction, for metrics.
     let evictions = Atomic<Int>(0)
     /// Entries this process removed by sweeps, for metrics.
     let sweeps = Atomic<Int>(0)

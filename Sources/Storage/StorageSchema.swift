@@ -130,9 +130,9 @@ enum StorageSchema {
         // every page of a 2 GB file, and each of its transactions changed pages all over `entry_lru`, whose
         // order is the old last accesses: 5.4 GB written to the WAL and back in 25 s of 15 000 hits a second
         // (Benchmarks/million). Usage rows of three numbers fit about 150 a page, and a transaction of
-        // consecutive rowids changes only the pages that hold them; eviction samples them instead of walking
-        // an index (`SQLiteCacheStore.evictIfNeeded`). Every entry has its row, written with the entry and
-        // removed with it by the delete trigger. `entry.hit_count` and `entry.last_access` stay, unused
+        // consecutive rowids changes only the pages that hold them; eviction sampled them instead of walking
+        // an index (until version 8, which walks insertion order). Every entry has its row, written with the
+        // entry and removed with it by the delete trigger. `entry.hit_count` and `entry.last_access` stay, unused
         // (written 0): dropping a column rewrites the whole table.
         """
         CREATE TABLE entry_access (id INTEGER PRIMARY KEY, hit_count INTEGER NOT NULL, last_access REAL NOT NULL);
@@ -144,6 +144,23 @@ enum StorageSchema {
             DELETE FROM chunk WHERE id BETWEEN OLD.body_id * 16777216 AND OLD.body_id * 16777216 + 16777215;
             DELETE FROM entry_access WHERE id = OLD.id;
         END;
+        """,
+        // Version 8: eviction walks insertion order (`SQLiteEvictionHand`, a CLOCK over `seq`) instead of
+        // sampling random rows, and its hand is kept here, one row, so that a restart goes on where the last
+        // process stopped. A store that migrates starts a lap at its oldest entry that spares every entry
+        // ever hit and ends at its newest; the next spares what was used since the migration.
+        """
+        CREATE TABLE eviction_hand (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            position INTEGER NOT NULL,
+            lap_end INTEGER NOT NULL,
+            spared_since REAL NOT NULL,
+            lap_started REAL NOT NULL,
+            lap INTEGER NOT NULL,
+            previous_lap_spared_all INTEGER NOT NULL
+        );
+        INSERT INTO eviction_hand (id, position, lap_end, spared_since, lap_started, lap, previous_lap_spared_all)
+        SELECT 1, 0, coalesce(max(seq), 0), 0, (julianday('now') - 2440587.5) * 86400.0, 0, 0 FROM entry;
         """,
     ]
 

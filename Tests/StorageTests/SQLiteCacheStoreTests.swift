@@ -162,40 +162,87 @@ import Testing
         #expect(try harness.count("SELECT count(*) FROM chunk") == expectedChunks)
     }
 
-    /// In a store larger than one eviction sample the LRU order is sampled (`evictIfNeeded`): what goes
-    /// must still be among the least recently used. 2 000 entries, used in the order they were loaded; a
-    /// bound that takes about a hundred of them. The sixteen oldest of a random 256 lie at the 6th
-    /// percentile on average; one beyond the oldest quarter has odds below 10^-12 a round.
-    @Test func evictionInALargeStoreTakesOnlyAmongTheLeastRecentlyUsed() throws {
-        let (evicted, bounded) = try Self.evictionOfAboutAHundredOf2000 { index, _ in Double(index) }
+    /// Eviction runs in the commit's transaction under a savepoint: when it fails, it undoes only itself, and
+    /// the entries of the commit are stored all the same (the next commit evicts again).
+    @Test func aFailedEvictionLeavesTheCommittedEntriesStored() throws {
+        let harness = try StorageTestHarness(maxSize: 3_000)
+        let first = try harness.put(
+            CacheCoreFixtures.makeEntry(url: "https://e.example/first"),
+            CacheCoreFixtures.randomBody(length: 2000, seed: 1))
+        try harness.sql("DROP TABLE eviction_hand")
+        let second = try harness.put(
+            CacheCoreFixtures.makeEntry(url: "https://e.example/second"),
+            CacheCoreFixtures.randomBody(length: 2000, seed: 2))
+        #expect(try harness.store.entry(for: first.key) != nil)
+        #expect(try harness.store.entry(for: second.key) != nil)
+        #expect(try harness.store.stats().totalBytes > 3_000)
+        #expect(harness.store.evictedCount == 0)
+    }
+
+    /// Eviction walks insertion order (`SQLiteEvictionHand`): in its first lap over a new store it spares
+    /// every entry that was hit and takes the others oldest first. 2 000 entries loaded in order, every
+    /// third one hit; a bound that takes about a hundred. What goes is exactly the oldest entries never
+    /// hit, none of the hit ones, and nothing after the first gap.
+    @Test func evictionTakesTheOldestEntriesNeverHitAndSparesTheHitOnes() throws {
+        let (evicted, bounded, _) = try Self.evictionOfAboutAHundredOf2000 { index, created in
+            index % 3 == 0 ? created : nil
+        }
         #expect(evicted.count >= 100)
         #expect(evicted.count < 200)
-        #expect(evicted.allSatisfy { $0 < 500 })
+        #expect(evicted == Array((0..<2000).filter { $0 % 3 != 0 }.prefix(evicted.count)))
         #expect(bounded.evictedCount == evicted.count)
     }
 
-    /// Entries never hit have no usage row (`insert`): eviction reads their creation as their last use,
-    /// merged with the usage rows of the others in the same sample (`lastUses`). The 1 500 entries with
-    /// rows were used long after the 500 without were created, so only the latter may go; a merge that
-    /// gave a row's time to the wrong entry, or none, would take some of the used ones too (all of about a
-    /// hundred from the first quarter by chance: odds about 4^-100).
-    @Test func evictionReadsTheCreationOfEntriesNeverHitAsTheirLastUse() throws {
-        let (evicted, _) = try Self.evictionOfAboutAHundredOf2000 { index, created in
-            index >= 500 ? created + 1000 + Double(index) : nil
+    /// The hand is kept in the store (`eviction_hand`): a store opened again goes on where the last one
+    /// stopped. The first process spares the even entries (hit) and takes odd ones; then every usage row is
+    /// dropped, so that a hand starting again from the oldest entry would take the even ones behind the
+    /// place the first stopped at. The second process takes only entries after that place.
+    @Test func theNextProcessGoesOnWhereTheHandStopped() throws {
+        let (first, bounded, directory) = try Self.evictionOfAboutAHundredOf2000 { index, created in
+            index % 2 == 0 ? created : nil
         }
-        #expect(evicted.count >= 100)
-        #expect(evicted.allSatisfy { $0 < 500 })
+        let stoppedAt = try #require(first.last)
+        #expect(first == Array((0...stoppedAt).filter { $0 % 2 == 1 }))
+        try bounded.database.write { try $0.execute("DELETE FROM entry_access") }
+        let total = try bounded.stats().totalBytes
+        let reopened = try SQLiteCacheStore(path: directory.file(), maxSize: total - 50 * (total / 2000))
+        let writer = try reopened.beginWrite(hints: CacheBodyHints())
+        try writer.append([2])
+        try writer.commit(CacheCoreFixtures.makeEntry(url: "https://e.example/newer"))
+        let entries = (0..<2000).map { CacheCoreFixtures.makeEntry(url: "https://e.example/\($0)") }
+        let gone = try entries.indices.filter { try reopened.entry(for: entries[$0].key) == nil }
+        let taken = gone.filter { !first.contains($0) }
+        #expect(taken.count >= 40)
+        #expect(taken == Array((stoppedAt + 1)..<(stoppedAt + 1 + taken.count)))
     }
 
-    /// 2 000 entries of 100 bytes bulk-loaded (no usage rows), then a usage row for each that `lastUse`
-    /// gives a time (from its index and the latest creation), then a store bounded to hold about a
-    /// hundred fewer, and one more entry committed in it.
-    /// - Returns: the indices of the entries evicted, and the bounded store.
+    /// A lap that spares nearly everything is walked a bounded number of entries per commit
+    /// (`evictionSpareLimit`): the commit is not held up by a walk over the whole store, which stays above
+    /// its bound until the hand reaches entries it takes.
+    @Test func oneEvictionSparesABoundedNumberOfEntries() throws {
+        let count = SQLiteCacheStore.evictionSpareLimit + 2000
+        // Hit once, long ago: spared by the first lap, which spares every entry ever hit, not by the next.
+        let (evicted, bounded, _) = try Self.evictionOfAboutAHundredOf2000(count: count) { index, _ in
+            index < count - 100 ? 1 : nil
+        }
+        #expect(evicted.isEmpty)
+        #expect(try bounded.stats().totalBytes > bounded.configuration.maxSize ?? 0)
+        let writer = try bounded.beginWrite(hints: CacheBodyHints())
+        try writer.append([3])
+        try writer.commit(CacheCoreFixtures.makeEntry(url: "https://e.example/second"))
+        #expect(try bounded.stats().totalBytes <= bounded.configuration.maxSize ?? 0)
+        #expect(bounded.evictedCount >= 100)
+    }
+
+    /// `count` entries (2 000 unless given) of 100 bytes bulk-loaded in index order (no usage rows), then a
+    /// usage row for each that `lastUse` gives a time (from its index and the latest creation), then a store
+    /// bounded to hold about a hundred fewer, and one more entry committed in it.
+    /// - Returns: the indices of the entries evicted, the bounded store, and the directory of its file.
     private static func evictionOfAboutAHundredOf2000(
-        lastUse: (_ index: Int, _ created: Double) -> Double?
-    ) throws -> (evicted: [Int], store: SQLiteCacheStore) {
+        count: Int = 2000, lastUse: (_ index: Int, _ created: Double) -> Double?
+    ) throws -> (evicted: [Int], store: SQLiteCacheStore, directory: StorageTestDirectory) {
         let loader = try StorageTestHarness()
-        let entries = (0..<2000).map { CacheCoreFixtures.makeEntry(url: "https://e.example/\($0)") }
+        let entries = (0..<count).map { CacheCoreFixtures.makeEntry(url: "https://e.example/\($0)") }
         try loader.store.bulkLoad(entries.lazy.map { ($0, [UInt8](repeating: 7, count: 100)) })
         #expect(try loader.count("SELECT count(*) FROM entry_access") == 0)
         let created = Double(try loader.count("SELECT max(created) FROM entry"))
@@ -206,11 +253,12 @@ import Testing
                 [.integer(SQLiteCacheStore.rowID(entry.key)), .real(last)])
         }
         let total = try loader.store.stats().totalBytes
-        let bounded = try SQLiteCacheStore(path: loader.directory.file(), maxSize: total - 100 * (total / 2000))
+        let bounded = try SQLiteCacheStore(path: loader.directory.file(), maxSize: total - 100 * (total / count))
         let writer = try bounded.beginWrite(hints: CacheBodyHints())
         try writer.append([1])
         try writer.commit(CacheCoreFixtures.makeEntry(url: "https://e.example/new"))
-        return (try entries.indices.filter { try bounded.entry(for: entries[$0].key) == nil }, bounded)
+        let evicted = try entries.indices.filter { try bounded.entry(for: entries[$0].key) == nil }
+        return (evicted, bounded, loader.directory)
     }
 
     /// A hit written for an entry no longer stored leaves no usage row behind (`addHits`), and an entry's

@@ -74,7 +74,7 @@ import Testing
         #expect(try harness.count("SELECT count(*) FROM entry_access") == 0)
     }
 
-    @Test func evictionMovesACandidateSeenUsedUpInsteadOfRemovingIt() throws {
+    @Test func evictionSparesACandidateOnlyTheHitLogSawUsedAndWritesNothingForIt() throws {
         let (harness, clock, keys) = try Self.fullStoreOfThree()
         #expect(try harness.store.stats().entryCount == 3)
         // The oldest row was used since it was written; the log alone knows.
@@ -85,9 +85,26 @@ import Testing
         #expect(try harness.store.entry(for: keys[1]) == nil)
         #expect(try harness.store.entry(for: keys[2]) != nil)
         #expect(try harness.store.entry(for: newest) != nil)
-        // Moving it up wrote its hits: the row holds them and the log no longer does.
-        #expect(harness.store.hitLog.count == 0)
-        #expect(try harness.count("SELECT sum(hit_count) FROM entry_access") == 4)
+        // Sparing it wrote nothing: its hits are still in the log alone.
+        #expect(harness.store.hitLog.count == 1)
+        #expect(try harness.count("SELECT count(*) FROM entry_access") == 0)
+    }
+
+    /// An entry the hand takes although the log holds hits of it (older than the lap spares) takes them
+    /// with it: the next entry stored under its key starts without them.
+    @Test func anEvictedEntryLeavesNoUnwrittenHitsToTheNextEntryOfItsKey() throws {
+        let (harness, clock, keys) = try Self.fullStoreOfThree()
+        harness.store.recordHits(keys[0], count: 4, at: clock.now())
+        // A lap that spares only what was used after those hits.
+        let later = clock.now().timeIntervalSince1970 + 1000
+        try harness.sql("UPDATE eviction_hand SET spared_since = ?", [.real(later)])
+        let body = CacheCoreFixtures.randomBody(length: 1000, seed: 9)
+        try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/new"), body)
+        #expect(try harness.store.entry(for: keys[0]) == nil)
+        #expect(harness.store.hitLog.pending(SQLiteCacheStore.rowID(keys[0])) == nil)
+        let again = try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/0"), [5])
+        #expect(again.key == keys[0])
+        #expect(try harness.store.entry(for: keys[0])?.hitCount == 0)
     }
 
     @Test func aFlushLargerThanOneBatchWritesEveryRow() throws {

@@ -196,10 +196,10 @@ import Testing
         #expect(try store.entry(for: other.key) != nil)
     }
 
-    @Test func versionSixDatabaseMovesItsHitsToUsageRowsAndEvictsInTheSameOrder() throws {
+    @Test func versionSixDatabaseMovesItsHitsToUsageRowsAndItsHandSparesTheHitEntriesOnce() throws {
         let directory = StorageTestDirectory()
         let entries = (0..<3).map { CacheCoreFixtures.makeEntry(url: "https://old.example/\($0).txt") }
-        // Used most recently by the first, least by the second: the LRU order is 1, 2, 0.
+        // The first two were hit, the third never (version 7 gave it a usage row without hits).
         let usage: [(hits: Int, last: Double)] = [(7, 300), (2, 100), (0, 200)]
         do {
             // A version-6 file whose hits and last accesses are in the entry rows, as version 6 wrote them.
@@ -212,7 +212,11 @@ import Testing
                     [.int(use.hits), .real(use.last), .integer(SQLiteCacheStore.rowID(entry.key))])
                 try connection.run("UPDATE stats SET entry_count = entry_count + 1, total_bytes = total_bytes + 300")
             }
-            try connection.run("UPDATE entry SET seq = rowid")
+            for (index, entry) in entries.enumerated() {
+                try connection.run(
+                    "UPDATE entry SET seq = ? WHERE id = ?",
+                    [.int(index + 1), .integer(SQLiteCacheStore.rowID(entry.key))])
+            }
         }
         // Bounded to two of the three: opening it and storing nothing evicts nothing yet.
         let store = try SQLiteCacheStore(path: directory.file(), maxSize: 700)
@@ -223,13 +227,15 @@ import Testing
             #expect(migrated.lastAccess == Date(timeIntervalSince1970: use.last))
         }
         #expect(try store.database.read { try $0.queryFirst("SELECT count(*) FROM entry_access") { $0.int(0) } } == 3)
-        // A new entry over the bound evicts the least recently used: the second, then the third.
+        // A new entry over the bound evicts two. The hand's first lap (version 8) spares every entry ever hit
+        // and takes the one never hit; the next spares what was used since the migration, which the oldest
+        // was not.
         let writer = try store.beginWrite(hints: CacheBodyHints())
         try writer.append([1, 2, 3])
         let newest = try writer.commit(CacheCoreFixtures.makeEntry(url: "https://new.example/n.txt"))
-        #expect(try store.entry(for: entries[1].key) == nil)
         #expect(try store.entry(for: entries[2].key) == nil)
-        #expect(try store.entry(for: entries[0].key)?.hitCount == 7)
+        #expect(try store.entry(for: entries[0].key) == nil)
+        #expect(try store.entry(for: entries[1].key)?.hitCount == 2)
         #expect(try store.entry(for: newest.key) != nil)
         // Evicted entries took their usage rows with them; the new entry has none until it is hit.
         #expect(try store.database.read { try $0.queryFirst("SELECT count(*) FROM entry_access") { $0.int(0) } } == 1)
