@@ -113,12 +113,12 @@ extension SQLiteCacheStore {
     public var sweptCount: Int { sweeps.load(ordering: .relaxed) }
 
     /// Evicts entries until the store is within `maxSize`, inside the caller's transaction (a commit
-    /// group's, after its entries: one commit writes both; a failed eviction is committed again without
-    /// it, `SQLiteCommitGroup.commit`). Purged entries not yet reclaimed go first, then live ones where the eviction hand takes them
-    /// (`SQLiteEvictionHand`: insertion order, sparing what was used since the hand's previous lap). Why not
-    /// the least recently used by an index on the last access: every hit written moves the entry in it, and
-    /// a flush of hits spread over a large store changed nearly every page of that index in each of its
-    /// transactions (docs/ARCHITECTURE.md).
+    /// group's, after its entries: one commit writes both; when eviction fails, the group commits again
+    /// without it, `SQLiteCommitGroup.commit`). Purged entries not yet reclaimed go first, then live ones
+    /// where the eviction hand takes them (`SQLiteEvictionHand`: insertion order, sparing what was used
+    /// since the hand's previous lap). Why not the least recently used by an index on the last access:
+    /// every hit written moves the entry in it, and a flush of hits spread over a large store changed nearly
+    /// every page of that index in each of its transactions (docs/ARCHITECTURE.md).
     /// - Parameter connection: the writer, in a transaction.
     /// - Returns: the entries evicted, for the caller to count once its transaction committed.
     func evictIfNeeded(inTransactionOf connection: SQLiteConnection) throws -> Int {
