@@ -57,7 +57,8 @@ public struct StoredEntry: Sendable, Equatable {
     public internal(set) var chunkSize: Int
     /// How many times the entry was served; maintained by the store.
     public internal(set) var hitCount: Int
-    /// When the entry was last served or stored; maintained by the store (drives LRU eviction).
+    /// When the entry was last served or stored; maintained by the store (eviction spares an entry used
+    /// since its hand's previous lap).
     public internal(set) var lastAccess: Date
     /// When the entry was committed.
     public internal(set) var created: Date

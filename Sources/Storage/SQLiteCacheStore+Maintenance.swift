@@ -15,7 +15,7 @@ extension SQLiteCacheStore {
     /// flush the full log started, so that nothing taken by that one is still unwritten when this returns
     /// (shutdown and `checkpoint` rely on it).
     /// - Throws: `CacheStoreError` when the store cannot be written (the hits of the failed batch are then
-    ///   dropped: they are statistics and LRU hints, not data).
+    ///   dropped: they are statistics and eviction hints, not data).
     public func flushHits() throws {
         try hitFlushes.sync { try writeHitLog() }
     }
@@ -60,7 +60,7 @@ extension SQLiteCacheStore {
             last_access = max(last_access, excluded.last_access)
         """)
 
-    /// Adds hits to an entry's usage row (`entry_access`), made by the first, and moves it up the LRU order.
+    /// Adds hits to an entry's usage row (`entry_access`), made by the first; eviction reads its last use.
     private static func writeHits(_ hits: SQLiteHitLog.Hits, row: Int64, connection: SQLiteConnection) throws {
         _ = try connection.run(addHits, [.integer(row), .int(hits.count), .real(hits.last)])
     }
@@ -106,7 +106,7 @@ extension SQLiteCacheStore {
         return swept
     }
 
-    /// Entries removed by LRU eviction to keep within `maxSize` since the store was opened.
+    /// Entries removed by eviction to keep within `maxSize` since the store was opened.
     public var evictedCount: Int { evictions.load(ordering: .relaxed) }
 
     /// Entries removed by `sweep(now:)` since the store was opened.

@@ -7,8 +7,8 @@ import Zlib
 
 /// The `CacheStore` of Larder, and its `FilterChainStore` and `CacheMaintenanceStore`: one SQLite file in
 /// WAL mode, bodies in fixed-size chunks (deflated with a full flush per chunk when that pays), a size bound
-/// kept by LRU eviction, and O(1) stats maintained in the same transactions as the changes they count (by
-/// the insert code and by triggers on update and delete).
+/// kept by eviction in insertion order (`SQLiteEvictionHand`), and O(1) stats maintained in the same
+/// transactions as the changes they count (by the insert code and by triggers on update and delete).
 public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintenanceStore {
     /// How a store is set up.
     public struct Configuration: Sendable {

@@ -1,8 +1,8 @@
 import Synchronization
 
-/// Hits and last accesses gathered in memory, by entry row, and written to the entry rows rarely and
-/// in bulk: when the log is full, at each sweep, at shutdown, and, one entry at a time, when eviction
-/// is about to remove an entry the log has seen used (it is moved up the LRU order instead).
+/// Hits and last accesses gathered in memory, by entry row, and written to the usage rows rarely and
+/// in bulk: when the log is full, at each sweep and at shutdown. Eviction reads what the log holds as well
+/// as the rows (an entry the log saw used is spared, `SQLiteEvictionHand`).
 ///
 /// Why: writing a hit changes the entry's row page and two pages of the `entry_lru` index. With a
 /// thousand entries the same few pages absorb every hit; with a million, hits spread over the whole
@@ -11,11 +11,11 @@ import Synchronization
 /// large batch written in rowid order changes each page once however many of its rows were hit.
 ///
 /// What callers see is unchanged: `entry(for:)` and `list(_:)` add what the log holds to the row. A crash
-/// loses the hits gathered since the last write, which are statistics and LRU hints, not data.
+/// loses the hits gathered since the last write, which are statistics and eviction hints, not data.
 ///
 /// Everything that moves hits out of the log does so under the writer lock: a flush takes each batch
-/// inside its transaction, eviction takes the candidate it looks at, and a commit or delete that replaces
-/// or removes a row forgets that row's hits next to its `DELETE`. So hits are always either in the log or
+/// inside its transaction, and a commit, delete or eviction that replaces or removes a row forgets that
+/// row's hits next to its `DELETE`. So hits are always either in the log or
 /// in a row, and never land on the row of an entry that replaced the one they were counted for.
 ///
 /// Memory: about 48 bytes an entry. The log asks for a flush at `capacity` entries (12 MiB at the default)

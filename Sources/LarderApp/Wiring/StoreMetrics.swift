@@ -37,7 +37,8 @@ struct StoreMetrics: MetricsSource {
         }
         text.family(
             "larder_store_evictions_total", type: .counter,
-            help: "Entries removed least recently used first to stay within the size bound.", value: store.evictedCount)
+            help: "Entries removed to stay within the size bound, oldest stored first, sparing those used lately.",
+            value: store.evictedCount)
         text.family(
             "larder_store_swept_entries_total", type: .counter,
             help: "Entries removed by background sweeps (expired beyond their stale allowance).",
