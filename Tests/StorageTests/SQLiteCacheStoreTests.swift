@@ -169,7 +169,9 @@ import Testing
         let first = try harness.put(
             CacheCoreFixtures.makeEntry(url: "https://e.example/first"),
             CacheCoreFixtures.randomBody(length: 2000, seed: 1))
-        try harness.sql("DROP TABLE eviction_hand")
+        // Every eviction ends by writing the hand: make that write fail.
+        try harness.sql(
+            "CREATE TRIGGER hand_fails BEFORE UPDATE ON eviction_hand BEGIN SELECT RAISE(ABORT, 'no eviction'); END")
         let second = try harness.put(
             CacheCoreFixtures.makeEntry(url: "https://e.example/second"),
             CacheCoreFixtures.randomBody(length: 2000, seed: 2))
@@ -214,6 +216,27 @@ import Testing
         let taken = gone.filter { !first.contains($0) }
         #expect(taken.count >= 40)
         #expect(taken == Array((stoppedAt + 1)..<(stoppedAt + 1 + taken.count)))
+    }
+
+    /// An entry stored after a lap began falls after the lap's end even when the newest entries were deleted
+    /// meanwhile: it never takes a deleted entry's `seq` inside the lap (where the hand could take it before
+    /// it had a lap to be used).
+    @Test func anEntryStoredAfterALapBeganFallsAfterItsEndEvenWhenTheNewestWereDeleted() throws {
+        let (_, bounded, _) = try Self.evictionOfAboutAHundredOf2000 { _, _ in nil }
+        let lapEnd = try bounded.database.read {
+            try $0.queryFirst("SELECT lap_end FROM eviction_hand WHERE id = 1") { $0.int64(0) }
+        }
+        let newest = try #require(try bounded.list(CacheEntryQuery(limit: 1)).entries.first)
+        #expect(try bounded.delete(newest.key))
+        let writer = try bounded.beginWrite(hints: CacheBodyHints())
+        try writer.append([4])
+        let later = try writer.commit(CacheCoreFixtures.makeEntry(url: "https://e.example/later"))
+        let seq = try bounded.database.read {
+            try $0.queryFirst("SELECT seq FROM entry WHERE id = ?", [.integer(SQLiteCacheStore.rowID(later.key))]) {
+                $0.int64(0)
+            }
+        }
+        #expect(try #require(seq) > (try #require(lapEnd)))
     }
 
     /// A lap that spares nearly everything is walked a bounded number of entries per commit

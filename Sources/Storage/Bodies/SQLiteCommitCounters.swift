@@ -24,7 +24,7 @@ struct SQLiteCommitCounters {
     /// The next body id (never given before, even by a transaction rolled back: see `SQLiteBodyIDSequence`).
     mutating func nextBodyID() -> Int64 { bodies.next() }
 
-    /// The next entry's `seq`: one more than any entry's.
+    /// The next entry's `seq`: one more than any entry's, and past the eviction hand's current lap.
     mutating func nextSeq() -> Int64 {
         lastSeq += 1
         return lastSeq
@@ -45,7 +45,15 @@ struct SQLiteCommitCounters {
         if entries > 0 { _ = try connection.run(Self.countInserts, [.int(entries), .int(bytes)]) }
     }
 
-    private static let readSeq = SQLiteQuery("SELECT coalesce(max(seq), 0) FROM entry")
+    /// The last `seq` given, as far as anything still shows it: the newest entry's, or the end of the eviction
+    /// hand's lap when that is higher (the newest entries were deleted since the lap began). A lap takes the
+    /// entries up to its end, which were there when it began; an entry stored later must fall after it, not
+    /// reuse a deleted entry's place in it (`SQLiteEvictionHand`).
+    private static let readSeq = SQLiteQuery(
+        """
+        SELECT max(coalesce((SELECT max(seq) FROM entry), 0),
+            coalesce((SELECT lap_end FROM eviction_hand WHERE id = 1), 0))
+        """)
     /// Counted here rather than by a trigger (schema version 5).
     private static let countInserts = SQLiteQuery(
         "UPDATE stats SET entry_count = entry_count + ?, total_bytes = total_bytes + ? WHERE id = 1")
