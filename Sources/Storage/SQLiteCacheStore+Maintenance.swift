@@ -134,10 +134,10 @@ extension SQLiteCacheStore {
             let purged =
                 purgedRowsMayExist.load(ordering: .relaxed)
                 ? try connection.query(
-                    "SELECT id FROM entry WHERE id IN (SELECT id FROM entry_purged ORDER BY id LIMIT 64)"
-                ) { $0.int64(0) } : []
+                    "SELECT id, footprint FROM entry WHERE id IN (SELECT id FROM entry_purged ORDER BY id LIMIT 64)"
+                ) { (id: $0.int64(0), footprint: $0.int(1)) } : []
             for victim in purged where total > maxSize {
-                total -= try connection.queryFirst(Self.evict, [.integer(victim)]) { $0.int(0) } ?? 0
+                if try connection.run(Self.evict, [.integer(victim.id)]) == 1 { total -= victim.footprint }
             }
             if !purged.isEmpty { continue }
             guard let step = try evictAtTheHand(&hand, needed: total - maxSize, connection: connection)
@@ -171,11 +171,11 @@ extension SQLiteCacheStore {
     private func evictAtTheHand(_ hand: inout SQLiteEvictionHand, needed: Int, connection: SQLiteConnection)
         throws -> (taken: Int, freed: Int, spared: Int)?
     {
-        var candidates: [(id: Int64, seq: Int64, lastAccess: Double?)] = []
+        var candidates: [(id: Int64, seq: Int64, footprint: Int, lastAccess: Double?)] = []
         try connection.forEachRow(
             Self.entriesAfterTheHand, [.integer(hand.position), .integer(hand.lapEnd), .int(Self.evictionStep)]
         ) { row in
-            candidates.append((row.int64(0), row.int64(1), row.isNull(2) ? nil : row.double(2)))
+            candidates.append((row.int64(0), row.int64(1), row.int(2), row.isNull(3) ? nil : row.double(3)))
             return true
         }
         guard !candidates.isEmpty else {
@@ -195,11 +195,11 @@ extension SQLiteCacheStore {
                 spared += 1
                 continue
             }
-            if let footprint = try connection.queryFirst(Self.evict, [.integer(candidate.id)], row: { $0.int(0) }) {
+            if try connection.run(Self.evict, [.integer(candidate.id)]) == 1 {
                 // Hits older than the lap's rule may still be in the log: a later entry in this row must
                 // not inherit them.
                 hitLog.forget(candidate.id)
-                freed += footprint
+                freed += candidate.footprint
                 taken += 1
             }
         }
@@ -229,19 +229,21 @@ extension SQLiteCacheStore {
         WHERE id = 1
         """)
     private static let newestSeq = SQLiteQuery("SELECT coalesce(max(seq), 0) FROM entry")
-    /// The entries of the lap after the hand, in insertion order, with their last written use: `entry_seq`
-    /// covers the first two columns, and the usage row is one rowid lookup. A usage row without hits (the
-    /// migration to version 7 gave every entry one) is no use.
+    /// The entries of the lap after the hand, in insertion order, with their footprints and last written
+    /// use: `entry_seq` finds them in order, the footprint is in the row the delete reads anyway, and the
+    /// usage row is one rowid lookup. A usage row without hits (the migration to version 7 gave every entry
+    /// one) is no use.
     private static let entriesAfterTheHand = SQLiteQuery(
         """
-        SELECT entry.id, entry.seq, CASE WHEN entry_access.hit_count > 0 THEN entry_access.last_access END
+        SELECT entry.id, entry.seq, entry.footprint, CASE WHEN entry_access.hit_count > 0 THEN entry_access.last_access END
         FROM entry
         LEFT JOIN entry_access ON entry_access.id = entry.id
         WHERE entry.seq > ? AND entry.seq <= ? ORDER BY entry.seq LIMIT ?
         """)
-    /// Removes an entry (the delete trigger takes its body, usage row, purge record and counts) and says its
-    /// footprint.
-    private static let evict = SQLiteQuery("DELETE FROM entry WHERE id = ? RETURNING footprint")
+    /// Removes an entry (the delete trigger takes its body, usage row, purge record and counts). The caller
+    /// read its footprint with the row's other columns: `RETURNING` would build a table of the deleted rows,
+    /// a sixth of an eviction's instructions.
+    private static let evict = SQLiteQuery("DELETE FROM entry WHERE id = ?")
 
     /// Deletes an entry whose body failed its checks, unless it was replaced meanwhile.
     func deleteCorrupt(_ entry: StoredEntry) {

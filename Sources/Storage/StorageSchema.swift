@@ -162,6 +162,34 @@ enum StorageSchema {
         INSERT INTO eviction_hand (id, position, lap_end, spared_since, lap_started, lap, previous_lap_spared_all)
         SELECT 1, 0, coalesce(max(seq), 0), 0, (julianday('now') - 2440587.5) * 86400.0, 0, 0 FROM entry;
         """,
+        // Version 9: the delete triggers' updates of `stats` cannot abort (`OR IGNORE`), so a delete of an entry
+        // keeps no statement journal. SQLite keeps one for a statement that writes more than one b-tree and
+        // may abort halfway (https://sqlite.org/tempfiles.html#statement_journal_files); the `NOT NULL` and
+        // `CHECK` constraints of `stats` made every delete such a statement: a copy of each page it changed,
+        // in memory, kept until the statement ended (a tenth of an eviction's instructions). The constraints
+        // cannot fail here (the row is `id = 1`, and the sums are of non-null columns); a delete that fails
+        // otherwise (a full disk, out of memory) rolls back its whole transaction, which every caller does
+        // anyway on an error.
+        """
+        DROP TRIGGER entry_deleted;
+        CREATE TRIGGER entry_deleted AFTER DELETE ON entry BEGIN
+            UPDATE OR IGNORE stats SET entry_count = entry_count - 1, total_bytes = total_bytes - OLD.footprint
+            WHERE id = 1;
+            DELETE FROM chunk WHERE id BETWEEN OLD.body_id * 16777216 AND OLD.body_id * 16777216 + 16777215;
+            DELETE FROM entry_access WHERE id = OLD.id;
+        END;
+        DROP TRIGGER entry_reclaimed;
+        CREATE TRIGGER entry_reclaimed AFTER DELETE ON entry
+        WHEN EXISTS (SELECT 1 FROM entry_purged WHERE id = OLD.id) BEGIN
+            DELETE FROM entry_purged WHERE id = OLD.id;
+            UPDATE OR IGNORE stats SET purged_count = purged_count - 1, purged_bytes = purged_bytes - OLD.footprint
+            WHERE id = 1;
+        END;
+        DROP TRIGGER entry_resized;
+        CREATE TRIGGER entry_resized AFTER UPDATE OF footprint ON entry BEGIN
+            UPDATE OR IGNORE stats SET total_bytes = total_bytes - OLD.footprint + NEW.footprint WHERE id = 1;
+        END;
+        """,
     ]
 
     /// The version this build writes.

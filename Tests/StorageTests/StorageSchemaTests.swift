@@ -242,6 +242,70 @@ import Testing
     }
 
     /// Inserts an entry row with the columns versions 3 and 4 have in common, footprint 300, as they wrote it.
+    @Test func versionEightDatabaseKeepsItsCountsRightThroughDeletesPurgesAndResizes() throws {
+        let directory = StorageTestDirectory()
+        let entries = (0..<3).map { CacheCoreFixtures.makeEntry(url: "https://old.example/\($0).txt") }
+        do {
+            let connection = try SQLiteConnection(path: directory.file(), readOnly: false)
+            try StorageSchema.migrate(connection, to: 8)
+            for (index, entry) in entries.enumerated() {
+                try Self.insertAsOlderVersions(entry, into: connection)
+                try connection.run(
+                    "UPDATE entry SET seq = ?, body_id = ? WHERE id = ?",
+                    [.int(index + 1), .int(index + 1), .integer(SQLiteCacheStore.rowID(entry.key))])
+                try connection.run(
+                    "INSERT INTO chunk (id, crc32, data) VALUES (?, 0, x'00')",
+                    [.integer(Int64(index + 1) << StorageSchema.chunkIDShift)])
+                try connection.run("UPDATE stats SET entry_count = entry_count + 1, total_bytes = total_bytes + 300")
+            }
+        }
+        let store = try SQLiteCacheStore(path: directory.file())
+        #expect(try store.database.read { try $0.userVersion } == StorageSchema.currentVersion)
+        // The rewritten triggers still do all their work: a resize, a delete with its body, a purge reclaimed.
+        try store.database.write {
+            _ = try $0.run(
+                "UPDATE entry SET footprint = 500 WHERE id = ?", [.integer(SQLiteCacheStore.rowID(entries[0].key))])
+        }
+        #expect(try store.stats() == CacheStoreStats(entryCount: 3, totalBytes: 1100, maxSize: nil))
+        #expect(try store.delete(entries[1].key))
+        #expect(try store.stats() == CacheStoreStats(entryCount: 2, totalBytes: 800, maxSize: nil))
+        let hold = SQLiteCacheStoreReclaimTests.ReclaimerHold(store)
+        #expect(try store.purge(.url(entries[2].url)) == 1)
+        hold.release()
+        try store.reclaimPurged()
+        #expect(try store.stats() == CacheStoreStats(entryCount: 1, totalBytes: 500, maxSize: nil))
+        let chunks = try store.database.read { try $0.query("SELECT id >> 24 FROM chunk") { $0.int(0) } }
+        #expect(chunks == [1])
+    }
+
+    /// SQLite keeps a statement journal for a statement that writes more than one b-tree and may abort
+    /// halfway; a delete of an entry writes several through its triggers, so none of their writes may be
+    /// one that can abort (a constraint checked without `OR IGNORE`). Reintroducing one would cost every
+    /// eviction a copy of each page it changes.
+    @Test func theTriggersOnEntriesWriteNothingThatCanAbort() throws {
+        let directory = StorageTestDirectory()
+        let store = try SQLiteCacheStore(path: directory.file())
+        let triggers = try store.database.read {
+            try $0.query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'entry'") {
+                ($0.text(0) ?? "", ($0.text(1) ?? "").uppercased())
+            }
+        }
+        #expect(Set(triggers.map(\.0)) == ["entry_deleted", "entry_untagged", "entry_reclaimed", "entry_resized"])
+        for (name, sql) in triggers {
+            let updates = sql.components(separatedBy: "UPDATE ").dropFirst().filter { !$0.hasPrefix("OF ") }
+            #expect(updates.allSatisfy { $0.hasPrefix("OR IGNORE ") }, "trigger \(name)")
+            #expect(!sql.contains("INSERT "), "trigger \(name)")
+        }
+    }
+
+    /// Deleted content is not overwritten (Debian builds SQLite with `SQLITE_SECURE_DELETE`): an eviction
+    /// frees its body's overflow pages without writing them to the WAL.
+    @Test func theWriterDoesNotOverwriteDeletedContent() throws {
+        let directory = StorageTestDirectory()
+        let store = try SQLiteCacheStore(path: directory.file())
+        #expect(try store.database.write { try $0.queryFirst("PRAGMA secure_delete") { $0.int(0) } } == 0)
+    }
+
     private static func insertAsOlderVersions(_ entry: StoredEntry, into connection: SQLiteConnection) throws {
         try connection.run(
             """

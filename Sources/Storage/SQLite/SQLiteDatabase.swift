@@ -56,12 +56,17 @@ final class SQLiteDatabase: Sendable {
         // has the pages) and after power loss (the last transactions may roll back, never half-apply)
         // (https://sqlite.org/pragma.html#pragma_synchronous). Losing the last seconds of a cache is
         // acceptable; an fsync per stored chunk is not.
+        // secure_delete=OFF: Debian builds SQLite with SQLITE_SECURE_DELETE, which overwrites deleted content
+        // with zeros, so each page an eviction frees (a body's overflow pages) was written to the WAL and
+        // checkpointed back. A cache's deleted bodies need no shredding; their pages are reused
+        // (https://sqlite.org/pragma.html#pragma_secure_delete).
         try connection.execute(
             """
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = NORMAL;
             PRAGMA temp_store = MEMORY;
             PRAGMA foreign_keys = OFF;
+            PRAGMA secure_delete = OFF;
             PRAGMA cache_size = -16384;
             """)
         try prepare(connection)
