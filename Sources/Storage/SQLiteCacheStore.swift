@@ -38,6 +38,11 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         /// "Readers do not map the store"). Mapping may pay for a store read far more than written; its
         /// trade-off is that an I/O error on a mapped page kills the process with SIGBUS.
         public var memoryMapSize: Int
+        /// When the file is synced (`StoreSync`); `.checkpoint` unless set.
+        public var sync: StoreSync = .checkpoint
+        /// The machine's current boot, to tell the marker of an unsynced store left by a crash of the machine
+        /// from one left by a process (`SQLiteUnsyncedMarker`); Linux's boot id unless a test sets another.
+        public var boot: String? = SQLiteUnsyncedMarker.currentBoot()
         /// Whether lookups of keys never stored are answered from memory (`StoredKeyFilter`); on unless a
         /// test needs every lookup to reach SQLite.
         public var filtersKeys = true
@@ -74,6 +79,8 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
 
     /// The configuration in force.
     public let configuration: Configuration
+    /// What opening the file found about a crash of the machine, `nil` when there was nothing to find.
+    public let startFinding: StoreStartFinding?
     let database: SQLiteDatabase
     /// Hits not yet written to their rows.
     let hitLog: SQLiteHitLog
@@ -124,9 +131,14 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         self.configuration = configuration
         hitLog = SQLiteHitLog(capacity: configuration.hitLogCapacity)
         var purgedRows = false
+        let marked = SQLiteUnsyncedMarker(databasePath: configuration.path, boot: configuration.boot).find() != .absent
         do {
-            database = try SQLiteDatabase(path: configuration.path, memoryMapSize: configuration.memoryMapSize) {
-                connection in
+            // Before anything is written: an unsynced store's marker placed, a crashed one's file checked.
+            startFinding = try Self.settleUnsyncedMarker(configuration)
+            database = try SQLiteDatabase(
+                path: configuration.path, memoryMapSize: configuration.memoryMapSize,
+                syncs: configuration.sync == .checkpoint
+            ) { connection in
                 try StorageSchema.migrate(connection)
                 // No writer of this process exists yet: every pending body is left over from a crash.
                 try connection.inTransaction {
@@ -139,9 +151,15 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
                 // Purged entries a previous process left unreclaimed.
                 purgedRows = try connection.queryFirst("SELECT 1 FROM entry_purged LIMIT 1") { _ in true } ?? false
             }
-        } catch let error as SQLiteSchemaTooNew {
-            throw CacheStoreError.unsupportedSchema(found: error.found, supported: error.supported)
         } catch {
+            // A marker this open placed does not outlive it: a file that cannot be opened (not a database, a
+            // newer schema) is not one this process wrote, and must not be moved by a later start.
+            if !marked, configuration.sync == .off {
+                try? SQLiteUnsyncedMarker(databasePath: configuration.path, boot: nil).syncStoreAndRemove()
+            }
+            if let error = error as? SQLiteSchemaTooNew {
+                throw CacheStoreError.unsupportedSchema(found: error.found, supported: error.supported)
+            }
             throw Self.storeError(error, operation: "open \(configuration.path)")
         }
         purgedRowsMayExist = Atomic(purgedRows)

@@ -8,14 +8,19 @@ import Storage
 import TestSupport
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4, let seed = UInt64(arguments[2]), let chunkSize = Int(arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: StorageCrashWriter <database> <seed> <chunk size>\n".utf8))
+guard arguments.count == 5, let seed = UInt64(arguments[2]), let chunkSize = Int(arguments[3]),
+    let sync = StoreSync(rawValue: arguments[4])
+else {
+    FileHandle.standardError.write(
+        Data("usage: StorageCrashWriter <database> <seed> <chunk size> <off|checkpoint>\n".utf8))
     exit(2)
 }
 
 do {
-    let store = try SQLiteCacheStore(
-        configuration: .init(path: arguments[1], maxSize: 64 * chunkSize * 4, chunkSize: chunkSize))
+    var configuration = SQLiteCacheStore.Configuration(
+        path: arguments[1], maxSize: 64 * chunkSize * 4, chunkSize: chunkSize)
+    configuration.sync = sync
+    let store = try SQLiteCacheStore(configuration: configuration)
     var random = SplitMix64(seed: seed)
     var step = 0
     while true {

@@ -16,6 +16,8 @@ import Testing
         let database = directory.file("stores.db")
         let arguments = ["--allow-network", "127.0.0.0/8"]
         let server = try await LarderProcess.start(arguments: arguments, database: database)
+        // The default `--store-sync off`: the file is marked unsynced while the process runs.
+        #expect(FileManager.default.fileExists(atPath: database + "-unsynced"))
 
         // Another connection holds SQLite's write lock, so the store is still waiting to write when the
         // caller has its answer and the signal comes. Without the wait for the store, the process exits
@@ -36,6 +38,8 @@ import Testing
         #expect(stillRunning, "the process exited while its store was still waiting to write")
         #expect(await server.waitForExit())
         #expect(server.process.terminationStatus == 0)
+        // The clean stop synced the file and removed the mark.
+        #expect(!FileManager.default.fileExists(atPath: database + "-unsynced"))
 
         let restarted = try await LarderProcess.start(arguments: arguments, database: database)
         defer { restarted.stop() }
@@ -66,5 +70,20 @@ import Testing
         #expect(await server.waitForExit(timeout: .seconds(3)))
         #expect(server.process.terminationStatus == 0)
         #expect(server.logText.contains("origin fetches still running at exit are not stored"))
+        // Not synced at the exit: the mark stays for the next start to find.
+        #expect(FileManager.default.fileExists(atPath: database + "-unsynced"))
+    }
+
+    @Test func aStoreThatSyncsAtCheckpointsLeavesNoMark() async throws {
+        let directory = StorageTestDirectory()
+        let database = directory.file("synced.db")
+        let server = try await LarderProcess.start(
+            arguments: ["--store-sync", "checkpoint"], database: database)
+        #expect(try server.request("GET", "/readyz").status == 200)
+        #expect(!FileManager.default.fileExists(atPath: database + "-unsynced"))
+        server.process.terminate()
+        #expect(await server.waitForExit())
+        #expect(server.process.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: database + "-unsynced"))
     }
 }

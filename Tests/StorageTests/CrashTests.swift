@@ -6,7 +6,9 @@ import Testing
 @testable import Storage
 
 /// A child process writes entries in a loop and is killed with SIGKILL at random moments; after each
-/// kill the database passes `PRAGMA integrity_check` and every entry that can be read is complete.
+/// kill the database passes `PRAGMA integrity_check` and every entry that can be read is complete. The
+/// rounds take turns at the two `StoreSync`s: a killed process loses nothing the kernel was given, synced
+/// or not, and an unsynced one leaves its marker for the next start.
 @Suite struct CrashTests {
     static let chunkSize = 2048
     static let kills = 8
@@ -32,8 +34,9 @@ import Testing
         var random = SplitMix64(seed: 2024)
         var checkedEntries = 0
         for round in 0..<Self.kills {
+            let sync: StoreSync = round % 2 == 0 ? .off : .checkpoint
             let process = try ChildProcess(
-                writer, [path, String(round + 1), String(Self.chunkSize)], standardOutput: .pipe)
+                writer, [path, String(round + 1), String(Self.chunkSize), sync.rawValue], standardOutput: .pipe)
             // Wait until it is writing (bounded), then let it run a random while before the kill.
             let output = try #require(process.output)
             let ready = DispatchSemaphore(value: 0)
@@ -47,6 +50,8 @@ import Testing
             process.send(SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal)
+            let marker = try? String(contentsOfFile: path + "-unsynced", encoding: .utf8)
+            #expect((marker != nil) == (sync == .off), "round \(round)")
 
             do {
                 let connection = try SQLiteConnection(path: path, readOnly: false)

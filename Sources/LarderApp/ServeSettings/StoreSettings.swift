@@ -1,4 +1,6 @@
-/// The SQLite cache file and its bound.
+public import Storage
+
+/// The SQLite cache file, its bound and when it is synced.
 public struct StoreSettings: SettingGroup {
     /// How help and the README title this group.
     public static let title = "Store"
@@ -9,6 +11,12 @@ public struct StoreSettings: SettingGroup {
         "max-size", default: "1G", .sizeBound,
         help: "Bound on the cache's size in bytes (suffix K, M, G, T for powers of 1024); 0 for none.")
     public var maxSize: Int?
+    @Setting(
+        "store-sync", default: "off", .choice("when"),
+        help:
+            "When the cache file is synced to disk: off (never while serving; after a crash of the machine the file is checked at start and, if damaged, moved aside for an empty store) or checkpoint (at every checkpoint; a crash of the machine loses the last seconds)."
+    )
+    public var sync: StoreSync
 
     /// The defaults outside a resolution; see `SettingGroup.resolve(flags:environment:)`.
     public init() {}

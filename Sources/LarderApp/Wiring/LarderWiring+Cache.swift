@@ -13,7 +13,21 @@ extension LarderWiring {
     /// - Returns: the store.
     /// - Throws: `CacheStoreError` when the file cannot be opened or migrated.
     static func openCacheStore(settings: ServeSettings, logger: Logger) throws -> SQLiteCacheStore {
-        let store = try SQLiteCacheStore(path: settings.store.databasePath, maxSize: settings.store.maxSize)
+        var configuration = SQLiteCacheStore.Configuration(
+            path: settings.store.databasePath, maxSize: settings.store.maxSize)
+        configuration.sync = settings.store.sync
+        let store = try SQLiteCacheStore(configuration: configuration)
+        switch store.startFinding {
+        case nil: break
+        case .checkedAfterCrash(let seconds)?:
+            logger.warning(
+                "the cache file passed its integrity check after a crash of the machine",
+                metadata: ["path": "\(settings.store.databasePath)", "seconds": "\(seconds)"])
+        case .discardedAfterCrash(let movedTo, let reason)?:
+            logger.error(
+                "the cache file failed its integrity check after a crash of the machine; moved aside, starting empty",
+                metadata: ["path": "\(settings.store.databasePath)", "movedTo": "\(movedTo)", "problem": "\(reason)"])
+        }
         let stats = try store.stats()
         // Debug, not info: the first info line of `serve` is "listening on", which scripts and the
         // server's process tests wait for.

@@ -114,9 +114,10 @@ public enum LarderWiring {
             do {
                 try store.flushHits()
                 // Then the WAL copied into the file and emptied, so that the next start has nothing to
-                // recover from it; only when every store finished (a stuck writer would hold the exit),
-                // and without waiting for another process reading or writing the file.
-                if unfinished == 0 { try store.checkpoint(waiting: false) }
+                // recover from it, and an unsynced file synced; only when every store finished (a stuck
+                // writer would hold the exit), and without waiting for another process reading or writing
+                // the file.
+                if unfinished == 0 { try store.shutDown() }
             } catch {
                 logger.error("hit counts or the WAL not written at shutdown", metadata: ["error": "\(error)"])
             }

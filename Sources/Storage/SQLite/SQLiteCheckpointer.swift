@@ -41,12 +41,25 @@ final class SQLiteCheckpointer: Sendable {
     let runs = Atomic<Int>(0)
 
     /// Opens the checkpointer's connection to a database already in WAL mode.
-    /// - Parameter path: the file.
+    /// - Parameters:
+    ///   - path: the file.
+    ///   - syncs: whether a checkpoint syncs, as the writer's do (`SQLiteDatabase`).
     /// - Throws: `SQLiteError` when it cannot be opened.
-    init(path: String) throws {
+    init(path: String, syncs: Bool) throws {
         connection = try SQLiteConnection(path: path, readOnly: false)
-        // Synced as the writer's: the log before the copy, the file after it.
-        try connection.execute("PRAGMA synchronous = NORMAL")
+        // Synced as the writer's: the log before the copy, the file after it (or neither, when nothing syncs).
+        try connection.execute("PRAGMA synchronous = \(syncs ? "NORMAL" : "OFF")")
+    }
+
+    /// The connection's `PRAGMA synchronous` (for tests).
+    func synchronous() throws -> Int {
+        try queue.sync { try connection.queryFirst("PRAGMA synchronous") { $0.int(0) } ?? -1 }
+    }
+
+    /// Makes later checkpoints sync (`synchronous = NORMAL`), after the one under way, if any.
+    /// - Throws: `SQLiteError` when the pragma fails.
+    func syncFromNowOn() throws {
+        try queue.sync { try connection.execute("PRAGMA synchronous = NORMAL") }
     }
 
     /// After a commit: the log has `pages` pages. Schedules a checkpoint when it grew by `threshold` since

@@ -41,11 +41,14 @@ final class SQLiteDatabase: Sendable {
     ///     none. Mapped reads skip a `pread` and a copy per page, which keeps lookups in a large store
     ///     close to lookups in a small one; the cost is that an I/O error on a mapped page arrives as
     ///     SIGBUS instead of an error code.
+    ///   - syncs: whether checkpoints sync the WAL and the file (`synchronous = NORMAL`) or nothing is ever
+    ///     synced (`OFF`, `StoreSync.off`).
     ///   - prepare: schema set-up and migrations, run on the writer.
     /// - Throws: `SQLiteError` or what `prepare` throws.
-    init(path: String, maxIdleReaders: Int = 4, memoryMapSize: Int = 0, prepare: (SQLiteConnection) throws -> Void)
-        throws
-    {
+    init(
+        path: String, maxIdleReaders: Int = 4, memoryMapSize: Int = 0, syncs: Bool = true,
+        prepare: (SQLiteConnection) throws -> Void
+    ) throws {
         self.path = path
         self.maxIdleReaders = maxIdleReaders
         self.memoryMapSize = memoryMapSize
@@ -55,7 +58,8 @@ final class SQLiteDatabase: Sendable {
         // database stays consistent after a process crash (kill -9 loses nothing committed, since the OS
         // has the pages) and after power loss (the last transactions may roll back, never half-apply)
         // (https://sqlite.org/pragma.html#pragma_synchronous). Losing the last seconds of a cache is
-        // acceptable; an fsync per stored chunk is not.
+        // acceptable; an fsync per stored chunk is not. With synchronous=OFF not even a checkpoint syncs: a
+        // crash of the machine may then corrupt the file, which `StoreSync.off` answers for.
         // secure_delete=OFF: Debian builds SQLite with SQLITE_SECURE_DELETE, which overwrites deleted content
         // with zeros, so each page an eviction frees (a body's overflow pages) was written to the WAL and
         // checkpointed back. A cache's deleted bodies need no shredding; their pages are reused
@@ -63,7 +67,7 @@ final class SQLiteDatabase: Sendable {
         try connection.execute(
             """
             PRAGMA journal_mode = WAL;
-            PRAGMA synchronous = NORMAL;
+            PRAGMA synchronous = \(syncs ? "NORMAL" : "OFF");
             PRAGMA temp_store = MEMORY;
             PRAGMA foreign_keys = OFF;
             PRAGMA secure_delete = OFF;
@@ -71,10 +75,18 @@ final class SQLiteDatabase: Sendable {
             """)
         try prepare(connection)
         // After the schema exists (a new file is in WAL mode by now), and before any commit of the store.
-        let checkpointer = try SQLiteCheckpointer(path: path)
+        let checkpointer = try SQLiteCheckpointer(path: path, syncs: syncs)
         connection.onCommit(walPages: checkpointer.walGrew(to:))
         self.checkpointer = checkpointer
         writer = Mutex(connection)
+    }
+
+    /// Makes the writer and the checkpointer sync at checkpoints from now on (`synchronous = NORMAL`), for a
+    /// store that did not and is stopping.
+    /// - Throws: `SQLiteError` when the pragma fails.
+    func syncFromNowOn() throws {
+        try write { try $0.execute("PRAGMA synchronous = NORMAL") }
+        try checkpointer.syncFromNowOn()
     }
 
     /// Runs `body` with the writer, one caller at a time; a batch waiting in `yieldTurn` lets it in first.
