@@ -129,6 +129,12 @@ cmp -s "$WORK/check" "$WORK/files/hit/4k.bin" || { echo "wrong body after the so
 
 cat "$WORK/wrk.txt" >&2
 awk -v warmup="$WARMUP" -v total="$SECONDS_TOTAL" -v loadend="$LOAD_END" -v idle="$IDLE" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v csv="$WORK/samples.csv" '
+    function median(values, n,    i, j, t) {
+        for (i = 2; i <= n; i++) for (j = i; j > 1 && values[j - 1] > values[j]; j--) {
+            t = values[j]; values[j] = values[j - 1]; values[j - 1] = t
+        }
+        return n % 2 ? values[(n + 1) / 2] : (values[n / 2] + values[n / 2 + 1]) / 2
+    }
     function ms(v) {
         if (v ~ /us$/) { sub(/us$/, "", v); return v / 1000 }
         if (v ~ /ms$/) { sub(/ms$/, "", v); return v + 0 }
@@ -150,6 +156,10 @@ awk -v warmup="$WARMUP" -v total="$SECONDS_TOTAL" -v loadend="$LOAD_END" -v idle
             if (f[1] + 0 <= warmup) { wr = held; wf = f[6] }
             if (f[1] + 0 <= 180) m3 = held
             if (f[1] + 0 <= 600) m10 = held
+            # The write backlog swings by tens of MiB under a flood, so one sample says where in its swing
+            # it was; the medians of minutes 2-4 and 8-10 say whether the level moved.
+            if (f[1] + 0 > 120 && f[1] + 0 <= 240) early[++nearly] = held
+            if (f[1] + 0 > 480 && f[1] + 0 <= 600) late[++nlate] = held
             if (f[1] + 0 <= loadend) { er = held; ef = f[6]; et = f[7]; efile = f[5] }
             if (f[7] > maxthreads) maxthreads = f[7]
             # Held beyond what --hot-bytes and the write backlog bound: the constant ARCHITECTURE.md states.
@@ -173,9 +183,12 @@ awk -v warmup="$WARMUP" -v total="$SECONDS_TOTAL" -v loadend="$LOAD_END" -v idle
             maxbacklog / 1024
         printf "beyond every bound (also - bodies in flight): at most %.1f MiB, the stated constant is 64 MiB" \
             " (bodies in flight %.1f MiB then)\n", maxconstant / 1024, maxflight / 1024
-        if (total >= 600)
+        if (total >= 600) {
             printf "flat: minute 10 / minute 3 = %.3f (%.1f / %.1f MiB; flat is at most 1.05)\n", \
                 m10 / m3, m10 / 1024, m3 / 1024
+            printf "level: median of minutes 8-10 / median of minutes 2-4 = %.3f (%.1f / %.1f MiB)\n", \
+                median(late, nlate) / median(early, nearly), median(late, nlate) / 1024, median(early, nearly) / 1024
+        }
         printf "load average after: %s\n", load
     }' "$WORK/wrk.txt"
 echo "samples:"

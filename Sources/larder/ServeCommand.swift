@@ -101,7 +101,7 @@ struct ServeCommand: ParsableCommand {
             logger.critical("cannot listen: \(error)")
             throw ExitCode.failure
         }
-        ProcessMemory.trimPeriodically(every: 30)
+        ProcessMemory.trimPeriodically(every: 30, whenShrunkBy: 16 << 20, held: wired.transientBytes)
         let host = settings.listening.host
         logger.info("listening on \(host):\(server.port)", metadata: ["host": "\(host)", "port": "\(server.port)"])
         // After "listening on", which scripts and tests wait for as the first info line; from the policies in

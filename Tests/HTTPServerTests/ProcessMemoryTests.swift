@@ -4,6 +4,8 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import HTTPServer
+
 /// `serve` keeps freed heap memory for the next allocations (`ProcessMemory.holdFreedHeap`): every body read
 /// from the store is a new buffer, freed once written, and without it each hit faulted its pages in again.
 @Suite(.serialized) struct ProcessMemoryTests {
@@ -47,5 +49,30 @@ import Testing
         // A new 256 KiB buffer is 64 pages. With glibc's default limits these hits faulted 10 000 to 29 000
         // pages in (6 to 18 a hit); with the freed heap kept, 375 to 566 (threads and buffers made once).
         #expect(faults < 1_600, "\(faults) minor page faults in 1 600 hits of 256 KiB")
+    }
+}
+
+/// When `serve` gives freed heap back (`ProcessMemory.TrimSchedule`): every 30 s, and within a second of the
+/// bounded transient memory (write backlog, bodies in flight) draining by the drop from its high-water mark.
+@Suite struct TrimScheduleTests {
+    typealias Schedule = ProcessMemory.TrimSchedule
+
+    @Test func aHeapThatDoesNotDrainIsTrimmedOnlyEveryPeriod() {
+        var schedule = Schedule(ticksPerTrim: 30, drop: 16 << 20)
+        // Rising, and wobbling by less than the drop: nothing to give back before the period ends.
+        let held = (1...90).map { ($0 % 7) << 20 + $0 << 18 }
+        let trims = held.enumerated().filter { schedule.tick(held: $0.element) }.map(\.offset)
+        #expect(trims == [29, 59, 89])
+    }
+
+    @Test func aDrainByTheDropTrimsAtTheNextTickAndStartsAPeriodAgain() {
+        var schedule = Schedule(ticksPerTrim: 30, drop: 16 << 20)
+        // Up to 64 MiB, 14 MiB below the peak, then 16 below it: a trim. The peak is then what was held at
+        // the trim, so the next drain is measured from there (40, then 30: a trim). Refilling is no reason to
+        // trim; the period counts from the last trim, so the 30th tick after it trims.
+        let held = [10, 64, 50, 48, 40, 30] + (30..<60).map { $0 }
+        let trims = held.map { schedule.tick(held: $0 << 20) }
+        let expected = [false, false, false, true, false, true] + Array(repeating: false, count: 29) + [true]
+        #expect(trims == expected)
     }
 }

@@ -1,5 +1,6 @@
 import CLinux
 import Dispatch
+import Synchronization
 
 /// How the process's heap stays within its bounds under a server's threads (glibc malloc).
 ///
@@ -33,17 +34,59 @@ public enum ProcessMemory {
         _ = clinux_hold_freed_heap(Int32(clamping: trimThreshold), Int32(clamping: mapThreshold))
     }
 
-    /// Returns free heap pages to the kernel every `interval` seconds, on a utility queue, for the rest of
-    /// the process.
-    /// - Parameter interval: seconds between trims; 0 for none.
-    public static func trimPeriodically(every interval: Double) {
+    /// Returns free heap pages to the kernel every `interval` seconds, and within a second of the memory the
+    /// settings bound for transient work (`held`: the write backlog and the bodies in flight) shrinking by
+    /// `drop` bytes or more from its highest since the last trim; on a utility queue, for the rest of the
+    /// process.
+    ///
+    /// Why both: a flood fills the write backlog to its bound and the store drains it in bursts, so the heap
+    /// swings by tens of MiB. glibc keeps what was freed until a trim, so with the periodic trim alone the
+    /// process held its high-water mark for up to `interval` after a drain: a soak sample taken then showed
+    /// 120 MiB beyond every bound where 64 MiB is the stated constant (Benchmarks/README.md). A trim walks
+    /// the arenas' free lists under their locks (a millisecond or two for a heap of 150 MiB), so it runs at
+    /// most once a second and only when there is something to give back.
+    /// - Parameters:
+    ///   - interval: seconds between trims whatever `held` does; 0 for none (and no trim at all).
+    ///   - drop: the shrink of `held`, in bytes, that calls for a trim.
+    ///   - held: the bytes of bounded transient work now.
+    public static func trimPeriodically(
+        every interval: Double, whenShrunkBy drop: Int = .max, held: @escaping @Sendable () -> Int = { 0 }
+    ) {
         guard interval > 0 else { return }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "larder.memory", qos: .utility))
-        let period = DispatchTimeInterval.milliseconds(Int(interval * 1000))
-        timer.schedule(deadline: .now() + period, repeating: period, leeway: .milliseconds(Int(interval * 100)))
-        timer.setEventHandler { _ = clinux_malloc_trim() }
+        let schedule = Mutex(TrimSchedule(ticksPerTrim: max(1, Int(interval.rounded())), drop: drop))
+        timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(100))
+        timer.setEventHandler {
+            let held = held()
+            if schedule.withLock({ $0.tick(held: held) }) { _ = clinux_malloc_trim() }
+        }
         timer.resume()
         trimTimer = timer
+    }
+
+    /// When `trimPeriodically` trims, one tick (a second) at a time: at every `ticksPerTrim`-th tick since
+    /// the last trim, and at the first tick whose `held` is `drop` bytes or more below its highest since
+    /// the last trim.
+    struct TrimSchedule {
+        let ticksPerTrim: Int
+        let drop: Int
+        private var peak = 0
+        private var ticks = 0
+
+        init(ticksPerTrim: Int, drop: Int) {
+            self.ticksPerTrim = ticksPerTrim
+            self.drop = drop
+        }
+
+        /// One tick with `held` bytes held now; returns whether to trim.
+        mutating func tick(held: Int) -> Bool {
+            peak = max(peak, held)
+            ticks += 1
+            guard ticks >= ticksPerTrim || peak - held >= drop else { return false }
+            peak = held
+            ticks = 0
+            return true
+        }
     }
 
     // Set once at start (by `serve`'s main thread), then only kept.

@@ -32,6 +32,9 @@ public enum LarderWiring {
         /// server (the maintenance sweep, the origin client). The store closes when the last route holding
         /// it is released.
         public let finish: @Sendable () -> Void
+        /// The bytes the write backlog and the bodies in flight hold now: the transient memory the settings
+        /// bound, which `serve` watches to give the heap back when it drains (`ProcessMemory`).
+        public let transientBytes: @Sendable () -> Int
 
         /// The server `serve` runs: answering with `responder`, attached to `/readyz` and the HTTP metrics,
         /// every access record counted for `/metrics` and logged when the access log is on.
@@ -129,7 +132,8 @@ public enum LarderWiring {
             ? AccessLogger(format: settings.logging.format, logger: logger.part("larder.access")) : nil
         return Wired(
             responder: routes.makeRouter(), readiness: readiness, admin: access, fetchAccess: fetchAccess,
-            accessReloader: accessReloader, metrics: metrics, accessLogger: accessLogger, finish: finish)
+            accessReloader: accessReloader, metrics: metrics, accessLogger: accessLogger, finish: finish,
+            transientBytes: { fetch.storeBacklogBytes + fetch.inFlightBytes })
     }
 
     /// `--origin-ca-file` keeps the system store through libcurl's CA directory; a libcurl built without
