@@ -64,6 +64,11 @@ final class SQLiteDatabase: Sendable {
         // with zeros, so each page an eviction frees (a body's overflow pages) was written to the WAL and
         // checkpointed back. A cache's deleted bodies need no shredding; their pages are reused
         // (https://sqlite.org/pragma.html#pragma_secure_delete).
+        // cache_size=-8192: the writer's page cache, 8 MiB, part of the process's memory constant
+        // (docs/ARCHITECTURE.md). A flood fills it whole; at 16 MiB the 10-minute flood soak held up to 75.9 MiB
+        // beyond every bound, at 8 MiB 61.7, and misses ran within noise of it (`ab.sh`: a full store's 1 KiB
+        // x1.036, a growing store's 16 KiB x0.960): the interior pages of the indexes, which every insert and
+        // eviction reads, fit either way, and the leaves are random.
         try connection.execute(
             """
             PRAGMA journal_mode = WAL;
@@ -71,7 +76,7 @@ final class SQLiteDatabase: Sendable {
             PRAGMA temp_store = MEMORY;
             PRAGMA foreign_keys = OFF;
             PRAGMA secure_delete = OFF;
-            PRAGMA cache_size = -16384;
+            PRAGMA cache_size = -8192;
             """)
         try prepare(connection)
         // After the schema exists (a new file is in WAL mode by now), and before any commit of the store.
