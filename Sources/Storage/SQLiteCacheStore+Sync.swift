@@ -11,13 +11,17 @@ extension SQLiteCacheStore {
     /// moved aside so that the store starts empty. A marker from this boot means the last process stopped
     /// without its final sync while the kernel kept its pages; a store that syncs from now on syncs them
     /// before the marker goes. A file without a marker is never checked or moved, whatever it holds.
-    /// - Parameter configuration: the store's settings.
+    /// - Parameters:
+    ///   - marker: the store's marker.
+    ///   - found: what `marker.find()` found before the open.
+    ///   - configuration: the store's settings.
     /// - Returns: what a check after a crash found, `nil` when there was none.
     /// - Throws: `SQLiteError` when the marker or the file cannot be synced, written or moved.
-    static func settleUnsyncedMarker(_ configuration: Configuration) throws -> StoreStartFinding? {
-        let marker = SQLiteUnsyncedMarker(databasePath: configuration.path, boot: configuration.boot)
+    static func settleUnsyncedMarker(
+        _ marker: SQLiteUnsyncedMarker, found: SQLiteUnsyncedMarker.Finding, configuration: Configuration
+    ) throws -> StoreStartFinding? {
         var finding: StoreStartFinding?
-        switch marker.find() {
+        switch found {
         case .absent:
             break
         case .thisBoot:
@@ -65,9 +69,7 @@ extension SQLiteCacheStore {
         let target = "\(path).corrupt-\(Int(clock().timeIntervalSince1970))"
         for suffix in ["-wal", "-shm", ""] where access(path + suffix, F_OK) == 0 {
             guard rename(path + suffix, target + suffix) == 0 else {
-                throw SQLiteError(
-                    code: SQLITE_IOERR,
-                    message: "rename \(path + suffix) to \(target + suffix): \(String(cString: strerror(errno)))")
+                throw SQLiteUnsyncedMarker.failure("rename", "\(path + suffix) to \(target + suffix)")
             }
         }
         return target
@@ -80,10 +82,7 @@ extension SQLiteCacheStore {
     /// - Throws: `CacheStoreError` when the store cannot be written or synced (the marker then stays, and
     ///   the next start after a crash of the machine checks the file).
     public func shutDown() throws {
-        if configuration.sync == .off {
-            database.checkpointer.drain()
-            try guarded("sync") { try database.syncFromNowOn() }
-        }
+        if configuration.sync == .off { try guarded("sync") { try database.syncFromNowOn() } }
         try checkpoint(waiting: false)
         if configuration.sync == .off {
             try guarded("sync") {

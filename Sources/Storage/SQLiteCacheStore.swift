@@ -131,10 +131,11 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         self.configuration = configuration
         hitLog = SQLiteHitLog(capacity: configuration.hitLogCapacity)
         var purgedRows = false
-        let marked = SQLiteUnsyncedMarker(databasePath: configuration.path, boot: configuration.boot).find() != .absent
+        let marker = SQLiteUnsyncedMarker(databasePath: configuration.path, boot: configuration.boot)
+        let found = marker.find()
         do {
             // Before anything is written: an unsynced store's marker placed, a crashed one's file checked.
-            startFinding = try Self.settleUnsyncedMarker(configuration)
+            startFinding = try Self.settleUnsyncedMarker(marker, found: found, configuration: configuration)
             database = try SQLiteDatabase(
                 path: configuration.path, memoryMapSize: configuration.memoryMapSize,
                 syncs: configuration.sync == .checkpoint
@@ -154,9 +155,7 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         } catch {
             // A marker this open placed does not outlive it: a file that cannot be opened (not a database, a
             // newer schema) is not one this process wrote, and must not be moved by a later start.
-            if !marked, configuration.sync == .off {
-                try? SQLiteUnsyncedMarker(databasePath: configuration.path, boot: nil).syncStoreAndRemove()
-            }
+            if found == .absent, configuration.sync == .off { try? marker.syncStoreAndRemove() }
             if let error = error as? SQLiteSchemaTooNew {
                 throw CacheStoreError.unsupportedSchema(found: error.found, supported: error.supported)
             }

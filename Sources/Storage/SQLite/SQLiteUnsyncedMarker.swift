@@ -1,4 +1,5 @@
 import CSQLite
+import FoundationEssentials
 import Glibc
 
 /// The file beside an unsynced store (`<database>-unsynced`) that says the store may hold pages the
@@ -98,16 +99,11 @@ struct SQLiteUnsyncedMarker {
     }
 
     private static func readSmallFile(_ file: String) -> String? {
-        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 128)
-        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count >= 0 else { return nil }
-        return String(decoding: bytes[..<count], as: UTF8.self)
+        (try? Data(contentsOf: URL(fileURLWithPath: file))).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    private static func failure(_ call: String, _ file: String) -> SQLiteError {
+    /// A failed file call as the store reports it: `SQLITE_IOERR`, the call, the file and `errno`'s text.
+    static func failure(_ call: String, _ file: String) -> SQLiteError {
         SQLiteError(code: SQLITE_IOERR, message: "\(call) \(file): \(String(cString: strerror(errno)))")
     }
 }
