@@ -41,13 +41,7 @@ public struct CacheBodyPlan: Sendable, Equatable {
     ///   - entry: the stored entry.
     ///   - requestHeaders: the caller's headers (`Range`, `If-Range`, `Accept-Encoding`).
     public init(entry: StoredEntry, requestHeaders: HTTPHeaders) {
-        // Copied once, with room for what is added below (Accept-Ranges, Vary, Content-Range or
-        // Content-Encoding) and for the few fields a caller puts on top (Larder's four marks).
-        var headers = entry.headers.removing(Self.droppedStoredFields, reservingExtra: Self.roomForAddedFields)
-        headers.add(name: "Accept-Ranges", value: "bytes")
-        let gzipCapable = entry.codec == .deflateChunked && !entry.headers.contains("Content-Encoding")
-        if gzipCapable { Self.addVary("Accept-Encoding", to: &headers) }
-
+        var headers = Self.replayedFields(of: entry)
         let length = entry.originalSize
         let rangeField = Self.rangeApplies(entry: entry, requestHeaders: requestHeaders) ? requestHeaders["Range"] : nil
         switch ByteRange.resolve(header: rangeField, length: length) {
@@ -62,13 +56,47 @@ public struct CacheBodyPlan: Sendable, Equatable {
         case .ranges, .whole:
             break
         }
-        if gzipCapable && AcceptEncoding(requestHeaders).acceptsGzip {
-            headers.add(name: "Content-Encoding", value: "gzip")
-            if let etag = entry.etag, !etag.hasPrefix("W/") { headers.replaceOrAdd(name: "ETag", value: "W/" + etag) }
-            outcome = .send(status: .ok, form: .gzip, headers: headers)
-        } else {
-            outcome = .send(status: .ok, form: .identity, headers: headers)
-        }
+        let form = Self.wholeBodyForm(entry: entry, requestHeaders: requestHeaders)
+        Self.describe(form, of: entry, in: &headers)
+        outcome = .send(status: .ok, form: form, headers: headers)
+    }
+
+    /// The form the whole body is sent in: the stored gzip member to a caller that accepts gzip when the
+    /// body is stored as deflate chunks (and the origin did not encode it itself), else identity.
+    public static func wholeBodyForm(entry: StoredEntry, requestHeaders: HTTPHeaders) -> CacheBodyForm {
+        isGzipCapable(entry) && AcceptEncoding(requestHeaders).acceptsGzip ? .gzip : .identity
+    }
+
+    /// The fields sent with the whole body in `form` (`.identity` or `.gzip`): what the plan of a request
+    /// without `Range` that picked this form answers with.
+    public static func wholeBodyFields(of entry: StoredEntry, form: CacheBodyForm) -> HTTPHeaders {
+        var headers = replayedFields(of: entry)
+        describe(form, of: entry, in: &headers)
+        return headers
+    }
+
+    /// The stored fields as every answer replays them: framing fields dropped, `Accept-Ranges` added, and
+    /// `Vary: Accept-Encoding` for a body that has a gzip form.
+    private static func replayedFields(of entry: StoredEntry) -> HTTPHeaders {
+        // Copied once, with room for what is added (Accept-Ranges, Vary, Content-Range or Content-Encoding)
+        // and for the few fields a caller puts on top (Larder's four marks).
+        var headers = entry.headers.removing(droppedStoredFields, reservingExtra: roomForAddedFields)
+        headers.add(name: "Accept-Ranges", value: "bytes")
+        if isGzipCapable(entry) { addVary("Accept-Encoding", to: &headers) }
+        return headers
+    }
+
+    /// The gzip form's `Content-Encoding`, and its `ETag` made weak (the coded bytes are another
+    /// representation).
+    private static func describe(_ form: CacheBodyForm, of entry: StoredEntry, in headers: inout HTTPHeaders) {
+        guard form == .gzip else { return }
+        headers.add(name: "Content-Encoding", value: "gzip")
+        if let etag = entry.etag, !etag.hasPrefix("W/") { headers.replaceOrAdd(name: "ETag", value: "W/" + etag) }
+    }
+
+    /// Whether the body has a gzip form: stored as deflate chunks, of a response the origin did not encode.
+    private static func isGzipCapable(_ entry: StoredEntry) -> Bool {
+        entry.codec == .deflateChunked && !entry.headers.contains("Content-Encoding")
     }
 
     /// Whether a `Range` may be honoured: there is no `If-Range`, or it names the stored representation by

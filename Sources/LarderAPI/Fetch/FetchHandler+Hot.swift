@@ -10,8 +10,25 @@ extension FetchHandler {
         "Range", "If-Range", "If-None-Match", "If-Modified-Since", "Authorization",
     ]
 
-    /// The one field a hot answer carries besides its prepared head: what the access log reads.
-    static let hotHitFields = HTTPHeaders([("X-Cache", XCache.hit.rawValue)])
+    /// What a plain hit needs to know of the request's fields, in one pass instead of one lookup per name
+    /// (only names of the lengths looked for are compared at all): whether one of `fieldsNeedingTheStore`
+    /// is there, and whether `Accept-Encoding` is.
+    static func scanFields(_ headers: HTTPHeaders) -> (needsTheStore: Bool, hasAcceptEncoding: Bool) {
+        var hasAcceptEncoding = false
+        for field in headers {
+            switch field.name.utf8.count {
+            case 5, 8, 13, 17:
+                if fieldsNeedingTheStore.contains(where: { field.name.equalsIgnoringASCIICase($0) }) {
+                    return (true, hasAcceptEncoding)
+                }
+            case 15:
+                if field.name.equalsIgnoringASCIICase("Accept-Encoding") { hasAcceptEncoding = true }
+            default:
+                break
+            }
+        }
+        return (false, hasAcceptEncoding)
+    }
 
     /// Answers a fresh hit on a hot entry right here, on the connection's queue: no storage call, no
     /// thread hop, no key hash, and the response head copied from bytes prepared once per second.
@@ -23,20 +40,9 @@ extension FetchHandler {
     /// Only GET and HEAD come here: `respond` forwards every other method first.
     /// - Returns: the response, or `nil`.
     func hotHit(_ call: Call) -> HTTPResponse? {
-        // One pass over the request's fields instead of one lookup per name: only names of the lengths
-        // looked for are compared at all.
-        var hasAcceptEncoding = false
-        for field in call.headers {
-            switch field.name.utf8.count {
-            case 5, 8, 13, 17:
-                if Self.fieldsNeedingTheStore.contains(where: { field.name.equalsIgnoringASCIICase($0) }) { return nil }
-            case 15:
-                if field.name.equalsIgnoringASCIICase("Accept-Encoding") { hasAcceptEncoding = true }
-            default:
-                break
-            }
-        }
-        let acceptsGzip = hasAcceptEncoding && AcceptEncoding(call.headers).acceptsGzip
+        let fields = Self.scanFields(call.headers)
+        if fields.needsTheStore { return nil }
+        let acceptsGzip = fields.hasAcceptEncoding && AcceptEncoding(call.headers).acceptsGzip
         guard let hot = service.hot.entry(forURL: call.keyURL, gzip: acceptsGzip) else { return nil }
         // The gzip form of an entry that does not vary is not in memory yet: the full path reads it.
         if acceptsGzip && hot.variant == .identity && hot.stored.codec == .deflateChunked { return nil }
@@ -68,6 +74,6 @@ extension FetchHandler {
             }
         }
         let body: HTTPResponseBody = hot.file.map { .file($0) } ?? .bytes(hot.body)
-        return HTTPResponse(preparedHead: head, status: status, body: body, headers: Self.hotHitFields)
+        return HTTPResponse(preparedHead: head, status: status, body: body, headers: Self.xCacheFields(.hit))
     }
 }

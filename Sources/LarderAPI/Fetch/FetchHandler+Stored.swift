@@ -8,18 +8,17 @@ import ImageSniffing
 extension FetchHandler {
     /// The answer from a stored entry: the caller's own conditionals first (304, RFC 9110 §13.2.2), then
     /// `Range` and `Accept-Encoding` as `CacheBodyPlan` decides, with `Age`, `X-Cache`, `Cache-Status` and
-    /// `X-Cache-Key`. Runs on the storage executor (it opens the body).
+    /// `X-Cache-Key`. A plain request for a 200 (no range, no conditional) gets its head from
+    /// `StoredHeadMemo` (`plainStoredResponse`). Runs on the storage executor (it opens the body).
     /// - Throws: `CacheStoreError` when the body cannot be opened, `APIError` for an unsatisfiable range.
     func makeStoredResponse(
         _ call: Call, key: CacheKey, entry: StoredEntry, xCache: XCache, age: Int64, cacheStatus: CacheStatus
     ) throws -> HTTPResponse {
-        var marks = HTTPHeaders()
-        marks.reserveCapacity(Self.markNames.count)
-        marks.add(name: "Age", value: String(max(0, age)))
-        marks.add(name: "X-Cache", value: xCache.rawValue)
-        marks.add(name: "Cache-Status", value: cacheStatus.fieldValue)
-        marks.add(name: "X-Cache-Key", value: key.hex)
-
+        if entry.status.code == 200 && !Self.scanFields(call.headers).needsTheStore {
+            return try plainStoredResponse(
+                call, key: key, entry: entry, xCache: xCache, age: age, cacheStatus: cacheStatus)
+        }
+        let marks = Self.marks(key: key, xCache: xCache, age: age, cacheStatus: cacheStatus)
         if entry.status.code == 200,
             Self.callerConditionalFails(
                 call.headers, responseHeaders: entry.headers,
@@ -40,38 +39,105 @@ extension FetchHandler {
             service.store.recordHit(entry.key, at: service.clock())
             if status.forbidsContent { return HTTPResponse(status: status, headers: headers) }
             let reader = try service.store.openBody(of: entry, form: form)
-            let keepsInMemory =
-                (form == .identity || form == .gzip) && planned == .ok
-                && service.hot.mayKeep(bodyBytes: reader.length, varyingOn: entry.varyNames)
-            if reader.length <= Self.inlineBodyLimit || keepsInMemory {
-                // A small body, or one the hot tier will keep, is read here, on the executor already
-                // running this lookup: one hop instead of a second executor round trip per piece, and a
-                // corrupt chunk still turns into a refetch rather than an aborted response.
-                let body = try reader.readAll()
-                if form == .identity, call.decision.validateImage, entry.imageFormat != nil {
-                    try validateOnRead(body, of: entry, allowSVG: call.decision.allowSVG)
-                }
-                if keepsInMemory {
-                    var replayed = headers
-                    replayed.remove(Self.markNames)
-                    // A variant of a response that varies on Accept-Encoding answers the callers its key
-                    // was computed for; an entry that does not vary, those its form suits.
-                    let variant =
-                        entry.varyNames.isEmpty
-                        ? (form == .gzip ? EncodingVariant.gzip : .identity)
-                        : EncodingVariant(requestHeaders: call.headers)
-                    service.hot.insert(
-                        HotEntry(
-                            stored: entry, facts: service.storedFacts.facts(of: entry),
-                            body: body, headers: replayed,
-                            variant: variant))
-                }
-                return HTTPResponse(status: status, headers: headers, body: .bytes(body))
-            }
-            let source = CacheBodySource(reader: reader, executor: service.executor)
-            return HTTPResponse(status: status, headers: headers, body: .stream(source, length: source.length))
+            let body = try storedBody(
+                call, entry: entry, reader: reader, form: form, whole: planned == .ok, replayed: headers)
+            return HTTPResponse(status: status, headers: headers, body: body)
         }
     }
+
+    /// The answer to a plain request (no range, no conditional, nothing `fieldsNeedingTheStore` names) for a
+    /// stored 200: the whole body in the form the caller accepts, after a head that `storedHeads` keeps
+    /// for the rest of the second. The head is what the full path would write: the same plan and marks,
+    /// serialized once.
+    private func plainStoredResponse(
+        _ call: Call, key: CacheKey, entry: StoredEntry, xCache: XCache, age: Int64, cacheStatus: CacheStatus
+    ) throws -> HTTPResponse {
+        let form = CacheBodyPlan.wholeBodyForm(entry: entry, requestHeaders: call.headers)
+        service.store.recordHit(entry.key, at: service.clock())
+        let reader = try service.store.openBody(of: entry, form: form)
+        let slot = StoredHeadMemo.Slot(
+            key: key, status: entry.status, bodyID: entry.bodyID, codec: entry.codec, gzip: form == .gzip,
+            length: reader.length, xCache: xCache,
+            age: max(0, age), cacheStatus: cacheStatus, dateSecond: HTTPResponse.currentDateSecond())
+        let head = service.storedHeads.head(for: slot, storedHeaders: entry.headers) {
+            var headers = CacheBodyPlan.wholeBodyFields(of: entry, form: form)
+            headers.replace(with: Self.marks(key: key, xCache: xCache, age: age, cacheStatus: cacheStatus))
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(512)
+            HTTPResponse(status: entry.status, headers: headers).serializeFields(
+                into: &bytes, framing: .contentLength(reader.length))
+            return bytes
+        }
+        let body = try storedBody(
+            call, entry: entry, reader: reader, form: form, whole: true,
+            replayed: CacheBodyPlan.wholeBodyFields(of: entry, form: form))
+        return HTTPResponse(preparedHead: head, status: entry.status, body: body, headers: Self.xCacheFields(xCache))
+    }
+
+    /// The body after a stored head: read whole (validated when it is an image; kept in the memory tier when
+    /// it may be) up to `inlineBodyLimit`, streamed beyond it.
+    /// - Parameters:
+    ///   - whole: whether it is the whole body in identity or gzip form (not a range), which the memory
+    ///     tier may keep.
+    ///   - replayed: the fields sent with it, with or without the marks (the memory tier keeps them without).
+    private func storedBody(
+        _ call: Call, entry: StoredEntry, reader: any CacheBodyReader, form: CacheBodyForm, whole: Bool,
+        replayed: @autoclosure () -> HTTPHeaders
+    ) throws -> HTTPResponseBody {
+        let keepsInMemory =
+            whole && (form == .identity || form == .gzip)
+            && service.hot.mayKeep(bodyBytes: reader.length, varyingOn: entry.varyNames)
+        guard reader.length <= Self.inlineBodyLimit || keepsInMemory else {
+            let source = CacheBodySource(reader: reader, executor: service.executor)
+            return .stream(source, length: source.length)
+        }
+        // A small body, or one the hot tier will keep, is read here, on the executor already running this
+        // lookup: one hop instead of a second executor round trip per piece, and a corrupt chunk still
+        // turns into a refetch rather than an aborted response.
+        let body = try reader.readAll()
+        if form == .identity, call.decision.validateImage, entry.imageFormat != nil {
+            try validateOnRead(body, of: entry, allowSVG: call.decision.allowSVG)
+        }
+        if keepsInMemory {
+            var kept = replayed()
+            kept.remove(Self.markNames)
+            // A variant of a response that varies on Accept-Encoding answers the callers its key was
+            // computed for; an entry that does not vary, those its form suits.
+            let variant =
+                entry.varyNames.isEmpty
+                ? (form == .gzip ? EncodingVariant.gzip : .identity)
+                : EncodingVariant(requestHeaders: call.headers)
+            service.hot.insert(
+                HotEntry(
+                    stored: entry, facts: service.storedFacts.facts(of: entry), body: body, headers: kept,
+                    variant: variant))
+        }
+        return .bytes(body)
+    }
+
+    /// Larder's marks on an answer from the cache.
+    private static func marks(key: CacheKey, xCache: XCache, age: Int64, cacheStatus: CacheStatus) -> HTTPHeaders {
+        var marks = HTTPHeaders()
+        marks.reserveCapacity(Self.markNames.count)
+        marks.add(name: "Age", value: String(max(0, age)))
+        marks.add(name: "X-Cache", value: xCache.rawValue)
+        marks.add(name: "Cache-Status", value: cacheStatus.fieldValue)
+        marks.add(name: "X-Cache-Key", value: key.hex)
+        return marks
+    }
+
+    /// The one field an answer with a prepared head carries besides it (what the access log reads): a
+    /// list made once for each value that a stored answer may carry.
+    static func xCacheFields(_ xCache: XCache) -> HTTPHeaders {
+        switch xCache {
+        case .hit: hitFields
+        case .stale: staleFields
+        default: HTTPHeaders([("X-Cache", xCache.rawValue)])
+        }
+    }
+
+    private static let hitFields = HTTPHeaders([("X-Cache", XCache.hit.rawValue)])
+    private static let staleFields = HTTPHeaders([("X-Cache", XCache.stale.rawValue)])
 
     /// Validates a stored image read whole, unless this body already passed in this process
     /// (`ImageReadVerdicts`).

@@ -46,6 +46,8 @@ public final class FetchService: Sendable {
     let variantKeys = VariantKeyMemo()
     /// The freshness facts of stored entries served recently.
     let storedFacts: StoredFactsMemo
+    /// The response heads of stored entries served recently.
+    let storedHeads = StoredHeadMemo()
     /// The stored images whose read validation passed in this process.
     let imageReads = ImageReadVerdicts()
     /// What each fetch in flight is given (not the service itself): the store writers, the backlog and
