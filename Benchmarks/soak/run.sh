@@ -14,7 +14,9 @@
 #
 # Memory is sampled from /proc/PID/status in its three parts: anonymous (the heap, thread stacks),
 # shared memory (the hot tier's in-memory files) and file-backed (the memory-mapped SQLite file, which
-# the kernel can drop at will). "Flat" means anonymous + shared at minute 10 within 5% of minute 3.
+# the kernel can drop at will). "Flat" means anonymous + shared at minute 10 within 5% of minute 3. The
+# run fails (exit 1) when the memory beyond every bounded part passes CONSTANT_MIB (64) or the thread
+# count passes THREAD_CEILING (64): the bounds docs/ARCHITECTURE.md states.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -128,7 +130,11 @@ curl -fs -o "$WORK/check" "http://127.0.0.1:$LARDER_PORT/fetch?url=http://127.0.
 cmp -s "$WORK/check" "$WORK/files/hit/4k.bin" || { echo "wrong body after the soak" >&2; exit 1; }
 
 cat "$WORK/wrk.txt" >&2
-awk -v warmup="$WARMUP" -v total="$SECONDS_TOTAL" -v loadend="$LOAD_END" -v idle="$IDLE" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v csv="$WORK/samples.csv" '
+# The bounds docs/ARCHITECTURE.md states ("Memory bounded by settings"): the run fails past either.
+CONSTANT_MIB=${CONSTANT_MIB:-64}
+THREAD_CEILING=${THREAD_CEILING:-64}
+status=0
+awk -v constantmib="$CONSTANT_MIB" -v threadceiling="$THREAD_CEILING" -v warmup="$WARMUP" -v total="$SECONDS_TOTAL" -v loadend="$LOAD_END" -v idle="$IDLE" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v csv="$WORK/samples.csv" '
     function median(values, n,    i, j, t) {
         for (i = 2; i <= n; i++) for (j = i; j > 1 && values[j - 1] > values[j]; j--) {
             t = values[j]; values[j] = values[j - 1]; values[j - 1] = t
@@ -181,8 +187,8 @@ awk -v warmup="$WARMUP" -v total="$SECONDS_TOTAL" -v loadend="$LOAD_END" -v idle
         printf "beyond the bounded parts (anonymous + shared - memory tier - write backlog): at most %.1f MiB" \
             " under load (memory tier %.1f MiB, backlog %.1f MiB then)\n", maxrest / 1024, maxtier / 1024, \
             maxbacklog / 1024
-        printf "beyond every bound (also - bodies in flight): at most %.1f MiB, the stated constant is 64 MiB" \
-            " (bodies in flight %.1f MiB then)\n", maxconstant / 1024, maxflight / 1024
+        printf "beyond every bound (also - bodies in flight): at most %.1f MiB, the stated constant is %d MiB" \
+            " (bodies in flight %.1f MiB then)\n", maxconstant / 1024, constantmib, maxflight / 1024
         if (total >= 600) {
             printf "flat: minute 10 / minute 3 = %.3f (%.1f / %.1f MiB; flat is at most 1.05)\n", \
                 m10 / m3, m10 / 1024, m3 / 1024
@@ -190,6 +196,18 @@ awk -v warmup="$WARMUP" -v total="$SECONDS_TOTAL" -v loadend="$LOAD_END" -v idle
                 median(late, nlate) / median(early, nearly), median(late, nlate) / 1024, median(early, nearly) / 1024
         }
         printf "load average after: %s\n", load
-    }' "$WORK/wrk.txt"
+        failed = 0
+        if (maxconstant > constantmib * 1024) {
+            printf "FAIL: %.1f MiB beyond every bound, past the stated %d MiB\n", maxconstant / 1024, constantmib
+            failed = 1
+        }
+        if (maxthreads > threadceiling) {
+            printf "FAIL: %d threads, past the stated ceiling of %d\n", maxthreads, threadceiling
+            failed = 1
+        }
+        if (!failed) printf "within the stated bounds: at most %d MiB beyond every bound, at most %d threads\n", constantmib, threadceiling
+        exit failed
+    }' "$WORK/wrk.txt" || status=$?
 echo "samples:"
 cat "$WORK/samples.csv"
+exit "$status"
