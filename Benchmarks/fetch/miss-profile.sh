@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Where a stored miss's time goes: a flood of new URLs (wrk -c32, Benchmarks/fetch/unique.lua) at a larder
+# pinned to CPU 0 (one event loop, the memory tier off, no size bound), the origin and wrk on CPU 1, as in
+# ab.sh; during the flood `perf stat` counts the server's context switches and system calls, and prints
+# each a miss, then `perf record` samples it for the share of CPU time of each thread. The figures behind
+# docs/ARCHITECTURE.md, "Where a stored miss's CPU goes". Needs perf (linux-perf) and root or
+# kernel.perf_event_paranoid <= 1.
+#
+#   Benchmarks/fetch/miss-profile.sh                   # builds the release binary, 1 KiB text
+#   LARDER_BIN=/tmp/larder-a FILE=jpeg16k.jpg Benchmarks/fetch/miss-profile.sh
+#   KEEP=/tmp/miss.perf Benchmarks/fetch/miss-profile.sh   # keep the samples for perf report
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. Benchmarks/lib.sh
+
+FILE=${FILE:-text1k.txt}
+SECONDS_MEASURED=${SECONDS_MEASURED:-6}
+ORIGIN_PORT=${ORIGIN_PORT:-28702}
+PORT=${PORT:-28710}
+need_tools nginx wrk taskset curl perf
+build_larder
+start_work
+
+chmod 755 "$WORK"
+mkdir -p "$WORK/files" "$WORK/origin-cache"
+python3 Benchmarks/fetch/make-bodies.py "$WORK/files" text:1024:text1k.txt jpeg:16384:jpeg16k.jpg >/dev/null
+chmod 644 "$WORK"/files/*
+chmod 777 "$WORK/origin-cache"
+sed -e "s|@ROLE@|origin|g" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/nginx.conf >"$WORK/origin.conf"
+sed -e "s|@ORIGIN_PORT@|$ORIGIN_PORT|" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/origin-server.conf \
+    >"$WORK/origin-server.conf"
+taskset -c 1 nginx -p "$WORK" -c "$WORK/origin.conf" &
+PIDS+=($!)
+wait_http "$ORIGIN_PORT"
+taskset -c 0 "$LARDER_BIN" serve --host 127.0.0.1 --port "$PORT" --db "$WORK/larder.db" --access-log false \
+    --log-level warning --event-loops 1 --allow-network 127.0.0.0/8 --max-size 0 --hot-bytes 0 \
+    >"$WORK/larder.log" 2>&1 &
+larder=$!
+PIDS+=("$larder")
+wait_http "$PORT" /livez
+
+flood() { # query-prefix duration
+    PREFIX="/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$FILE?$1=" taskset -c 1 wrk -t1 -c32 -d"$2" \
+        -s Benchmarks/fetch/unique.lua "http://127.0.0.1:$PORT" | awk '/requests in/ { print $1 }'
+}
+# Warm-up: connections to the origin, the store's first pages.
+flood w 3s >/dev/null
+
+events=context-switches,syscalls:sys_enter_futex,syscalls:sys_enter_poll,syscalls:sys_enter_epoll_wait
+events+=,syscalls:sys_enter_pwrite64,syscalls:sys_enter_pread64,syscalls:sys_enter_sendto
+events+=,syscalls:sys_enter_recvfrom,syscalls:sys_enter_sendmsg,syscalls:sys_enter_read,syscalls:sys_enter_write
+perf stat -x, -e "$events" -p "$larder" -o "$WORK/stat.csv" -- sleep "$SECONDS_MEASURED" &
+stat=$!
+misses=$(flood s "$((SECONDS_MEASURED + 1))s")
+wait "$stat"
+# The misses answered while perf counted: the flood's rate over the counted seconds.
+rate=$(awk -v m="$misses" -v s="$((SECONDS_MEASURED + 1))" 'BEGIN { printf "%.0f", m / s }')
+echo "$FILE: $rate misses a second (wrk -c32, larder on one CPU)"
+awk -F, -v rate="$rate" -v s="$SECONDS_MEASURED" '
+    /^[0-9]/ { sub(/^syscalls:sys_enter_/, "", $3); printf "  %-18s %8.2f a miss\n", $3, $1 / (rate * s) }
+' "$WORK/stat.csv"
+
+out=${KEEP:-$WORK/miss.perf}
+perf record -g -o "$out" -p "$larder" -- sleep "$SECONDS_MEASURED" 2>/dev/null &
+record=$!
+flood r "$((SECONDS_MEASURED + 1))s" >/dev/null
+wait "$record"
+echo "CPU time by thread (perf record, $SECONDS_MEASURED s):"
+perf report -i "$out" --no-children --sort pid --stdio -g none 2>/dev/null | awk '/%/ { print "  " $0 }' | head -12
+[[ -n ${KEEP:-} ]] && echo "samples kept in $out (perf report -i $out)"
+true
