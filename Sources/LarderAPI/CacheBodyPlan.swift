@@ -56,15 +56,18 @@ public struct CacheBodyPlan: Sendable, Equatable {
         case .ranges, .whole:
             break
         }
-        let form = Self.wholeBodyForm(entry: entry, requestHeaders: requestHeaders)
+        let form = Self.wholeBodyForm(of: entry, acceptsGzip: AcceptEncoding(requestHeaders).acceptsGzip)
         Self.describe(form, of: entry, in: &headers)
         outcome = .send(status: .ok, form: form, headers: headers)
     }
 
     /// The form the whole body is sent in: the stored gzip member to a caller that accepts gzip when the
     /// body is stored as deflate chunks (and the origin did not encode it itself), else identity.
-    public static func wholeBodyForm(entry: StoredEntry, requestHeaders: HTTPHeaders) -> CacheBodyForm {
-        isGzipCapable(entry) && AcceptEncoding(requestHeaders).acceptsGzip ? .gzip : .identity
+    /// - Parameters:
+    ///   - entry: the stored entry.
+    ///   - acceptsGzip: whether the caller's `Accept-Encoding` accepts gzip.
+    public static func wholeBodyForm(of entry: StoredEntry, acceptsGzip: Bool) -> CacheBodyForm {
+        acceptsGzip && isGzipCapable(entry) ? .gzip : .identity
     }
 
     /// The fields sent with the whole body in `form` (`.identity` or `.gzip`): what the plan of a request

@@ -33,11 +33,19 @@ import Testing
             let heads = harness.service.storedHeads
             for accept in [[], [("Accept-Encoding", "gzip")]] as [[(String, String)]] {
                 let first = try harness.fetch("/p", headers: accept)
+                // A head is kept for the rest of its `Date` second: the next plain hit in that second copies
+                // it. A loaded machine may cross a second between two hits, so a few pairs are allowed.
+                var plain = first
+                var answeredFromMemory = false
+                for _ in 0..<5 where !answeredFromMemory {
+                    let before = heads.answeredFromMemory.load(ordering: .relaxed)
+                    plain = try harness.fetch("/p", headers: accept)
+                    answeredFromMemory = heads.answeredFromMemory.load(ordering: .relaxed) > before
+                }
+                #expect(answeredFromMemory, "a later head is the kept one")
                 let before = heads.answeredFromMemory.load(ordering: .relaxed)
-                let plain = try harness.fetch("/p", headers: accept)
-                #expect(heads.answeredFromMemory.load(ordering: .relaxed) == before + 1, "the second head is kept")
                 let full = try harness.fetch("/p", headers: accept + [("If-None-Match", "\"other\"")])
-                #expect(heads.answeredFromMemory.load(ordering: .relaxed) == before + 1, "a conditional plans")
+                #expect(heads.answeredFromMemory.load(ordering: .relaxed) == before, "a conditional plans")
                 for answer in [first, plain, full] {
                     #expect(answer.status == 200)
                     #expect(answer.header("X-Cache") == "HIT")
@@ -102,57 +110,57 @@ import Testing
 @Suite struct StoredHeadMemoTests {
     static func slot(age: Int64 = 0, bodyID: Int64 = 1, gzip: Bool = false) -> StoredHeadMemo.Slot {
         StoredHeadMemo.Slot(
-            key: CacheKey.make(canonicalURL: "https://e.example/h"), status: .ok, bodyID: bodyID, codec: .identity,
-            gzip: gzip, length: 10, xCache: .hit, age: age,
-            cacheStatus: CacheStatus(cacheName: "Larder", hit: true, ttl: 60), dateSecond: 1_000)
+            key: CacheKey.make(canonicalURL: "https://e.example/h"), bodyID: bodyID, gzip: gzip, xCache: .hit,
+            age: age, cacheStatus: CacheStatus(cacheName: "Larder", hit: true, ttl: 60), dateSecond: 1_000)
     }
 
     static let fields = HTTPHeaders([("Content-Type", "text/plain")])
 
-    @Test func aHeadIsBuiltOnceForTheSameSlotAndFields() {
-        let memo = StoredHeadMemo()
-        var builds = 0
-        let build = { () -> [UInt8] in
-            builds += 1
-            return Array("head \(builds)".utf8)
+    /// Asks `memo` for heads, each built as "head n" (n counting the builds) and `size` bytes long when given.
+    private final class Builds {
+        let memo: StoredHeadMemo
+        private(set) var count = 0
+
+        init(_ memo: StoredHeadMemo = StoredHeadMemo()) { self.memo = memo }
+
+        func head(_ slot: StoredHeadMemo.Slot, _ fields: HTTPHeaders = StoredHeadMemoTests.fields, size: Int? = nil)
+            -> [UInt8]
+        {
+            memo.head(for: slot, storedHeaders: fields) {
+                count += 1
+                return size.map { Array(repeating: 0x61, count: $0) } ?? Array("head \(count)".utf8)
+            }
         }
-        let first = memo.head(for: Self.slot(), storedHeaders: Self.fields, build: build)
-        let again = memo.head(for: Self.slot(), storedHeaders: Self.fields, build: build)
+    }
+
+    @Test func aHeadIsBuiltOnceForTheSameSlotAndFields() {
+        let builds = Builds()
+        let first = builds.head(Self.slot())
+        let again = builds.head(Self.slot())
         #expect(first == again)
-        #expect(builds == 1)
-        #expect(memo.answeredFromMemory.load(ordering: .relaxed) == 1)
+        #expect(builds.count == 1)
+        #expect(builds.memo.answeredFromMemory.load(ordering: .relaxed) == 1)
     }
 
     @Test func anyChangedPartIsBuiltAgain() {
-        let memo = StoredHeadMemo()
-        var builds = 0
-        let build = { () -> [UInt8] in
-            builds += 1
-            return Array("head \(builds)".utf8)
-        }
-        _ = memo.head(for: Self.slot(), storedHeaders: Self.fields, build: build)
-        _ = memo.head(for: Self.slot(age: 1), storedHeaders: Self.fields, build: build)
-        _ = memo.head(for: Self.slot(age: 1, bodyID: 2), storedHeaders: Self.fields, build: build)
-        _ = memo.head(for: Self.slot(age: 1, bodyID: 2, gzip: true), storedHeaders: Self.fields, build: build)
+        let builds = Builds()
+        _ = builds.head(Self.slot())
+        _ = builds.head(Self.slot(age: 1))
+        _ = builds.head(Self.slot(age: 1, bodyID: 2))
+        _ = builds.head(Self.slot(age: 1, bodyID: 2, gzip: true))
         var otherFields = Self.fields
         otherFields.add(name: "ETag", value: "\"x\"")
-        let last = memo.head(for: Self.slot(age: 1, bodyID: 2, gzip: true), storedHeaders: otherFields, build: build)
-        #expect(builds == 5)
+        let last = builds.head(Self.slot(age: 1, bodyID: 2, gzip: true), otherFields)
+        #expect(builds.count == 5)
         #expect(last == Array("head 5".utf8))
-        #expect(memo.answeredFromMemory.load(ordering: .relaxed) == 0)
+        #expect(builds.memo.answeredFromMemory.load(ordering: .relaxed) == 0)
     }
 
     @Test func headsAboveTheLimitAndAMemoWithoutSlotsKeepNothing() {
         for (memo, size) in [(StoredHeadMemo(), StoredHeadMemo.maxHeadBytes + 1), (StoredHeadMemo(slotCount: 0), 10)] {
-            var builds = 0
-            for _ in 0..<2 {
-                let head = memo.head(for: Self.slot(), storedHeaders: Self.fields) {
-                    builds += 1
-                    return Array(repeating: 0x61, count: size)
-                }
-                #expect(head.count == size)
-            }
-            #expect(builds == 2)
+            let builds = Builds(memo)
+            for _ in 0..<2 { #expect(builds.head(Self.slot(), size: size).count == size) }
+            #expect(builds.count == 2)
         }
     }
 }

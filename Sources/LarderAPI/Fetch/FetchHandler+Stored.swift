@@ -14,9 +14,12 @@ extension FetchHandler {
     func makeStoredResponse(
         _ call: Call, key: CacheKey, entry: StoredEntry, xCache: XCache, age: Int64, cacheStatus: CacheStatus
     ) throws -> HTTPResponse {
-        if entry.status.code == 200 && !Self.scanFields(call.headers).needsTheStore {
+        let fields = Self.scanFields(call.headers)
+        if entry.status.code == 200 && !fields.needsTheStore {
+            let acceptsGzip = fields.hasAcceptEncoding && AcceptEncoding(call.headers).acceptsGzip
             return try plainStoredResponse(
-                call, key: key, entry: entry, xCache: xCache, age: age, cacheStatus: cacheStatus)
+                call, key: key, entry: entry, form: CacheBodyPlan.wholeBodyForm(of: entry, acceptsGzip: acceptsGzip),
+                xCache: xCache, age: age, cacheStatus: cacheStatus)
         }
         let marks = Self.marks(key: key, xCache: xCache, age: age, cacheStatus: cacheStatus)
         if entry.status.code == 200,
@@ -46,19 +49,18 @@ extension FetchHandler {
     }
 
     /// The answer to a plain request (no range, no conditional, nothing `fieldsNeedingTheStore` names) for a
-    /// stored 200: the whole body in the form the caller accepts, after a head that `storedHeads` keeps
-    /// for the rest of the second. The head is what the full path would write: the same plan and marks,
-    /// serialized once.
+    /// stored 200: the whole body in `form`, the one the caller accepts, after a head that `storedHeads`
+    /// keeps for the rest of the second. The head is what the full path would write: the same plan and
+    /// marks, serialized once.
     private func plainStoredResponse(
-        _ call: Call, key: CacheKey, entry: StoredEntry, xCache: XCache, age: Int64, cacheStatus: CacheStatus
+        _ call: Call, key: CacheKey, entry: StoredEntry, form: CacheBodyForm, xCache: XCache, age: Int64,
+        cacheStatus: CacheStatus
     ) throws -> HTTPResponse {
-        let form = CacheBodyPlan.wholeBodyForm(entry: entry, requestHeaders: call.headers)
         service.store.recordHit(entry.key, at: service.clock())
         let reader = try service.store.openBody(of: entry, form: form)
         let slot = StoredHeadMemo.Slot(
-            key: key, status: entry.status, bodyID: entry.bodyID, codec: entry.codec, gzip: form == .gzip,
-            length: reader.length, xCache: xCache,
-            age: max(0, age), cacheStatus: cacheStatus, dateSecond: HTTPResponse.currentDateSecond())
+            key: key, bodyID: entry.bodyID, gzip: form == .gzip, xCache: xCache, age: max(0, age),
+            cacheStatus: cacheStatus, dateSecond: HTTPResponse.currentDateSecond())
         let head = service.storedHeads.head(for: slot, storedHeaders: entry.headers) {
             var headers = CacheBodyPlan.wholeBodyFields(of: entry, form: form)
             headers.replace(with: Self.marks(key: key, xCache: xCache, age: age, cacheStatus: cacheStatus))

@@ -21,15 +21,12 @@ final class StoredHeadMemo: Sendable {
     struct Slot: Equatable, Sendable {
         /// The entry's key (also its `X-Cache-Key`).
         var key: CacheKey
-        /// The status line.
-        var status: HTTPStatus
-        /// The body the head announces (a new body of the key gets a new id), and how it is stored.
+        /// The body the head announces. A store never gives an id twice (`StoredEntry.bodyID`): a new
+        /// response under the key has a new one, so the id stands for the status, the codec and the sizes,
+        /// which the stored fields do not say.
         var bodyID: Int64
-        var codec: BodyCodec
-        /// The form sent (identity, or the stored gzip member).
+        /// The form sent (identity, or the stored gzip member): with the body, the `Content-Length`.
         var gzip: Bool
-        /// The `Content-Length` announced.
-        var length: Int
         /// The marks: `X-Cache`, `Age` and `Cache-Status`.
         var xCache: XCache
         var age: Int64
