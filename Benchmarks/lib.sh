@@ -60,6 +60,21 @@ wait_http() { # port [path]
     return 1
 }
 
+# The compressing origin of Benchmarks/fetch (origin-server.conf: gzip with `Vary: Accept-Encoding` for text
+# and JSON, an hour of freshness) serving $WORK/files, started on CPU 1 as a process of $PIDS; waits until it
+# answers. Write the bodies first (Benchmarks/fetch/make-bodies.py). nginx workers run as an unprivileged
+# user when started as root: the directory and the files are made theirs to read.
+start_fetch_origin() { # port
+    chmod 755 "$WORK"
+    chmod 644 "$WORK"/files/*
+    sed -e "s|@ROLE@|origin|g" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/nginx.conf >"$WORK/origin.conf"
+    sed -e "s|@ORIGIN_PORT@|$1|" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/origin-server.conf >"$WORK/origin-server.conf"
+    mkdir -p "$WORK/origin-cache" && chmod 777 "$WORK/origin-cache"
+    taskset -c 1 nginx -p "$WORK" -c "$WORK/origin.conf" &
+    PIDS+=($!)
+    wait_http "$1"
+}
+
 # Bytes for a size name: 1k, 16k, 4m, or a plain number.
 size_bytes() {
     case $1 in

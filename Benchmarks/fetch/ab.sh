@@ -36,18 +36,10 @@ need_tools nginx wrk taskset curl
 
 start_work
 
-chmod 755 "$WORK"
 mkdir -p "$WORK/files"
 python3 Benchmarks/fetch/make-bodies.py "$WORK/files" text:1024:text1k.txt jpeg:16384:jpeg16k.jpg \
     bin:262144:bin256k.bin json:65536:json64k.json
-chmod 644 "$WORK"/files/*
-sed -e "s|@ROLE@|origin|g" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/nginx.conf >"$WORK/origin.conf"
-sed -e "s|@ORIGIN_PORT@|$ORIGIN_PORT|" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/origin-server.conf \
-    >"$WORK/origin-server.conf"
-mkdir -p "$WORK/origin-cache" && chmod 777 "$WORK/origin-cache"
-taskset -c 1 nginx -p "$WORK" -c "$WORK/origin.conf" &
-PIDS+=($!)
-wait_http "$ORIGIN_PORT"
+start_fetch_origin "$ORIGIN_PORT"
 
 declare -A PID=()
 for side in A B; do

@@ -21,17 +21,9 @@ need_tools nginx wrk taskset curl perf
 build_larder
 start_work
 
-chmod 755 "$WORK"
-mkdir -p "$WORK/files" "$WORK/origin-cache"
+mkdir -p "$WORK/files"
 python3 Benchmarks/fetch/make-bodies.py "$WORK/files" text:1024:text1k.txt jpeg:16384:jpeg16k.jpg >/dev/null
-chmod 644 "$WORK"/files/*
-chmod 777 "$WORK/origin-cache"
-sed -e "s|@ROLE@|origin|g" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/nginx.conf >"$WORK/origin.conf"
-sed -e "s|@ORIGIN_PORT@|$ORIGIN_PORT|" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/origin-server.conf \
-    >"$WORK/origin-server.conf"
-taskset -c 1 nginx -p "$WORK" -c "$WORK/origin.conf" &
-PIDS+=($!)
-wait_http "$ORIGIN_PORT"
+start_fetch_origin "$ORIGIN_PORT"
 taskset -c 0 "$LARDER_BIN" serve --host 127.0.0.1 --port "$PORT" --db "$WORK/larder.db" --access-log false \
     --log-level warning --event-loops 1 --allow-network 127.0.0.0/8 --max-size 0 --hot-bytes 0 \
     >"$WORK/larder.log" 2>&1 &

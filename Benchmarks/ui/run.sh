@@ -54,19 +54,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# nginx workers run as an unprivileged user when started as root: the files must be theirs to read.
-chmod 755 "$WORK"
 mkdir -p "$WORK/files"
 head -c 1024 /dev/urandom >"$WORK/files/1k.bin"
-chmod 644 "$WORK/files/1k.bin"
-sed -e "s|@ROLE@|origin|g" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/nginx.conf >"$WORK/origin.conf"
-sed -e "s|@ORIGIN_PORT@|$ORIGIN_PORT|" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/origin-server.conf >"$WORK/origin-server.conf"
-taskset -c 1 nginx -p "$WORK" -c "$WORK/origin.conf" &
-PIDS+=($!)
+start_fetch_origin "$ORIGIN_PORT"
 taskset -c 0 "$LARDER_BIN" serve --host 127.0.0.1 --port "$LARDER_PORT" --db "$WORK/larder.db" --access-log false \
     --log-level warning --event-loops 1 --allow-network 127.0.0.0/8 --admin-token "$TOKEN" >"$WORK/larder.log" 2>&1 &
 PIDS+=($!)
-wait_http "$ORIGIN_PORT"
 wait_http "$LARDER_PORT" /livez
 
 URL="http://127.0.0.1:$LARDER_PORT/fetch?url=http://127.0.0.1:$ORIGIN_PORT/1k.bin"
