@@ -33,7 +33,11 @@ struct FaultKillTests {
                 .trickled(chunkSize: 8192)
         }
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("larder-kill-\(UUID()).db").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
+        defer {
+            for suffix in ["", "-wal", "-shm", "-unsynced"] {
+                try? FileManager.default.removeItem(atPath: database + suffix)
+            }
+        }
         var checked = 0
         for round in 0..<Self.rounds {
             let larder = try await LarderProcess.start(arguments: Self.serveArguments, database: database)
