@@ -110,12 +110,12 @@ extension StoredEntry {
         let control = facts.cacheControl
         let overrides = lifetimes.overrides
         let disconnected = StaleIfDisconnected.window(setting: lifetimes.staleIfDisconnected, overrides: overrides)
-        let windows: [Int64] = [
-            control.staleIfError.value ?? 0, control.staleWhileRevalidate.value ?? 0,
-            overrides.staleIfError ?? 0, overrides.staleWhileRevalidate ?? 0,
-            StaleIfDisconnected.allowance(for: facts, window: disconnected),
-        ]
-        let window = Double(windows.max() ?? 0)
+        // Compared in turn, not gathered in an array: this runs for every stored miss.
+        let window = Double(
+            max(
+                control.staleIfError.value ?? 0, control.staleWhileRevalidate.value ?? 0, overrides.staleIfError ?? 0,
+                overrides.staleWhileRevalidate ?? 0, StaleIfDisconnected.allowance(for: facts, window: disconnected), 0)
+        )
         return Revalidation.hasValidator(facts) ? max(window, lifetimes.revalidationAllowance) : window
     }
 
