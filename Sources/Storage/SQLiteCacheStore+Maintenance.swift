@@ -112,6 +112,14 @@ extension SQLiteCacheStore {
     /// Entries removed by `sweep(now:)` since the store was opened.
     public var sweptCount: Int { sweeps.load(ordering: .relaxed) }
 
+    /// Transactions of stored responses since the store was opened (`SQLiteCommitGroup`): each writes the
+    /// responses that finished while the one before it ran.
+    public var commitGroupCount: Int { commits.groups.load(ordering: .relaxed) }
+
+    /// Responses those transactions wrote (a group that failed is written again one by one and counted
+    /// once): divided by `commitGroupCount`, the mean group.
+    public var commitGroupEntryCount: Int { commits.bodies.load(ordering: .relaxed) }
+
     /// Evicts entries until the store is within `maxSize`, inside the caller's transaction (a commit
     /// group's, after its entries: one commit writes both; when eviction fails, the group commits again
     /// without it, `SQLiteCommitGroup.commit`). Purged entries not yet reclaimed go first, then live ones

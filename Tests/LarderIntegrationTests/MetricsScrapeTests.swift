@@ -118,6 +118,10 @@ import Testing
             #expect(value("larder_store_entries") == 1)
             #expect((value("larder_store_bytes") ?? 0) >= Double("kept body".utf8.count))
             #expect(value("larder_store_evictions_total") == 0)
+            // The stored miss was committed in a group: one at least, each with at least one response.
+            let groups = try #require(value("larder_store_commit_groups_total"))
+            let grouped = try #require(value("larder_store_commit_group_entries_total"))
+            #expect(groups >= 1 && grouped >= groups)
             // Every fetch is stored and settled by now: nothing waits to be written, or for room.
             #expect(value("larder_store_backlog_bytes") == 0)
             #expect(value("larder_store_backlog_waiting") == 0)

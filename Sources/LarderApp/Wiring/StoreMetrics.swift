@@ -3,7 +3,8 @@ import Metrics
 import Storage
 
 /// The SQLite store's figures for `/metrics`: entries and bytes from its O(1) stats row, the size
-/// bound, the entries removed by eviction and by sweeps since start, and the write backlog of `/fetch`.
+/// bound, the entries removed by eviction and by sweeps since start, the commit groups, and the write
+/// backlog of `/fetch`.
 struct StoreMetrics: MetricsSource {
     let store: SQLiteCacheStore
     /// Reads the bytes of fetched bodies waiting to be written (`FetchService.storeBacklogBytes`).
@@ -43,6 +44,14 @@ struct StoreMetrics: MetricsSource {
             "larder_store_swept_entries_total", type: .counter,
             help: "Entries removed by background sweeps (expired beyond their stale allowance).",
             value: store.sweptCount)
+        text.family(
+            "larder_store_commit_groups_total", type: .counter,
+            help: "Transactions that wrote stored responses, each every response that finished while the last ran.",
+            value: store.commitGroupCount)
+        text.family(
+            "larder_store_commit_group_entries_total", type: .counter,
+            help: "Responses those transactions wrote; divided by larder_store_commit_groups_total, the mean group.",
+            value: store.commitGroupEntryCount)
         text.family(
             "larder_store_key_filter_bytes", type: .gauge,
             help: "Bytes of the filter of keys the store may hold, which answers misses of URLs never stored.",
