@@ -139,6 +139,36 @@ import Testing
         #expect(try harness.count("SELECT count(*) FROM chunk") == 3 + 7)
     }
 
+    /// A body handed over in one piece is kept as that array until its commit, not copied: the fetch keeps
+    /// the same piece for callers who join late, so the bytes are held once. A second piece makes the writer
+    /// a buffer of its own, and a piece over a chunk is written out as before; every body reads back.
+    @Test func aBodyHandedOverInOnePieceIsHeldNotCopied() throws {
+        let harness = try StorageTestHarness()
+        func writer() throws -> SQLiteBodyWriter {
+            try #require(try harness.store.beginWrite(hints: CacheBodyHints()) as? SQLiteBodyWriter)
+        }
+        let piece = CacheCoreFixtures.randomBody(length: 3000, seed: 21)
+        let whole = try writer()
+        try whole.append(piece)
+        #expect(whole.holdsStorage(of: piece))
+        let stored = try whole.commit(CacheCoreFixtures.makeEntry(url: "https://e.example/one"))
+        #expect(try harness.read(stored) == piece)
+
+        let more = CacheCoreFixtures.randomBody(length: 500, seed: 22)
+        let two = try writer()
+        try two.append(piece)
+        try two.append(more)
+        #expect(!two.holdsStorage(of: piece))
+        #expect(
+            try harness.read(try two.commit(CacheCoreFixtures.makeEntry(url: "https://e.example/two"))) == piece + more)
+
+        let large = CacheCoreFixtures.randomBody(length: 2 * Self.chunk + 10, seed: 23)
+        let over = try writer()
+        try over.append(large)
+        #expect(!over.holdsStorage(of: large))
+        #expect(try harness.read(try over.commit(CacheCoreFixtures.makeEntry(url: "https://e.example/large"))) == large)
+    }
+
     /// Body ids come from one counter, in the commit's transaction, whether the body was one chunk (no
     /// pending row) or several: they only grow, also across a reopen, so no reader of an old id ever gets
     /// another body's bytes, and a one-chunk commit leaves no pending row behind.

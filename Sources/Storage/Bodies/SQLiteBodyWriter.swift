@@ -58,7 +58,11 @@ final class SQLiteBodyWriter: ReadableBodyWriter {
         try state.withLock { state in
             guard !state.closed else { throw CacheStoreError.writerClosed }
             do {
-                state.buffer.append(contentsOf: bytes)
+                // A body that comes in one piece (most: libcurl hands over up to 16 KiB at a time) is kept as
+                // that array, not copied: the fetch keeps the same piece for callers who join late, so until the
+                // commit the body is held once, not twice (docs/ARCHITECTURE.md, "A body queued for its commit
+                // is held once"). The commit's chunk is then that array too (`Array` of a whole slice shares it).
+                if state.buffer.isEmpty { state.buffer = bytes } else { state.buffer.append(contentsOf: bytes) }
                 state.originalSize += bytes.count
                 state.crc.update(bytes)
                 // Flush only while more than a chunk is buffered: the last chunk must be finished, not
@@ -164,6 +168,16 @@ final class SQLiteBodyWriter: ReadableBodyWriter {
     }
 
     var readableBytes: Int { state.withLock { ($0.readable?.chunks ?? 0) * chunkSize } }
+
+    /// Whether the bytes the writer holds are `bytes`' own storage (for tests: a piece handed over whole is
+    /// not copied).
+    func holdsStorage(of bytes: [UInt8]) -> Bool {
+        state.withLock { state in
+            state.buffer.withUnsafeBufferPointer { held in
+                bytes.withUnsafeBufferPointer { given in held.baseAddress == given.baseAddress && !held.isEmpty }
+            }
+        }
+    }
 
     func readWritten(at offset: Int) throws -> [UInt8] {
         guard let readable = state.withLock({ $0.readable }), offset >= 0, offset < readable.chunks * chunkSize
