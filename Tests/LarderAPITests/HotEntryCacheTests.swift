@@ -56,18 +56,72 @@ import Testing
         #expect((cache.entry(forURL: "https://example.com/1", gzip: false) != nil) == kept)
     }
 
-    /// The store-hit path asks `mayKeep` before it makes a `HotEntry` (which may fill an in-memory file):
-    /// it must answer what `insert` then does, and no for every body when the tier is off.
+    /// The store-hit path asks `admits` before it makes a `HotEntry` (which may fill an in-memory file):
+    /// with room in the tier it must answer what `insert` then does, and no for every body when the tier is
+    /// off.
     @Test(
         arguments: [0, 1 << 20],
         [(1_000, []), (10_000, ["accept-encoding"]), (10_001, []), (1_000, ["accept-language"])] as [(Int, [String])])
-    func mayKeepAnswersWhatInsertDoes(budget: Int, body: (bytes: Int, names: [String])) {
+    func admitsAnswersWhatInsertDoesWhileThereIsRoom(budget: Int, body: (bytes: Int, names: [String])) {
         let (bytes, names) = body
         let cache = HotEntryCache(budgetBytes: budget, maxEntryBytes: 10_000)
-        let asked = cache.mayKeep(bodyBytes: bytes, varyingOn: names)
-        cache.insert(Self.entry(1, bytes: bytes, varyNames: names, variantKey: names.isEmpty ? nil : "identity"))
+        let entry = Self.entry(1, bytes: bytes, varyNames: names, variantKey: names.isEmpty ? nil : "identity")
+        let asked = cache.admits(entry.stored.key, bodyBytes: bytes, varyingOn: names)
+        #expect(asked == cache.fits(bodyBytes: bytes, varyingOn: names))
+        cache.insert(entry)
         #expect(asked == (cache.usage.entries == 1))
         if budget == 0 { #expect(!asked) }
+    }
+
+    /// Once the tier is full, a body read from the store takes the oldest entry's place only when it was
+    /// asked for more often lately than that entry: reads offered to the tier and hits answered by it both
+    /// count.
+    @Test func aFullTierAdmitsANewcomerOnlyWhenItIsAskedForMoreThanTheOldest() {
+        let cost = Self.entry(0).cost
+        let cache = HotEntryCache(budgetBytes: 3 * cost, maxEntryBytes: 10_000)
+        func offer(_ index: Int) -> Bool {
+            let entry = Self.entry(index)
+            guard cache.admits(entry.stored.key, bodyBytes: entry.bodyCount, varyingOn: []) else { return false }
+            cache.insert(entry)
+            return true
+        }
+        // Room for three: each is kept on its first read.
+        #expect((0..<3).map(offer) == [true, true, true])
+        // Entry 0, the oldest, is hit twice (three requests with its read): a newcomer read once is not worth
+        // it, nor read twice, nor three times (a tie keeps what is there).
+        for _ in 0..<2 { #expect(cache.entry(forURL: "https://example.com/0", gzip: false) != nil) }
+        for _ in 0..<3 { #expect(!offer(3)) }
+        #expect(cache.entry(forURL: "https://example.com/3", gzip: false) == nil)
+        // Its fourth read outnumbers entry 0's three: it takes 0's place, and 1 and 2 stay.
+        #expect(offer(3))
+        #expect(cache.entry(forURL: "https://example.com/0", gzip: false) == nil)
+        for index in 1...3 { #expect(cache.entry(forURL: "https://example.com/\(index)", gzip: false) != nil) }
+    }
+
+    /// Reads spread evenly over four times what the tier holds: keeping every read evicted an entry per
+    /// read for nothing; with admission by frequency the tier changes rarely and answers as often.
+    @Test func evenlySpreadReadsOverALargerWorkingSetRarelyChangeTheTier() {
+        let cost = Self.entry(0).cost
+        let keys = 400
+        let cache = HotEntryCache(budgetBytes: keys / 4 * cost, maxEntryBytes: 10_000)
+        let entries = (0..<keys).map { Self.entry($0) }
+        var generator = SplitMix64(seed: 7)
+        var admitted = 0
+        var answered = 0
+        let reads = 40_000
+        for read in 0..<reads {
+            let entry = entries[Int(generator.next() % UInt64(keys))]
+            if cache.entry(forURL: entry.stored.url, gzip: false) != nil {
+                if read >= reads / 2 { answered += 1 }
+            } else if cache.admits(entry.stored.key, bodyBytes: entry.bodyCount, varyingOn: []) {
+                cache.insert(entry)
+                if read >= reads / 2 { admitted += 1 }
+            }
+        }
+        // Keeping every read: about 3 admissions in 4 reads, and a quarter answered.
+        #expect(admitted < reads / 2 / 20)
+        #expect(answered > reads / 2 / 5)
+        #expect(cache.usage.entries == keys / 4)
     }
 
     @Test(arguments: [["accept-language"], ["accept-encoding", "user-agent"], ["user-agent", "accept-encoding"]])

@@ -88,7 +88,7 @@ extension FetchHandler {
     ) throws -> HTTPResponseBody {
         let keepsInMemory =
             whole && (form == .identity || form == .gzip)
-            && service.hot.mayKeep(bodyBytes: reader.length, varyingOn: entry.varyNames)
+            && service.hot.admits(entry.key, bodyBytes: reader.length, varyingOn: entry.varyNames)
         guard reader.length <= Self.inlineBodyLimit || keepsInMemory else {
             let source = CacheBodySource(reader: reader, executor: service.executor)
             return .stream(source, length: source.length)

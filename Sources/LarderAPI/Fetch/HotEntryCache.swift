@@ -12,7 +12,8 @@ import Synchronization
 /// its identity form and, for bodies stored as deflate chunks, its gzip form; for one that varies on
 /// `Accept-Encoding` they are its two stored variants. Within `budgetBytes` counted by
 /// ``HotEntry/cost`` (the oldest insertions go first) memory stays bounded whatever the number of
-/// stored entries. The store stays the truth: `HotInvalidatingStore` drops a URL's entries whenever the
+/// stored entries; once it is full a body read from the store replaces the oldest only when it was asked
+/// for more often lately (`admits`, `HotAdmission`). The store stays the truth: `HotInvalidatingStore` drops a URL's entries whenever the
 /// store deletes, purges or updates one of them, and a fetch that stores a response drops the URL's
 /// entries before committing. Hits served from memory are counted in the store in batches.
 final class HotEntryCache: Sendable {
@@ -39,9 +40,11 @@ final class HotEntryCache: Sendable {
         /// hashing a 64-digit key, and holding the entry keeps its identity from being reused meanwhile.
         var pendingHits: [ObjectIdentifier: (entry: HotEntry, count: Int)] = [:]
         var pendingCount = 0
+        /// How often each key was asked for lately: hits answered here and reads the tier was offered.
+        var admission: HotAdmission
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     /// What entries may cost in all (``HotEntry/cost``).
     let budgetBytes: Int
     /// The largest body kept.
@@ -53,28 +56,62 @@ final class HotEntryCache: Sendable {
     /// - Parameters:
     ///   - budgetBytes: the byte budget; 0 keeps nothing.
     ///   - maxEntryBytes: the largest body kept.
-    init(budgetBytes: Int = 64 << 20, maxEntryBytes: Int = 4 << 20) {
+    ///   - admission: the frequencies newcomers are admitted by (a small sketch when nothing is kept).
+    init(budgetBytes: Int = 64 << 20, maxEntryBytes: Int = 4 << 20, admission: HotAdmission? = nil) {
         self.budgetBytes = max(0, budgetBytes)
         self.maxEntryBytes = min(max(0, maxEntryBytes), self.budgetBytes)
+        state = Mutex(State(admission: admission ?? HotAdmission(width: budgetBytes > 0 ? 1 << 15 : 8)))
     }
 
     /// The kept entry that answers a caller of a canonical key URL: for callers that accept gzip the gzip
     /// entry, else the identity form of an entry that does not vary (identity suits every caller; a
     /// variant kept for identity callers does not answer gzip callers, who have a variant of their own).
+    /// The hit is counted for admission (`HotAdmission`).
     func entry(forURL url: String, gzip: Bool) -> HotEntry? {
         state.withLock { state in
             guard let slot = state.slots[url] else { return nil }
-            guard gzip else { return slot.identity }
-            if let kept = slot.gzip { return kept }
-            return slot.identity.flatMap { $0.stored.varyNames.isEmpty ? $0 : nil }
+            let found: HotEntry?
+            if !gzip {
+                found = slot.identity
+            } else if let kept = slot.gzip {
+                found = kept
+            } else {
+                found = slot.identity.flatMap { $0.stored.varyNames.isEmpty ? $0 : nil }
+            }
+            if let found { state.admission.record(found.stored.key.leadingWord) }
+            return found
         }
     }
 
-    /// Whether a body of `bodyBytes` of an entry that varies on `names` would be kept: within the largest
-    /// body, and varying on nothing or on `Accept-Encoding` alone. Asked before a `HotEntry` is made, since
-    /// making one may fill an in-memory file (with the tier off, nothing is kept).
-    func mayKeep(bodyBytes: Int, varyingOn names: [String]) -> Bool {
+    /// Whether a body of `bodyBytes` of an entry that varies on `names` can be kept at all: within the
+    /// largest body, and varying on nothing or on `Accept-Encoding` alone (with the tier off, nothing is).
+    func fits(bodyBytes: Int, varyingOn names: [String]) -> Bool {
         budgetBytes > 0 && bodyBytes <= maxEntryBytes && (names.isEmpty || names == ["accept-encoding"])
+    }
+
+    /// Counts a read of `key` from the store and says whether the tier takes it: when it `fits`, and either
+    /// the tier has room for it or `key` was asked for more often lately than the entry it would evict (the
+    /// oldest kept). Asked before a `HotEntry` is made, since making one may fill an in-memory file.
+    func admits(_ key: CacheKey, bodyBytes: Int, varyingOn names: [String]) -> Bool {
+        guard fits(bodyBytes: bodyBytes, varyingOn: names) else { return false }
+        return state.withLock { state in
+            state.admission.record(key.leadingWord)
+            guard state.bytes + bodyBytes + HotEntry.overheadBytes > budgetBytes,
+                let victim = Self.oldest(&state)
+            else { return true }
+            let kept = victim.entries.map { state.admission.frequency($0.stored.key.leadingWord) }.max() ?? 0
+            return state.admission.frequency(key.leadingWord) > kept
+        }
+    }
+
+    /// The slot eviction takes next, passing over superseded elements of the order for good.
+    private static func oldest(_ state: inout State) -> Slot? {
+        while state.orderHead < state.order.count {
+            let (url, generation) = state.order[state.orderHead]
+            if let slot = state.slots[url], slot.generation == generation { return slot }
+            state.orderHead += 1
+        }
+        return nil
     }
 
     /// The number of entries and the bytes they cost (for tests and metrics).
@@ -87,7 +124,7 @@ final class HotEntryCache: Sendable {
     /// Keeps an entry under its stored URL (replacing one for the same callers), evicting the oldest
     /// beyond the budget. Entries too large, or varying on more than `Accept-Encoding`, are not kept.
     func insert(_ entry: HotEntry) {
-        guard mayKeep(bodyBytes: entry.bodyCount, varyingOn: entry.stored.varyNames), entry.cost <= budgetBytes
+        guard fits(bodyBytes: entry.bodyCount, varyingOn: entry.stored.varyNames), entry.cost <= budgetBytes
         else { return }
         let url = entry.stored.url
         state.withLock { state in
