@@ -17,6 +17,8 @@ struct Options {
     var reuse = false
     /// Load the store and stop (Benchmarks/million uses the loaded file).
     var loadOnly = false
+    /// Each entry's body (random bytes, at most one 64 KiB chunk: `bulkLoad` writes one chunk a body).
+    var bodyBytes = 1024
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -28,6 +30,9 @@ struct Options {
             case "--window": window = Double(iterator.next()!)!
             case "--reuse": reuse = true
             case "--load-only": loadOnly = true
+            case "--body-bytes":
+                bodyBytes = Int(iterator.next()!)!
+                precondition((0...65536).contains(bodyBytes), "--body-bytes must be 0...65536")
             default: fatalError("unknown argument \(argument)")
             }
         }
@@ -49,7 +54,7 @@ func entry(_ index: Int, tagged: Int, entries: Int) -> StoredEntry {
 
 let options = Options(CommandLine.arguments)
 let clock = ContinuousClock()
-let body = CacheCoreFixtures.randomBody(length: 1024)
+let body = CacheCoreFixtures.randomBody(length: options.bodyBytes)
 try FileManager.default.createDirectory(
     atPath: (options.path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
 if !options.reuse {
