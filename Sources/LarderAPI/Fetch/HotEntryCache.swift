@@ -12,10 +12,11 @@ import Synchronization
 /// its identity form and, for bodies stored as deflate chunks, its gzip form; for one that varies on
 /// `Accept-Encoding` they are its two stored variants. Within `budgetBytes` counted by
 /// ``HotEntry/cost`` (the oldest insertions go first) memory stays bounded whatever the number of
-/// stored entries; once it is full a body read from the store replaces the oldest only when it was asked
-/// for more often lately (`admits`, `HotAdmission`). The store stays the truth: `HotInvalidatingStore` drops a URL's entries whenever the
-/// store deletes, purges or updates one of them, and a fetch that stores a response drops the URL's
-/// entries before committing. Hits served from memory are counted in the store in batches.
+/// stored entries; once it is full, a body read from the store replaces the oldest only when it was
+/// asked for more often lately (`admits`, `HotAdmission`). The store stays the truth:
+/// `HotInvalidatingStore` drops a URL's entries whenever the store deletes, purges or updates one of
+/// them, and a fetch that stores a response drops the URL's entries before committing. Hits served from
+/// memory are counted in the store in batches.
 final class HotEntryCache: Sendable {
     private struct Slot {
         var identity: HotEntry?
@@ -56,11 +57,11 @@ final class HotEntryCache: Sendable {
     /// - Parameters:
     ///   - budgetBytes: the byte budget; 0 keeps nothing.
     ///   - maxEntryBytes: the largest body kept.
-    ///   - admission: the frequencies newcomers are admitted by (a small sketch when nothing is kept).
-    init(budgetBytes: Int = 64 << 20, maxEntryBytes: Int = 4 << 20, admission: HotAdmission? = nil) {
+    init(budgetBytes: Int = 64 << 20, maxEntryBytes: Int = 4 << 20) {
         self.budgetBytes = max(0, budgetBytes)
         self.maxEntryBytes = min(max(0, maxEntryBytes), self.budgetBytes)
-        state = Mutex(State(admission: admission ?? HotAdmission(width: budgetBytes > 0 ? 1 << 15 : 8)))
+        // With the tier off nothing is offered or hit: the smallest sketch.
+        state = Mutex(State(admission: HotAdmission(width: budgetBytes > 0 ? 1 << 15 : 8)))
     }
 
     /// The kept entry that answers a caller of a canonical key URL: for callers that accept gzip the gzip
@@ -99,7 +100,10 @@ final class HotEntryCache: Sendable {
             guard state.bytes + bodyBytes + HotEntry.overheadBytes > budgetBytes,
                 let victim = Self.oldest(&state)
             else { return true }
-            let kept = victim.entries.map { state.admission.frequency($0.stored.key.leadingWord) }.max() ?? 0
+            // A URL kept in both forms is as popular as its more asked-for form.
+            let kept = max(
+                victim.identity.map { state.admission.frequency($0.stored.key.leadingWord) } ?? 0,
+                victim.gzip.map { state.admission.frequency($0.stored.key.leadingWord) } ?? 0)
             return state.admission.frequency(key.leadingWord) > kept
         }
     }
