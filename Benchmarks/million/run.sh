@@ -27,9 +27,7 @@ dir=$MILLION_DIR
 for n in "$SMALL" "$ENTRIES"; do million_store "$n" >/dev/null; done
 
 port=28391
-pid=""
-stop() { [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; pid=""; }
-trap stop EXIT
+trap stop_store EXIT
 
 # The share of a file in the page cache, in per cent (fincore, util-linux).
 resident() { # file
@@ -46,21 +44,9 @@ resident() { # file
 # after it.
 round() { # n
     [[ ${COLD:-0} == 1 ]] || cat "$dir/store-$1.db" "$dir/store-$1.db-wal" >/dev/null 2>&1 || true
-    taskset -c 0 "$LARDER_BIN" serve --host 127.0.0.1 --port "$port" --db "$dir/store-$1.db" --max-size 0 \
-        --hot-bytes 0 --access-log false --log-level warning >"$dir/larder.log" 2>&1 &
-    pid=$!
-    wait_http "$port" /livez
-    local check
-    check=$(curl -s -o /dev/null -w '%header{x-cache}' "http://127.0.0.1:$port/fetch?url=https://bench.example/items/$(($1 - 1))")
-    [[ $check == HIT ]] || { echo "not a hit from the store of $1: $check" >&2; cat "$dir/larder.log" >&2; exit 1; }
-    # The store builds its key filter from the file when it opens (a scan of every entry's id: about 0.3 s
-    # of CPU at a million); the rounds measure the store opened, not its opening.
-    for _ in $(seq 100); do
-        curl -s "http://127.0.0.1:$port/metrics" | grep -q '^larder_store_key_filter_bytes [1-9]' && break
-        sleep 0.1
-    done
+    serve_store "$port" "$dir/store-$1.db" "$1" --hot-bytes 0
     ITEMS=$1 measure "http://127.0.0.1:$port/" -s "$RANDOM_LUA"
-    stop
+    stop_store
 }
 
 echo "round  entries     requests/s   p99 ms  non-2xx  resident after"

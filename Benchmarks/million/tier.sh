@@ -26,25 +26,17 @@ build_larder
 db=$(million_store "$ENTRIES" "$BYTES")
 
 port=28395
-pid=""
-stop() { [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; pid=""; }
-trap stop EXIT
+trap stop_store EXIT
 
 # One round: "requests/s p99-ms non-2xx" for the tier setting ("on" or "off") and the hot share (0: uniform).
 round() { # on|off hot
     cat "$db" "$db-wal" >/dev/null 2>&1 || true
     local tier=()
     [[ $1 == off ]] && tier=(--hot-bytes 0)
-    taskset -c 0 "$LARDER_BIN" serve --host 127.0.0.1 --port "$port" --db "$db" --max-size 0 "${tier[@]}" \
-        --access-log false --log-level warning >"$MILLION_DIR/tier.log" 2>&1 &
-    pid=$!
-    wait_http "$port" /livez
-    local check
-    check=$(curl -s -o /dev/null -w '%header{x-cache}' "http://127.0.0.1:$port/fetch?url=https://bench.example/items/0")
-    [[ $check == HIT ]] || { echo "not a hit: $check" >&2; cat "$MILLION_DIR/tier.log" >&2; exit 1; }
+    serve_store "$port" "$db" "$ENTRIES" "${tier[@]}"
     ITEMS=$ENTRIES HOT=$2 DURATION=3s measure "http://127.0.0.1:$port/" -s "$RANDOM_LUA" >/dev/null
     ITEMS=$ENTRIES HOT=$2 measure "http://127.0.0.1:$port/" -s "$RANDOM_LUA"
-    stop
+    stop_store
 }
 
 echo "$ENTRIES entries of $BYTES bytes ($((ENTRIES * BYTES >> 20)) MiB of bodies), the memory tier 64 MiB or off"

@@ -98,7 +98,7 @@ final class HotEntryCache: Sendable {
         return state.withLock { state in
             state.admission.record(key.leadingWord)
             guard state.bytes + bodyBytes + HotEntry.overheadBytes > budgetBytes,
-                let victim = Self.oldest(&state)
+                let victim = Self.oldest(&state)?.slot
             else { return true }
             // A URL kept in both forms is as popular as its more asked-for form.
             let kept = max(
@@ -108,11 +108,12 @@ final class HotEntryCache: Sendable {
         }
     }
 
-    /// The slot eviction takes next, passing over superseded elements of the order for good.
-    private static func oldest(_ state: inout State) -> Slot? {
+    /// The slot eviction takes next (left at `orderHead`), passing over superseded elements of the order for
+    /// good.
+    private static func oldest(_ state: inout State) -> (url: String, slot: Slot)? {
         while state.orderHead < state.order.count {
             let (url, generation) = state.order[state.orderHead]
-            if let slot = state.slots[url], slot.generation == generation { return slot }
+            if let slot = state.slots[url], slot.generation == generation { return (url, slot) }
             state.orderHead += 1
         }
         return nil
@@ -157,11 +158,9 @@ final class HotEntryCache: Sendable {
 
     /// Drops the oldest slots until the budget holds, and compacts the insertion order.
     private static func evict(_ state: inout State, budget: Int) {
-        while state.bytes > budget, state.orderHead < state.order.count {
-            let (url, generation) = state.order[state.orderHead]
+        while state.bytes > budget, let victim = oldest(&state) {
             state.orderHead += 1
-            guard let slot = state.slots[url], slot.generation == generation else { continue }
-            drop(url, slot, from: &state)
+            drop(victim.url, victim.slot, from: &state)
         }
         // Superseded elements pile up when the same URLs are kept again and again; rebuild when they
         // outnumber live ones, so the order stays proportional to what is kept.
