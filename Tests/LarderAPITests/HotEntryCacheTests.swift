@@ -76,7 +76,7 @@ import Testing
     /// Once the tier is full, a body read from the store takes the oldest entry's place only when it was
     /// asked for more often lately than that entry: reads offered to the tier and hits answered by it both
     /// count.
-    @Test func aFullTierAdmitsANewcomerOnlyWhenItIsAskedForMoreThanTheOldest() {
+    @Test func aFullTierAdmitsANewcomerOnlyWhenItIsAskedForMoreThanTheVictim() {
         let cost = Self.entry(0).cost
         let cache = HotEntryCache(budgetBytes: 3 * cost, maxEntryBytes: 10_000)
         func offer(_ index: Int) -> Bool {
@@ -87,15 +87,36 @@ import Testing
         }
         // Room for three: each is kept on its first read.
         #expect((0..<3).map(offer) == [true, true, true])
-        // Entry 0, the oldest, is hit twice (three requests with its read): a newcomer read once is not worth
-        // it, nor read twice, nor three times (a tie keeps what is there).
-        for _ in 0..<2 { #expect(cache.entry(forURL: "https://example.com/0", gzip: false) != nil) }
+        // Each is hit twice (three requests with its read), so each is marked: the hand passes all three
+        // once and comes back to entry 0. A newcomer read once is not worth it, nor read twice, nor three
+        // times (a tie keeps what is there).
+        for index in 0..<3 {
+            for _ in 0..<2 { #expect(cache.entry(forURL: "https://example.com/\(index)", gzip: false) != nil) }
+        }
         for _ in 0..<3 { #expect(!offer(3)) }
-        #expect(cache.entry(forURL: "https://example.com/3", gzip: false) == nil)
+        #expect(cache.usage.entries == 3)
         // Its fourth read outnumbers entry 0's three: it takes 0's place, and 1 and 2 stay.
         #expect(offer(3))
         #expect(cache.entry(forURL: "https://example.com/0", gzip: false) == nil)
         for index in 1...3 { #expect(cache.entry(forURL: "https://example.com/\(index)", gzip: false) != nil) }
+    }
+
+    /// CLOCK: an entry hit since it was inserted survives the next eviction once; the oldest entry nobody hit
+    /// goes in its place. Without the mark, 0 and 1 would go.
+    @Test func anEntryHitSinceItsInsertionGetsASecondChance() {
+        let cost = Self.entry(0).cost
+        let cache = HotEntryCache(budgetBytes: 3 * cost, maxEntryBytes: 10_000)
+        for index in 0..<3 { cache.insert(Self.entry(index)) }
+        #expect(cache.entry(forURL: "https://example.com/0", gzip: false) != nil)
+        cache.insert(Self.entry(3))
+        cache.insert(Self.entry(4))
+        let kept = (0..<5).filter { cache.entry(forURL: "https://example.com/\($0)", gzip: false) != nil }
+        #expect(kept == [0, 3, 4])
+        // The second chance is spent: 0 is the oldest unmarked entry again once the hand comes round, and the
+        // reads above marked every survivor, so the next insertion passes them all once and takes 0.
+        cache.insert(Self.entry(5))
+        #expect(cache.entry(forURL: "https://example.com/0", gzip: false) == nil)
+        for index in 3...5 { #expect(cache.entry(forURL: "https://example.com/\(index)", gzip: false) != nil) }
     }
 
     /// Reads spread evenly over four times what the tier holds: keeping every read evicted an entry per

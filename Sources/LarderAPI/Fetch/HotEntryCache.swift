@@ -11,9 +11,11 @@ import Synchronization
 /// that accept gzip, one for the others (``EncodingVariant``). For an entry that does not vary these are
 /// its identity form and, for bodies stored as deflate chunks, its gzip form; for one that varies on
 /// `Accept-Encoding` they are its two stored variants. Within `budgetBytes` counted by
-/// ``HotEntry/cost`` (the oldest insertions go first) memory stays bounded whatever the number of
-/// stored entries; once it is full, a body read from the store replaces the oldest only when it was
-/// asked for more often lately (`admits`, `HotAdmission`). The store stays the truth:
+/// ``HotEntry/cost`` memory stays bounded whatever the number of stored entries. Eviction is CLOCK: the
+/// oldest insertion goes first unless it was hit since it was inserted or last passed over, in which case
+/// it goes to the back once, its mark cleared (a second chance), and the next is considered. Once the tier
+/// is full, a body read from the store replaces that victim only when it was asked for more often lately
+/// (`admits`, `HotAdmission`). The store stays the truth:
 /// `HotInvalidatingStore` drops a URL's entries whenever the store deletes, purges or updates one of
 /// them, and a fetch that stores a response drops the URL's entries before committing. Hits served from
 /// memory are counted in the store in batches.
@@ -22,6 +24,8 @@ final class HotEntryCache: Sendable {
         var identity: HotEntry?
         var gzip: HotEntry?
         var generation = 0
+        /// Hit since it was inserted or since eviction last passed over it (CLOCK's reference mark).
+        var referenced = false
 
         var cost: Int { (identity?.cost ?? 0) + (gzip?.cost ?? 0) }
         var entries: [HotEntry] { [identity, gzip].compactMap { $0 } }
@@ -31,8 +35,9 @@ final class HotEntryCache: Sendable {
         var slots: [String: Slot] = [:]
         /// The URL of each kept key (two per URL when its variants are kept), for invalidation by key.
         var urls: [CacheKey: String] = [:]
-        /// Insertions, oldest first from `orderHead`; an element whose generation no longer matches its
-        /// slot's was superseded and is skipped.
+        /// Insertions, oldest first from `orderHead` (the CLOCK's hand); an element whose generation no
+        /// longer matches its slot's was superseded and is skipped. A slot given a second chance is appended
+        /// again under its generation, the element it leaves behind the hand.
         var order: [(url: String, generation: Int)] = []
         var orderHead = 0
         var nextGeneration = 0
@@ -67,10 +72,11 @@ final class HotEntryCache: Sendable {
     /// The kept entry that answers a caller of a canonical key URL: for callers that accept gzip the gzip
     /// entry, else the identity form of an entry that does not vary (identity suits every caller; a
     /// variant kept for identity callers does not answer gzip callers, who have a variant of their own).
-    /// The hit is counted for admission (`HotAdmission`).
+    /// The hit is counted for admission (`HotAdmission`) and marks the slot for a second chance.
     func entry(forURL url: String, gzip: Bool) -> HotEntry? {
         state.withLock { state in
-            guard let slot = state.slots[url] else { return nil }
+            guard let index = state.slots.index(forKey: url) else { return nil }
+            let slot = state.slots.values[index]
             let found: HotEntry?
             if !gzip {
                 found = slot.identity
@@ -79,7 +85,10 @@ final class HotEntryCache: Sendable {
             } else {
                 found = slot.identity.flatMap { $0.stored.varyNames.isEmpty ? $0 : nil }
             }
-            if let found { state.admission.record(found.stored.key.leadingWord) }
+            if let found {
+                state.admission.record(found.stored.key.leadingWord)
+                if !slot.referenced { state.slots.values[index].referenced = true }
+            }
             return found
         }
     }
@@ -91,14 +100,15 @@ final class HotEntryCache: Sendable {
     }
 
     /// Counts a read of `key` from the store and says whether the tier takes it: when it `fits`, and either
-    /// the tier has room for it or `key` was asked for more often lately than the entry it would evict (the
-    /// oldest kept). Asked before a `HotEntry` is made, since making one may fill an in-memory file.
+    /// the tier has room for it or `key` was asked for more often lately than the entry it would evict
+    /// (`victim`: the hand moves past the marked slots on the way, as the eviction would). Asked before a
+    /// `HotEntry` is made, since making one may fill an in-memory file.
     func admits(_ key: CacheKey, bodyBytes: Int, varyingOn names: [String]) -> Bool {
         guard fits(bodyBytes: bodyBytes, varyingOn: names) else { return false }
         return state.withLock { state in
             state.admission.record(key.leadingWord)
             guard state.bytes + bodyBytes + HotEntry.overheadBytes > budgetBytes,
-                let victim = Self.oldest(&state)?.slot
+                let victim = Self.victim(&state)?.slot
             else { return true }
             // A URL kept in both forms is as popular as its more asked-for form.
             let kept = max(
@@ -108,12 +118,17 @@ final class HotEntryCache: Sendable {
         }
     }
 
-    /// The slot eviction takes next (left at `orderHead`), passing over superseded elements of the order for
-    /// good.
-    private static func oldest(_ state: inout State) -> (url: String, slot: Slot)? {
+    /// The slot eviction takes next, left at `orderHead`: the oldest unmarked one. Superseded elements of
+    /// the order are passed over for good; a marked slot loses its mark and goes to the back (at most one
+    /// lap, since every slot passed is unmarked when it comes round again).
+    private static func victim(_ state: inout State) -> (url: String, slot: Slot)? {
         while state.orderHead < state.order.count {
             let (url, generation) = state.order[state.orderHead]
-            if let slot = state.slots[url], slot.generation == generation { return (url, slot) }
+            if let index = state.slots.index(forKey: url), state.slots.values[index].generation == generation {
+                guard state.slots.values[index].referenced else { return (url, state.slots.values[index]) }
+                state.slots.values[index].referenced = false
+                state.order.append((url, generation))
+            }
             state.orderHead += 1
         }
         return nil
@@ -126,8 +141,8 @@ final class HotEntryCache: Sendable {
         }
     }
 
-    /// Keeps an entry under its stored URL (replacing one for the same callers), evicting the oldest
-    /// beyond the budget. Entries too large, or varying on more than `Accept-Encoding`, are not kept.
+    /// Keeps an entry under its stored URL (replacing one for the same callers), evicting victims
+    /// (`victim`) beyond the budget. Entries too large, or varying on more than `Accept-Encoding`, are not kept.
     func insert(_ entry: HotEntry) {
         guard fits(bodyBytes: entry.bodyCount, varyingOn: entry.stored.varyNames), entry.cost <= budgetBytes
         else { return }
@@ -151,14 +166,18 @@ final class HotEntryCache: Sendable {
             slot.generation = state.nextGeneration
             state.slots[url] = slot
             state.urls[entry.stored.key] = url
+            // The others make room first, as CLOCK's hand does before a page takes the victim's place: were
+            // the newcomer in the order already, a lap over marked entries would end at it. Only a slot that
+            // alone outgrows the budget (both forms of one URL) is then evicted itself.
+            Self.evict(&state, budget: budgetBytes)
             state.order.append((url, slot.generation))
             Self.evict(&state, budget: budgetBytes)
         }
     }
 
-    /// Drops the oldest slots until the budget holds, and compacts the insertion order.
+    /// Drops victims (`victim`) until the budget holds, and compacts the insertion order.
     private static func evict(_ state: inout State, budget: Int) {
-        while state.bytes > budget, let victim = oldest(&state) {
+        while state.bytes > budget, let victim = victim(&state) {
             state.orderHead += 1
             drop(victim.url, victim.slot, from: &state)
         }
