@@ -119,6 +119,19 @@ import Testing
         for index in 3...5 { #expect(cache.entry(forURL: "https://example.com/\(index)", gzip: false) != nil) }
     }
 
+    /// A search for a victim passes a bounded number of marked entries (it runs under the lookups' lock):
+    /// with every entry of a full tier marked, the entry after the last one it may pass goes, marked or not.
+    @Test func aVictimSearchPassesABoundedNumberOfMarkedEntries() {
+        let cost = Self.entry(0).cost
+        let room = 3 * HotEntryCache.secondChancesPerSearch
+        let cache = HotEntryCache(budgetBytes: room * cost, maxEntryBytes: 10_000)
+        for index in 0..<room { cache.insert(Self.entry(index)) }
+        for index in 0..<room { #expect(cache.entry(forURL: "https://example.com/\(index)", gzip: false) != nil) }
+        cache.insert(Self.entry(room))
+        let gone = (0...room).filter { cache.entry(forURL: "https://example.com/\($0)", gzip: false) == nil }
+        #expect(gone == [HotEntryCache.secondChancesPerSearch])
+    }
+
     /// Reads spread evenly over four times what the tier holds: keeping every read evicted an entry per
     /// read for nothing; with admission by frequency the tier changes rarely and answers as often.
     @Test func evenlySpreadReadsOverALargerWorkingSetRarelyChangeTheTier() {

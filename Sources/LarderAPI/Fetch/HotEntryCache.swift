@@ -119,20 +119,29 @@ final class HotEntryCache: Sendable {
     }
 
     /// The slot eviction takes next, left at `orderHead`: the oldest unmarked one. Superseded elements of
-    /// the order are passed over for good; a marked slot loses its mark and goes to the back (at most one
-    /// lap, since every slot passed is unmarked when it comes round again).
+    /// the order are passed over for good; a marked slot loses its mark and goes to the back. One search
+    /// passes at most `secondChancesPerSearch` marked slots and then takes the next live one, marked or not:
+    /// it runs under the lock every lookup takes, and a lap over a full tier of marked entries (tens of
+    /// thousands of small ones) would stall one request for milliseconds.
     private static func victim(_ state: inout State) -> (url: String, slot: Slot)? {
+        var passed = 0
         while state.orderHead < state.order.count {
             let (url, generation) = state.order[state.orderHead]
             if let index = state.slots.index(forKey: url), state.slots.values[index].generation == generation {
-                guard state.slots.values[index].referenced else { return (url, state.slots.values[index]) }
+                guard state.slots.values[index].referenced, passed < secondChancesPerSearch else {
+                    return (url, state.slots.values[index])
+                }
                 state.slots.values[index].referenced = false
                 state.order.append((url, generation))
+                passed += 1
             }
             state.orderHead += 1
         }
         return nil
     }
+
+    /// The marked slots one victim search may pass (`victim`).
+    static let secondChancesPerSearch = 32
 
     /// The number of entries and the bytes they cost (for tests and metrics).
     var usage: (entries: Int, bytes: Int) {
