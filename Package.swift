@@ -86,7 +86,7 @@ let package = Package(
         .executableTarget(name: "StorageCrashWriter", dependencies: ["Storage", "CacheCore", "TestSupport"]),
         .executableTarget(
             name: "StorageBenchmark", dependencies: ["Storage", "CacheCore", "TestSupport"],
-            path: "Benchmarks/storage", exclude: ["README.md", "run.sh", "lookup-pairs.sh"]),
+            path: "Benchmarks/storage", exclude: ["README.md", "run.sh", "lookup-pairs.sh", "blob-read.sh"]),
         // A tag purge among a million entries while hits and stores go on; not part of the product.
         .executableTarget(
             name: "PurgeBenchmark", dependencies: ["Storage", "CacheCore", "TestSupport"], path: "Benchmarks/purge",

@@ -20,6 +20,25 @@ import Testing
         #expect(Vary.field(in: HTTPHeaders(fields)) == expected)
     }
 
+    /// `listsAny` answers what `field(in:) == .any` does, also when a `*` is in a name and not a member, and
+    /// for every line of a repeated field.
+    @Test(
+        arguments: [
+            ([], false),
+            ([("Vary", "Accept-Encoding")], false),
+            ([("Vary", "Accept, *")], true),
+            ([("Vary", " * ")], true),
+            ([("Vary", "Accept"), ("vary", "*")], true),
+            ([("Vary", "X*Y")], false),
+            ([("Vary", "X*Y, *")], true),
+            ([("Via", "*"), ("Vary", "Accept")], false),
+        ] as [([(String, String)], Bool)])
+    func listsAnyAgreesWithTheField(fields: [(String, String)], expected: Bool) {
+        let headers = HTTPHeaders(fields)
+        #expect(Vary.listsAny(in: headers) == expected)
+        #expect((Vary.field(in: headers) == .any) == expected)
+    }
+
     @Test(
         arguments: [
             ([("Accept-Language", "en,  fr")], "en, fr"),

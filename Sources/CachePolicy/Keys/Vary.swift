@@ -37,6 +37,16 @@ public enum Vary {
         }
     }
 
+    /// Whether a response's `Vary` lists `*` (``Field/any``), without building its names: a value with no
+    /// `*` byte cannot list it, and the usual `Vary` (`Accept-Encoding`) is judged by that alone.
+    /// - Parameter headers: The response header section.
+    public static func listsAny(in headers: HTTPHeaders) -> Bool {
+        for value in headers.values(for: "Vary") where value.utf8.contains(UInt8(ascii: "*")) {
+            return field(in: headers) == .any
+        }
+        return false
+    }
+
     /// Reads every `Vary` line of a response.
     ///
     /// - Parameter headers: The response header section.

@@ -69,7 +69,7 @@ public enum Storability {
         {
             return .doNotStore(.authorization)
         }
-        if Vary.field(in: responseHeaders) == .any { return .doNotStore(.varyAny) }
+        if Vary.listsAny(in: responseHeaders) { return .doNotStore(.varyAny) }
         if responseHeaders.contains("Set-Cookie") { return .doNotStore(.setCookie) }
 
         let explicitlyCacheable =

@@ -59,7 +59,8 @@ public struct StoreAdmission: Sendable, Equatable {
         if revalidating, StaleIfError.errorStatuses.contains(status) {
             return StoreAdmission(stored: false, refusal: "origin error kept out of the store")
         }
-        if !decision.validateImage,
+        // The media type is read only for a filter that lists content types (most list none).
+        if !decision.validateImage, !decision.contentTypes.isEmpty,
             let refusal = contentTypeRefusal(
                 StoredEntry.mediaType(of: responseHeaders["Content-Type"]), decision: decision)
         {

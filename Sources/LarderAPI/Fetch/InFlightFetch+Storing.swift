@@ -100,7 +100,7 @@ extension InFlightFetch {
             status: HTTPStatus(code: head.status, reasonPhrase: head.reasonPhrase.isEmpty ? nil : head.reasonPhrase),
             headers: head.headers, url: order.keyURL, requestHeaders: order.requestHeaders, requestTime: requestTime,
             responseTime: responseTime, filterName: order.decision.filterName, imageFormat: imageFormat,
-            lifetimes: lifetimes)
+            lifetimes: lifetimes, varyNames: state.withLock { $0.varyNames })
     }
 
     /// What decides how long this fetch's entry is fresh and kept.

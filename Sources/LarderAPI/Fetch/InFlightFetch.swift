@@ -24,6 +24,9 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         /// The origin finished (or a revalidation was answered): no more bytes come.
         var finished = false
         var head: OriginResponseHead?
+        /// The names the head's `Vary` lists, read once when it is judged storable (the entry's key and the
+        /// store's hints both need them).
+        var varyNames: [String] = []
         var storing = false
         var refusal: String?
         var invalidImage = false
@@ -200,6 +203,12 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                 targets: dependencies.configuration.targetedCacheControl)
             : .bypass
         let backlog = dependencies.backlog
+        let varyNames: [String]
+        if admission.stored, case .names(let names) = Vary.field(in: head.headers) {
+            varyNames = names
+        } else {
+            varyNames = []
+        }
         let placeFreed = state.withLock { state -> Bool in
             // A fetch sent without its place (it waited as long as it may) is stored only if there is room now.
             if admission.stored, state.place == .none, backlog.bytes >= backlog.limit {
@@ -207,6 +216,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                     stored: false, refusal: "store backlog: \(backlog.bytes) bytes waiting to be written")
             }
             state.head = head
+            state.varyNames = varyNames
             state.responseTime = responseTime
             state.storing = admission.stored
             state.refusal = admission.refusal
@@ -244,8 +254,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             hints.purgesBefore = purgesBefore
             // The variant for identity callers of a response that varies on Accept-Encoding is read by
             // them alone: stored deflated, every one of its hits would inflate it (CacheBodyHints).
-            if case .names(let names) = Vary.field(in: head.headers), names.contains("accept-encoding"),
-                EncodingVariant(requestHeaders: order.requestHeaders) == .identity
+            if varyNames.contains("accept-encoding"), EncodingVariant(requestHeaders: order.requestHeaders) == .identity
             {
                 hints.identityReadersOnly = true
             }
