@@ -78,7 +78,8 @@ import Testing
         StoredEntry.recording(
             status: HTTPStatus(code: 200), headers: HTTPHeaders(fields), url: "https://example.com/a",
             requestHeaders: HTTPHeaders(request), requestTime: Self.sent, responseTime: Self.sent + 1,
-            filterName: "f", imageFormat: nil, lifetimes: Self.lifetimes)
+            filterName: "f", imageFormat: nil, lifetimes: Self.lifetimes, varyNames: Vary.names(in: HTTPHeaders(fields))
+        )
     }
 
     @Test func aRecordedEntryIsKeyedByItsVariantAndKeptAsLongAsItCanServe() {

@@ -203,7 +203,8 @@ import Testing
             status: HTTPStatus(code: 200), headers: HTTPHeaders(fields), url: "https://example.com/t",
             requestHeaders: HTTPHeaders(), requestTime: sent, responseTime: sent, filterName: nil, imageFormat: nil,
             lifetimes: StoredEntry.Lifetimes(
-                overrides: .none, staleIfDisconnected: 0, revalidationAllowance: 0, targets: Self.larderFirst))
+                overrides: .none, staleIfDisconnected: 0, revalidationAllowance: 0, targets: Self.larderFirst),
+            varyNames: Vary.names(in: HTTPHeaders(fields)))
         #expect(entry.freshnessLifetime == 90)
         #expect(entry.facts(targets: Self.larderFirst).originFreshnessLifetime().seconds == 90)
         #expect(entry.facts(targets: Self.cdn).originFreshnessLifetime().seconds == 30)

@@ -18,6 +18,9 @@ import Testing
         ] as [([(String, String)], Vary.Field)])
     func varyNamesAreNormalised(fields: [(String, String)], expected: Vary.Field) {
         #expect(Vary.field(in: HTTPHeaders(fields)) == expected)
+        // The names alone: none for `*`.
+        if case .names(let names) = expected { #expect(Vary.names(in: HTTPHeaders(fields)) == names) }
+        if expected == .any { #expect(Vary.names(in: HTTPHeaders(fields)).isEmpty) }
     }
 
     /// `listsAny` answers what `field(in:) == .any` does, also when a `*` is in a name and not a member, and

@@ -41,10 +41,15 @@ public enum Vary {
     /// `*` byte cannot list it, and the usual `Vary` (`Accept-Encoding`) is judged by that alone.
     /// - Parameter headers: The response header section.
     public static func listsAny(in headers: HTTPHeaders) -> Bool {
-        for value in headers.values(for: "Vary") where value.utf8.contains(UInt8(ascii: "*")) {
-            return field(in: headers) == .any
-        }
-        return false
+        headers.values(for: "Vary").contains { $0.utf8.contains(UInt8(ascii: "*")) } && field(in: headers) == .any
+    }
+
+    /// The names a response's `Vary` lists (``field(in:)``): none without `Vary`, and none for `*`, which a
+    /// caller of this has ruled out or never matches anyway.
+    /// - Parameter headers: The response header section.
+    public static func names(in headers: HTTPHeaders) -> [String] {
+        if case .names(let names) = field(in: headers) { return names }
+        return []
     }
 
     /// Reads every `Vary` line of a response.

@@ -58,26 +58,17 @@ extension StoredEntry {
     ///   - filterName: the owning filter.
     ///   - imageFormat: the sniffed image format, for a validated image.
     ///   - lifetimes: what decides how long it is fresh and kept.
-    ///   - varyNames: the names its `Vary` lists (``Vary/field(in:)``) when the caller read them already;
-    ///     `nil` reads them here.
+    ///   - varyNames: the names its `Vary` lists (``Vary/names(in:)``), read once by the caller.
     public static func recording(
         status: HTTPStatus, headers: HTTPHeaders, url: String, requestHeaders: HTTPHeaders, requestTime: Date,
-        responseTime: Date, filterName: String?, imageFormat: String?, lifetimes: Lifetimes, varyNames: [String]? = nil
+        responseTime: Date, filterName: String?, imageFormat: String?, lifetimes: Lifetimes, varyNames: [String]
     ) -> StoredEntry {
         let facts = ResponseFacts(
             status: status.code, headers: headers, requestTime: Int64(requestTime.timeIntervalSince1970),
             responseTime: Int64(responseTime.timeIntervalSince1970), targets: lifetimes.targets)
-        let listed: [String]
-        if let varyNames {
-            listed = varyNames
-        } else if case .names(let names) = Vary.field(in: headers) {
-            listed = names
-        } else {
-            listed = []
-        }
         return StoredEntry(
-            key: CacheKey.variant(canonicalURL: url, varyNames: listed, requestHeaders: requestHeaders), url: url,
-            status: status, headers: HeaderFilter.storable(headers), varyNames: listed, requestTime: requestTime,
+            key: CacheKey.variant(canonicalURL: url, varyNames: varyNames, requestHeaders: requestHeaders), url: url,
+            status: status, headers: HeaderFilter.storable(headers), varyNames: varyNames, requestTime: requestTime,
             responseTime: responseTime, date: Self.date(in: headers), ageReceived: Int(facts.ageValue),
             freshnessLifetime: Double(facts.freshnessLifetime(overrides: lifetimes.overrides).seconds),
             staleAllowance: staleAllowance(facts, lifetimes), filterName: filterName, imageFormat: imageFormat)

@@ -222,7 +222,7 @@ extension FetchHandler {
                 newRequest: call.headers):
             // The shared response varies on a header this caller sent differently (RFC 9111 §4.1): it
             // needs its own fetch, keyed by its own variant.
-            let names = Self.varyNames(head)
+            let names = Vary.names(in: head.headers)
             let variant = CacheKey.variant(canonicalURL: call.keyURL, varyNames: names, requestHeaders: call.headers)
             fetchFromOrigin(call, key: variant, stored: nil, forward: .varyMiss, coalesce: !names.isEmpty)
             return false
@@ -324,10 +324,4 @@ extension FetchHandler {
 
     /// Whether the caller asks for a range Larder answers from a stored entry (RFC 9110 §14.2: GET only).
     static func asksRange(_ call: Call) -> Bool { call.method == .get && call.headers.contains("Range") }
-
-    /// The names a response's `Vary` lists (none for `*`, which never matches anyway).
-    static func varyNames(_ head: OriginResponseHead) -> [String] {
-        if case .names(let names) = Vary.field(in: head.headers) { return names }
-        return []
-    }
 }

@@ -6,8 +6,9 @@
 /// Why: the tier kept every body read from the store, evicting its oldest insertion. With a working set
 /// four times the tier and requests spread evenly, three reads in four came from the store, and each made
 /// an entry and evicted one for nothing (its turn never came again before it was evicted): 0.88 of the hit
-/// rate with the tier off (`Benchmarks/million/tier.sh`). A newcomer now takes the oldest entry's place only
-/// when it was asked for more often lately than that entry; when the tier has room, anything is kept.
+/// rate with the tier off (`Benchmarks/million/tier.sh`). A newcomer now takes the place of the entry the
+/// tier would evict (`HotEntryCache.victim`) only when it was asked for more often lately than that entry;
+/// when the tier has room, anything is kept.
 ///
 /// Counters are bytes in 64-bit words, so a halving is one shift and mask a word. Keys are SHA-256 digests:
 /// the four row indices are four 16-bit slices of the key's first word, with no further hashing.

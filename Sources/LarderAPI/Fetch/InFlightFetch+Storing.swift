@@ -18,7 +18,7 @@ extension InFlightFetch {
             return
         }
         storeLane.writer = nil
-        let (head, responseTime) = state.withLock { ($0.head, $0.responseTime) }
+        let (head, responseTime, varyNames) = state.withLock { ($0.head, $0.responseTime, $0.varyNames) }
         guard var head else {
             writer.abandon()
             body.storeStopped()
@@ -49,7 +49,7 @@ extension InFlightFetch {
                 return
             }
         }
-        var entry = makeEntry(head: head, responseTime: responseTime, imageFormat: imageFormat)
+        var entry = makeEntry(head: head, varyNames: varyNames, responseTime: responseTime, imageFormat: imageFormat)
         entry.declaredContentType = declaredContentType
         dependencies.tag(&entry, responseHeaders: head.headers, filterTags: order.decision.tags)
         // Whatever memory holds for this URL is about to be replaced.
@@ -95,12 +95,14 @@ extension InFlightFetch {
     }
 
     /// The metadata stored for a response.
-    private func makeEntry(head: OriginResponseHead, responseTime: Date, imageFormat: String?) -> StoredEntry {
+    private func makeEntry(
+        head: OriginResponseHead, varyNames: [String], responseTime: Date, imageFormat: String?
+    ) -> StoredEntry {
         StoredEntry.recording(
             status: HTTPStatus(code: head.status, reasonPhrase: head.reasonPhrase.isEmpty ? nil : head.reasonPhrase),
             headers: head.headers, url: order.keyURL, requestHeaders: order.requestHeaders, requestTime: requestTime,
             responseTime: responseTime, filterName: order.decision.filterName, imageFormat: imageFormat,
-            lifetimes: lifetimes, varyNames: state.withLock { $0.varyNames })
+            lifetimes: lifetimes, varyNames: varyNames)
     }
 
     /// What decides how long this fetch's entry is fresh and kept.

@@ -203,12 +203,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                 targets: dependencies.configuration.targetedCacheControl)
             : .bypass
         let backlog = dependencies.backlog
-        let varyNames: [String]
-        if admission.stored, case .names(let names) = Vary.field(in: head.headers) {
-            varyNames = names
-        } else {
-            varyNames = []
-        }
+        let varyNames = admission.stored ? Vary.names(in: head.headers) : []
         let placeFreed = state.withLock { state -> Bool in
             // A fetch sent without its place (it waited as long as it may) is stored only if there is room now.
             if admission.stored, state.place == .none, backlog.bytes >= backlog.limit {
