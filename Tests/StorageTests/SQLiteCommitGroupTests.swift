@@ -37,6 +37,30 @@ import Testing
         try Self.expectCountersAgreeWithTheRows(harness)
     }
 
+    /// More bodies queued than one group takes (`SQLiteCommitGroup.maxGroup`, 64): they commit in groups of at
+    /// most that many, oldest first (each entry's `seq` follows the order the bodies were handed in), and
+    /// every one is stored.
+    @Test func aLongQueueCommitsInBoundedGroupsInTheOrderItCameIn() throws {
+        let harness = try StorageTestHarness()
+        let items = (0..<(2 * SQLiteCommitGroup.maxGroup + 5)).map { index in
+            ("https://example.com/queued/\(index)", CacheCoreFixtures.randomBody(length: 300, seed: UInt64(index + 1)))
+        }
+        let results = try Self.commitWhileTheWriterIsHeld(harness, items)
+        var seqs: [Int] = []
+        for (item, result) in zip(items, results) {
+            let stored = try result.get()
+            #expect(try sameBytes(harness.read(stored), item.1))
+            seqs.append(try harness.count("SELECT seq FROM entry WHERE url = '\(item.0)'"))
+        }
+        #expect(seqs == seqs.sorted() && Set(seqs).count == items.count)
+        // The first commit alone, then 133 bodies in groups of at most 64: four groups (three when the queue
+        // was slow to take the first, which then leads the first group of 64). Unbounded, two or one.
+        let groups = harness.store.commits.groups.load(ordering: .relaxed)
+        #expect(groups == 4 || groups == 3, "\(groups) groups")
+        #expect(harness.store.commits.bodies.load(ordering: .relaxed) == items.count + 1)
+        try Self.expectCountersAgreeWithTheRows(harness)
+    }
+
     /// The counters a group takes once for all its entries (`SQLiteCommitCounters`) are what the rows say:
     /// every entry its own `seq` (1…n here, in commit order), every body its own id with the counter at the
     /// highest, and `stats` the rows' count and footprints.

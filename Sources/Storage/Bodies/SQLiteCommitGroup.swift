@@ -66,16 +66,23 @@ final class SQLiteCommitGroup: Sendable {
         run([job], in: store)
     }
 
+    /// Commits what is queued, oldest first, in groups of at most `maxGroup`, until nothing is.
+    ///
+    /// The queue is taken whole (a swap, not a copy) and cut into groups here: under a flood the write
+    /// backlog lets thousands of jobs wait, and taking 64 off the front of the shared queue moved all the
+    /// others each time (`removeFirst`), 1.5 % of a 1 KiB miss flood's CPU time (`perf`).
     private func drain(_ store: SQLiteCacheStore) {
         while true {
-            let jobs = pending.withLock { pending -> [SQLiteCommitJob] in
-                let taken = Array(pending.jobs.prefix(Self.maxGroup))
-                pending.jobs.removeFirst(taken.count)
-                if taken.isEmpty { pending.draining = false }
+            let queued = pending.withLock { pending -> [SQLiteCommitJob] in
+                if pending.jobs.isEmpty { pending.draining = false }
+                var taken: [SQLiteCommitJob] = []
+                swap(&taken, &pending.jobs)
                 return taken
             }
-            if jobs.isEmpty { return }
-            run(jobs, in: store)
+            if queued.isEmpty { return }
+            for start in stride(from: 0, to: queued.count, by: Self.maxGroup) {
+                run(Array(queued[start..<min(start + Self.maxGroup, queued.count)]), in: store)
+            }
         }
     }
 
