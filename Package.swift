@@ -70,13 +70,7 @@ let package = Package(
                 "HTTPCore", "HTTPServer", "CacheCore", "Storage", "Upstream", "LarderAPI", "LarderApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            // jemalloc instead of glibc's malloc (Debian's libjemalloc-dev), as Swift servers on Linux are
-            // commonly deployed: buffers made on one thread and freed on another (a chunk read on the storage
-            // queue, written out on an event loop) pass through its per-thread caches where glibc's arenas
-            // take a lock each way. CPU a store hit -6 to -20 %, a stored miss -4 to -6 %
-            // (Benchmarks/fetch/ab.sh, docs/ARCHITECTURE.md "The heap"). ProcessMemory finds which malloc runs.
-            linkerSettings: [.linkedLibrary("jemalloc")]
+            ]
         ),
 
         // Test doubles and factories shared by the test targets.

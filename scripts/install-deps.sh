@@ -3,7 +3,7 @@
 # Debian/Ubuntu; run as root or with sudo available. Idempotent and quiet when all is present.
 set -euo pipefail
 
-build_packages=(libsqlite3-dev zlib1g-dev libcurl4-openssl-dev libssl-dev libjemalloc-dev pkg-config)
+build_packages=(libsqlite3-dev zlib1g-dev libcurl4-openssl-dev libssl-dev pkg-config)
 test_packages=(python3 python3-pip curl iproute2 nginx-light sqlite3)
 wanted=("${build_packages[@]}")
 if [[ "${1:-}" == "--test" ]]; then wanted+=("${test_packages[@]}"); fi

@@ -1,11 +1,9 @@
 // Linux interfaces that Glibc's Swift module does not include, for HTTPServer: epoll (one set per event
 // loop, watched by one libdispatch source; docs/ARCHITECTURE.md) and memfd_create (in-memory files that
-// hot bodies are sent from with sendfile), glibc's malloc arena bound and trim and jemalloc's mallctl
-// (ProcessMemory); for
+// hot bodies are sent from with sendfile), glibc's malloc arena bound and trim (ProcessMemory); for
 // TestSupport's ChildProcess: posix_spawn's close-from action; for Upstream's driver thread: its name.
 #ifndef LARDER_CLINUX_SHIM_H
 #define LARDER_CLINUX_SHIM_H
-#include <dlfcn.h>
 #include <linux/memfd.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -40,15 +38,4 @@ static inline int clinux_hold_freed_heap(int trim, int mmap) {
 
 /// malloc_trim(0): gives free pages of every arena back to the kernel; returns 1 when some were.
 static inline int clinux_malloc_trim(void) { return malloc_trim(0); }
-
-/// jemalloc's control interface (https://jemalloc.net/jemalloc.3.html, "MALLCTL NAMESPACE").
-typedef int (*clinux_mallctl_function)(const char *name, void *old, size_t *old_length, void *new_value,
-                                       size_t new_length);
-
-/// jemalloc's `mallctl` when jemalloc is the process's malloc (the `larder` executable links it), NULL under
-/// glibc's (the test and benchmark executables). Found by name in the global scope: a null handle is
-/// RTLD_DEFAULT, which glibc names only under _GNU_SOURCE (see above).
-static inline clinux_mallctl_function clinux_jemalloc_mallctl(void) {
-    return (clinux_mallctl_function)dlsym((void *)0, "mallctl");
-}
 #endif

@@ -51,20 +51,6 @@ struct ServeCommand: ParsableCommand {
         return "/fetch requires \(ways.joined(separator: " or "))"
     }
 
-    /// Which malloc the process runs on, said once at start: the memory figures in docs/ARCHITECTURE.md are
-    /// jemalloc's, and a build linked without it runs on glibc's.
-    /// - Parameters:
-    ///   - allocator: the process's malloc.
-    ///   - freedPageLifetime: jemalloc's `dirty_decay_ms` (`ProcessMemory.keepFreedPages`).
-    /// - Returns: the line.
-    static func heapLine(_ allocator: ProcessMemory.Allocator, freedPageLifetime: Int?) -> String {
-        switch allocator {
-        case .glibc: "heap: glibc malloc"
-        case .jemalloc(let version):
-            "heap: jemalloc \(version), freed pages kept \(freedPageLifetime.map { "\($0) ms" } ?? "(unknown)")"
-        }
-    }
-
     // Only the arguments come from the command line; the settings are made from them in `validate()`.
     private enum CodingKeys: CodingKey { case arguments }
 
@@ -87,10 +73,9 @@ struct ServeCommand: ParsableCommand {
             return
         }
         SignalDrain.catchDrainSignals()
-        // Before any thread exists: the heap's bounds (under glibc's malloc the first two, under jemalloc the last).
+        // Before any thread exists: the server's threads share a bounded number of malloc arenas.
         ProcessMemory.limitArenas(to: max(2, ProcessInfo.processInfo.activeProcessorCount))
         ProcessMemory.holdFreedHeap(trimThreshold: 32 << 20, mapThreshold: 8 << 20)
-        ProcessMemory.keepFreedPages(forMilliseconds: 1_000)
         LoggingSystem.bootstrap { label in
             var handler = LineLogHandler(label: label, format: settings.logging.format)
             handler.logLevel = settings.logging.level
@@ -124,7 +109,6 @@ struct ServeCommand: ParsableCommand {
         logger.info("\(Self.adminAccessLine(tokens: wired.admin.tokenSummary.map { ($0.name, $0.scope.rawValue) }))")
         let fetchAccess = wired.fetchAccess.summary
         logger.info("\(Self.fetchAccessLine(signingKeys: fetchAccess.signingKeys, tokens: fetchAccess.tokenNames))")
-        logger.info("\(Self.heapLine(ProcessMemory.allocator, freedPageLifetime: ProcessMemory.freedPageLifetime))")
         dispatchMain()
     }
 }

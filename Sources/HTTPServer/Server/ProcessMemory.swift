@@ -2,53 +2,23 @@ import CLinux
 import Dispatch
 import Synchronization
 
-/// How the process's heap stays within its bounds under a server's threads.
+/// How the process's heap stays within its bounds under a server's threads (glibc malloc).
 ///
-/// `larder` runs on jemalloc (linked by the executable: Package.swift says why); the test and benchmark
-/// executables keep glibc's malloc, and `serve` keeps working on it too, so each setting here names what
-/// it does under either. glibc gives each thread that allocates while others hold the arenas a new arena,
-/// up to eight per CPU, and keeps what an arena freed for that arena. Dispatch starts worker threads as
-/// queues get busy, so a ten-minute soak at 1 000 connections saw threads 40 -> 48 in its ninth minute
-/// and anonymous memory step up with them (134.4 -> 139.6 MiB) after five minutes flat. Bounding the
-/// arenas makes new threads share the existing heaps, and a periodic trim returns pages freed inside
-/// them. jemalloc's arenas are fixed when it starts (four per CPU), a thread's cache of freed blocks is
-/// bounded per size class, and a freed page is given back some time after its last use (its decay time,
-/// which `serve` sets: `keepFreedPages`) whenever the allocator runs; the same periodic trim purges every
-/// arena at once.
+/// glibc gives each thread that allocates while others hold the arenas a new arena, up to eight per
+/// CPU, and keeps what an arena freed for that arena. Dispatch starts worker threads as queues get busy,
+/// so a ten-minute soak at 1 000 connections saw threads 40 -> 48 in its ninth minute and anonymous
+/// memory step up with them (134.4 -> 139.6 MiB) after five minutes flat. Bounding the arenas makes new
+/// threads share the existing heaps, and a periodic trim returns pages freed inside them.
 public enum ProcessMemory {
-    /// The malloc this process runs on.
-    public enum Allocator: Equatable, Sendable {
-        case glibc
-        /// jemalloc, with its version string.
-        case jemalloc(version: String)
-    }
-
-    /// jemalloc's `mallctl`, when jemalloc is the process's malloc.
-    private static let mallctl: clinux_mallctl_function? = clinux_jemalloc_mallctl()
-
-    /// The malloc this process runs on, asked once.
-    public static let allocator: Allocator = {
-        guard let mallctl else { return .glibc }
-        var version: UnsafePointer<CChar>?
-        var length = MemoryLayout<UnsafePointer<CChar>?>.size
-        guard mallctl("version", &version, &length, nil, 0) == 0, let version else {
-            return .jemalloc(version: "unknown")
-        }
-        return .jemalloc(version: String(cString: version))
-    }()
-
-    /// Under glibc, bounds its malloc arenas; call once, before the server's threads start. Nothing under
-    /// jemalloc, whose arenas are fixed when it starts.
+    /// Bounds glibc's malloc arenas; call once, before the server's threads start.
     /// - Parameter count: the most arenas (at least 1).
     public static func limitArenas(to count: Int) {
-        guard allocator == .glibc else { return }
         _ = clinux_limit_malloc_arenas(Int32(clamping: max(1, count)))
     }
 
-    /// Under glibc, lets each arena keep up to `trimThreshold` bytes freed at its top for the next
-    /// allocations, and serves allocations below `mapThreshold` from the arenas; call once, before the
-    /// server's threads start. The periodic trim (`trimPeriodically`) still gives the kept pages back.
-    /// Nothing under jemalloc, which reuses freed pages until they decay (see the type's comment).
+    /// Lets each arena keep up to `trimThreshold` bytes freed at its top for the next allocations, and
+    /// serves allocations below `mapThreshold` from the arenas; call once, before the server's threads
+    /// start. The periodic trim (`trimPeriodically`) still gives the kept pages back.
     ///
     /// glibc's defaults give an arena's top back whenever it passes 128 KiB, and give allocations of
     /// 128 KiB or more mappings of their own (raising both limits as such mappings are freed, until any
@@ -61,49 +31,8 @@ public enum ProcessMemory {
     ///   - mapThreshold: the size from which an allocation is mapped on its own (glibc takes at most
     ///     32 MiB).
     public static func holdFreedHeap(trimThreshold: Int, mapThreshold: Int) {
-        guard allocator == .glibc else { return }
         _ = clinux_hold_freed_heap(Int32(clamping: trimThreshold), Int32(clamping: mapThreshold))
     }
-
-    /// Under jemalloc, gives a freed page back to the kernel once it has gone unused for about
-    /// `milliseconds` (jemalloc's `dirty_decay_ms`, ten seconds by default), in every arena; call once,
-    /// before the server's threads start (arenas made later take the default this sets). Nothing under
-    /// glibc, whose arenas keep freed pages until a trim (`holdFreedHeap`).
-    ///
-    /// Why: jemalloc keeps four arenas per CPU, and each keeps what it freed for its decay time. At ten
-    /// seconds the flood soak held a median 32 MiB beyond every bound and 64.8 at most, past the stated
-    /// 64; at one second 22 and 50.8 (docs/ARCHITECTURE.md, "The heap is jemalloc's").
-    /// - Parameter milliseconds: how long a freed page stays with its arena, at least 0.
-    public static func keepFreedPages(forMilliseconds milliseconds: Int) {
-        guard case .jemalloc = allocator, let mallctl else { return }
-        var decay = max(0, milliseconds)
-        let size = MemoryLayout<Int>.size
-        // The default for arenas made from now on, and arena 0, the one the main thread already uses.
-        _ = mallctl("arenas.dirty_decay_ms", nil, nil, &decay, size)
-        _ = mallctl("arena.0.dirty_decay_ms", nil, nil, &decay, size)
-    }
-
-    /// How long jemalloc keeps a freed page in an arena made from now on (`arenas.dirty_decay_ms`), in
-    /// milliseconds; `nil` under glibc.
-    public static var freedPageLifetime: Int? {
-        guard case .jemalloc = allocator, let mallctl else { return nil }
-        var decay = 0
-        var size = MemoryLayout<Int>.size
-        guard mallctl("arenas.dirty_decay_ms", &decay, &size, nil, 0) == 0 else { return nil }
-        return decay
-    }
-
-    /// Gives the free pages of every arena back to the kernel now: `malloc_trim(0)` under glibc, a purge of
-    /// every arena (`arena.<MALLCTL_ARENAS_ALL>.purge`) under jemalloc.
-    public static func giveBackFreePages() {
-        switch allocator {
-        case .glibc: _ = clinux_malloc_trim()
-        case .jemalloc: _ = mallctl?("arena.\(allArenas).purge", nil, nil, nil, 0)
-        }
-    }
-
-    /// jemalloc's `MALLCTL_ARENAS_ALL`: the arena index that names every arena (jemalloc 5).
-    private static let allArenas = 4096
 
     /// Returns free heap pages to the kernel every `interval` seconds, and within a second of the memory the
     /// settings bound for transient work (`held`: the write backlog and the bodies in flight) shrinking by
@@ -111,10 +40,9 @@ public enum ProcessMemory {
     /// process.
     ///
     /// Why both: a flood fills the write backlog to its bound and the store drains it in bursts, so the heap
-    /// swings by tens of MiB. glibc keeps what was freed until a trim (jemalloc for its decay time, and
-    /// longer once nothing allocates), so with the periodic trim alone the process held its high-water mark for up
-    /// to `interval` after a drain: a soak sample taken then (glibc) showed 120 MiB beyond every bound where
-    /// 64 MiB is the stated constant (Benchmarks/README.md). A trim walks
+    /// swings by tens of MiB. glibc keeps what was freed until a trim, so with the periodic trim alone the
+    /// process held its high-water mark for up to `interval` after a drain: a soak sample taken then showed
+    /// 120 MiB beyond every bound where 64 MiB is the stated constant (Benchmarks/README.md). A trim walks
     /// the arenas' free lists under their locks (a millisecond or two for a heap of 150 MiB), so it runs at
     /// most once a second and only when there is something to give back.
     /// - Parameters:
@@ -130,7 +58,7 @@ public enum ProcessMemory {
         timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(100))
         timer.setEventHandler {
             let held = held()
-            if schedule.withLock({ $0.tick(held: held) }) { giveBackFreePages() }
+            if schedule.withLock({ $0.tick(held: held) }) { _ = clinux_malloc_trim() }
         }
         timer.resume()
         trimTimer = timer
