@@ -182,9 +182,10 @@ import Testing
         let directory = StorageTestDirectory()
         do {
             let store = try Self.open(directory, sync: .off, boot: "boot-a")
-            // The key filter's build, started by the open, holds a connection: were it still reading when the
-            // file is overwritten below, its close would checkpoint the old pages back into it, and the next
-            // open would find a sound database (CI, once, on a loaded machine).
+            // The key filter's build, started by the open, holds the store while it runs: were it still
+            // running when the file is overwritten below, the store's close after it (the last connection's
+            // checkpoint) could write the old pages back into the file, and the next open would find a sound
+            // database (CI, once, on a loaded machine).
             store.keyFilterBuilds.sync {}
         }
         try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: directory.file()))
