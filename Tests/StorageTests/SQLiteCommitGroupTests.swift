@@ -61,6 +61,31 @@ import Testing
         try Self.expectCountersAgreeWithTheRows(harness)
     }
 
+    /// A committed group's jobs are let go before the next group of the same queue runs: the write backlog
+    /// counts a body free once it is committed, so a job kept to the end of a long queue is memory no bound
+    /// covers. Each job's completion holds a token; when the last group's first completion runs, the tokens
+    /// of every earlier group are gone (all 133 were kept until the whole queue was done before).
+    @Test func aCommittedGroupIsLetGoBeforeTheNextOneRuns() throws {
+        let harness = try StorageTestHarness()
+        let items = (0..<(2 * SQLiteCommitGroup.maxGroup + 5)).map { index in
+            (
+                "https://example.com/released/\(index)",
+                CacheCoreFixtures.randomBody(length: 300, seed: UInt64(index + 1))
+            )
+        }
+        let released = ReleaseCounter()
+        let seenAtLastGroup = Mutex<Int?>(nil)
+        let lastGroupStart = 2 * SQLiteCommitGroup.maxGroup
+        let results = try Self.commitWhileTheWriterIsHeld(harness, items, tokens: released) { index in
+            if index == lastGroupStart { seenAtLastGroup.withLock { $0 = released.count } }
+        }
+        #expect(results.allSatisfy { (try? $0.get()) != nil })
+        // The groups before the one with item 128 hold items 0..<128, or 0..<127 with the first commit when the
+        // queue was slow to take it alone: well over 64 tokens are gone by then either way.
+        let seen = try #require(seenAtLastGroup.withLock { $0 })
+        #expect(seen >= lastGroupStart - SQLiteCommitGroup.maxGroup, "\(seen) tokens let go")
+    }
+
     /// The counters a group takes once for all its entries (`SQLiteCommitCounters`) are what the rows say:
     /// every entry its own `seq` (1…n here, in commit order), every body its own id with the counter at the
     /// highest, and `stats` the rows' count and footprints.
@@ -150,8 +175,12 @@ import Testing
     /// Writes every body's chunks, holds the writer connection, hands in a first commit and gives the
     /// group's queue time to take it, hands in every item's commit, then lets go and waits for all
     /// completions. Returns the items' results.
+    /// - Parameters:
+    ///   - tokens: when given, each item's completion holds a token of it until the job that calls it is let go.
+    ///   - completed: called with an item's index when its completion runs.
     static func commitWhileTheWriterIsHeld(
-        _ harness: StorageTestHarness, _ items: [(url: String, body: [UInt8])]
+        _ harness: StorageTestHarness, _ items: [(url: String, body: [UInt8])], tokens: ReleaseCounter? = nil,
+        completed: @escaping @Sendable (Int) -> Void = { _ in }
     ) throws -> [Result<StoredEntry, any Error>] {
         var writers: [(any CacheBodyWriter, StoredEntry)] = []
         for item in items {
@@ -180,8 +209,12 @@ import Testing
         Thread.sleep(forTimeInterval: 0.05)
         for (index, (writer, entry)) in writers.enumerated() {
             done.enter()
+            // Made here and captured only by the completion, so nothing else keeps it.
+            let token = tokens?.token()
             writer.commit(entry) { result in
+                withExtendedLifetime(token) {}
                 results.withLock { $0[index] = result }
+                completed(index)
                 done.leave()
             }
         }
@@ -190,4 +223,20 @@ import Testing
         return results.withLock { results in items.indices.map { results[$0] ?? .failure(CacheStoreError.writerClosed) }
         }
     }
+}
+
+/// Counts the tokens it made that have been deallocated.
+final class ReleaseCounter: Sendable {
+    final class Token: Sendable {
+        private let counter: ReleaseCounter
+        init(_ counter: ReleaseCounter) { self.counter = counter }
+        deinit { counter.released.add(1, ordering: .relaxed) }
+    }
+
+    fileprivate let released = Atomic<Int>(0)
+
+    /// The tokens let go so far.
+    var count: Int { released.load(ordering: .relaxed) }
+
+    func token() -> Token { Token(self) }
 }

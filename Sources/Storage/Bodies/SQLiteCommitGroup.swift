@@ -35,6 +35,9 @@ struct SQLiteCommitJob: Sendable {
 final class SQLiteCommitGroup: Sendable {
     private struct Pending {
         var jobs: [SQLiteCommitJob] = []
+        /// The array `drain` emptied last, kept for its capacity: the next swap hands it to `jobs`, so a queue
+        /// that fills again under a flood does not grow a new buffer by reallocations each time.
+        var spare: [SQLiteCommitJob] = []
         var draining = false
     }
 
@@ -70,19 +73,32 @@ final class SQLiteCommitGroup: Sendable {
     ///
     /// The queue is taken whole (a swap, not a copy) and cut into groups here: under a flood the write
     /// backlog lets thousands of jobs wait, and taking 64 off the front of the shared queue moved all the
-    /// others each time (`removeFirst`), 1.5 % of a 1 KiB miss flood's CPU time (`perf`).
+    /// others each time (`removeFirst`), 1.7 % of a 1 KiB miss flood's CPU time (`perf`). The taken jobs are
+    /// reversed once so that each group comes off the end: a committed group's jobs (their last chunks, their
+    /// completions) are let go before the next group runs, as the write backlog, which counts them free
+    /// once committed, assumes. Held to the end of the batch, they could be up to the backlog's bound again
+    /// in memory that no bound covers.
     private func drain(_ store: SQLiteCacheStore) {
         while true {
-            let queued = pending.withLock { pending -> [SQLiteCommitJob] in
-                if pending.jobs.isEmpty { pending.draining = false }
+            var queued = pending.withLock { pending -> [SQLiteCommitJob] in
+                if pending.jobs.isEmpty {
+                    pending.draining = false
+                    return []
+                }
                 var taken: [SQLiteCommitJob] = []
+                swap(&taken, &pending.spare)
                 swap(&taken, &pending.jobs)
                 return taken
             }
             if queued.isEmpty { return }
-            for start in stride(from: 0, to: queued.count, by: Self.maxGroup) {
-                run(Array(queued[start..<min(start + Self.maxGroup, queued.count)]), in: store)
+            queued.reverse()
+            while !queued.isEmpty {
+                let count = min(Self.maxGroup, queued.count)
+                let group = Array(queued[(queued.count - count)...].reversed())
+                queued.removeLast(count)
+                run(group, in: store)
             }
+            pending.withLock { swap(&$0.spare, &queued) }
         }
     }
 
