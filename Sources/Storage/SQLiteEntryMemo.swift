@@ -20,7 +20,9 @@ import Synchronization
 ///
 /// Bounded twice: `slotCount` slots, direct-mapped by rowid (a rowid is 64 bits of a SHA-256, so the
 /// slots fill evenly; a new entry replaces the one in its slot), and `byteBudget` for the entries' cost
-/// estimated from their URL and header bytes (an entry that does not fit is not kept).
+/// estimated from their URL and header bytes (an entry that does not fit is not kept). An entry is kept
+/// at its second decode within a short while (`MemoDoorkeeper`), so random lookups over a store far
+/// larger than the memo do not replace a slot each.
 final class SQLiteEntryMemo: Sendable {
     /// A class, so that a slot is one reference and the empty slots cost 8 bytes each.
     private final class Remembered: Sendable {
@@ -40,6 +42,7 @@ final class SQLiteEntryMemo: Sendable {
     private struct State {
         var slots: [Remembered?]
         var cost = 0
+        var doorkeeper: MemoDoorkeeper
     }
 
     private let state: Mutex<State>
@@ -60,7 +63,10 @@ final class SQLiteEntryMemo: Sendable {
     init(slotCount: Int = SQLiteEntryMemo.defaultSlotCount, byteBudget: Int = SQLiteEntryMemo.defaultByteBudget) {
         self.slotCount = slotCount > 0 ? 1 << (Int.bitWidth - (slotCount - 1).leadingZeroBitCount) : 0
         self.byteBudget = byteBudget
-        state = Mutex(State(slots: Array(repeating: nil, count: self.slotCount)))
+        state = Mutex(
+            State(
+                slots: Array(repeating: nil, count: self.slotCount),
+                doorkeeper: MemoDoorkeeper(cellCount: self.slotCount)))
     }
 
     /// The generation a lookup reads before its statement and gives `keep`.
@@ -79,17 +85,23 @@ final class SQLiteEntryMemo: Sendable {
         }
     }
 
-    /// Remembers an entry a lookup decoded, unless an update committed since `generation` was read or its
-    /// cost does not fit the budget.
+    /// Remembers an entry a lookup decoded, unless it is the entry's first decode in a while and its row is
+    /// not the one kept in its slot (`MemoDoorkeeper`), an update committed since `generation` was read, or its cost does not fit the
+    /// budget.
     /// - Parameters:
     ///   - entry: the entry as the lookup decoded it.
     ///   - rowID: its row.
     ///   - generation: `currentGeneration` as read before the lookup's statement.
     func keep(_ entry: StoredEntry, rowID: Int64, decodedIn generation: UInt64) {
         guard slotCount > 0, generation == currentGeneration else { return }
+        let index = slot(rowID)
+        // A row already kept (decoded again after a change) is kept again without asking the doorkeeper.
+        let admitted = state.withLock { state in
+            state.slots[index]?.rowID == rowID || state.doorkeeper.admits(UInt64(bitPattern: rowID))
+        }
+        guard admitted else { return }
         let cost = Self.cost(of: entry)
         state.withLock { state in
-            let index = slot(rowID)
             let replaced = state.slots[index]?.cost ?? 0
             guard state.cost - replaced + cost <= byteBudget else { return }
             state.slots[index] = Remembered(rowID: rowID, entry: entry, generation: generation, cost: cost)

@@ -9,14 +9,17 @@ import Synchronization
 /// once it has committed, and every change moves a generation on: a lookup remembers what it read only
 /// if no change committed since it began, so a snapshot read before a commit is never kept after it.
 /// At most `capacity` keys are remembered; when full, everything is forgotten and the memo fills again.
+/// A key is remembered at its second read within a short while (`MemoDoorkeeper`), so random lookups over
+/// far more keys than that do not fill the memo and empty it again.
 final class SQLiteVaryMemo: Sendable {
     private struct State {
         /// The names by primary key; `nil` inside means "no row": the URL does not vary.
         var names: [CacheKey: [String]?] = [:]
         var generation: UInt64 = 0
+        var doorkeeper: MemoDoorkeeper
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     /// The most keys remembered.
     let capacity: Int
 
@@ -25,15 +28,19 @@ final class SQLiteVaryMemo: Sendable {
 
     init(capacity: Int = SQLiteVaryMemo.defaultCapacity) {
         self.capacity = max(0, capacity)
+        state = Mutex(State(doorkeeper: MemoDoorkeeper(cellCount: capacity)))
     }
 
-    /// The names for `key`, from memory or else from `read` (a query of the table), then remembered.
+    /// The names for `key`, from memory or else from `read` (a query of the table), then remembered if the
+    /// doorkeeper admits the key.
     func names(for key: CacheKey, read: () throws -> [String]?) rethrows -> [String]? {
         let (known, generation) = state.withLock { ($0.names[key], $0.generation) }
         if let known { return known }
         let names = try read()
         state.withLock { state in
-            guard state.generation == generation, capacity > 0 else { return }
+            guard state.generation == generation, capacity > 0, state.doorkeeper.admits(key.leadingWord) else {
+                return
+            }
             if state.names.count >= capacity { state.names.removeAll(keepingCapacity: true) }
             state.names[key] = .some(names)
         }

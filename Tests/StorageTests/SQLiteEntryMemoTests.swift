@@ -17,12 +17,21 @@ import Testing
         CacheCoreFixtures.makeEntry(url: Self.url, extraHeaders: [("X-Version", version), ("ETag", "\"\(version)\"")])
     }
 
+    /// Looks the entry up twice, which the doorkeeper requires before the memo keeps it, and checks that
+    /// it did: what follows must be seen past a remembered entry.
+    private func remembered(in harness: StorageTestHarness) throws -> StoredEntry {
+        let first = try #require(try harness.store.entryToServe(for: Self.key))
+        _ = try harness.store.entryToServe(for: Self.key)
+        let kept = harness.store.entryMemo.entry(for: Self.key, rowID: SQLiteCacheStore.rowID(Self.key))
+        #expect(kept?.bodyID == first.bodyID)
+        return first
+    }
+
     @Test func aRememberedEntryIsReadByTheNarrowStatementAndServesItsBody() throws {
         let harness = try StorageTestHarness()
         let body = CacheCoreFixtures.compressibleBody(length: 3000, seed: 5)
         let stored = try harness.put(entry(version: "1"), body)
-        let first = try #require(try harness.store.entryToServe(for: Self.key))
-        #expect(harness.store.entryMemo.count == 1)
+        let first = try remembered(in: harness)
         let second = try #require(try harness.store.entryToServe(for: Self.key))
         try harness.store.database.read { reader in
             #expect(reader.hasPrepared(SQLiteCacheStore.lookUpKnownEntry))
@@ -40,7 +49,7 @@ import Testing
     @Test func aReplacedEntryIsReadFromItsNewRow() throws {
         let harness = try StorageTestHarness()
         _ = try harness.put(entry(version: "1"), Array("one".utf8))
-        #expect(try harness.store.entryToServe(for: Self.key)?.headers["X-Version"] == "1")
+        #expect(try remembered(in: harness).headers["X-Version"] == "1")
         let replacement = try harness.put(entry(version: "2"), Array("two, longer".utf8))
         let found = try #require(try harness.store.entryToServe(for: Self.key))
         #expect(found.bodyID == replacement.bodyID)
@@ -53,7 +62,7 @@ import Testing
     @Test func anUpdateInPlaceRetiresRememberedEntries() throws {
         let harness = try StorageTestHarness()
         _ = try harness.put(entry(version: "1"), Array("body".utf8))
-        var remembered = try #require(try harness.store.entryToServe(for: Self.key))
+        var remembered = try remembered(in: harness)
         remembered.headers.replaceOrAdd(name: "X-Version", value: "2")
         remembered.responseTime = remembered.responseTime.addingTimeInterval(60)
         #expect(try harness.store.updateMetadata(remembered))
@@ -66,7 +75,7 @@ import Testing
     @Test func aSoftPurgeRetiresRememberedEntries() throws {
         let harness = try StorageTestHarness()
         _ = try harness.put(entry(version: "1"), Array("body".utf8))
-        #expect(try harness.store.entryToServe(for: Self.key)?.staleSince == nil)
+        #expect(try remembered(in: harness).staleSince == nil)
         #expect(try harness.store.purge(.url(Self.url), soft: true) == 1)
         #expect(try harness.store.entryToServe(for: Self.key)?.staleSince != nil)
     }
@@ -74,12 +83,12 @@ import Testing
     @Test func aDeletedOrPurgedEntryIsNotServedFromMemory() throws {
         let harness = try StorageTestHarness()
         _ = try harness.put(entry(version: "1"), Array("body".utf8))
-        #expect(try harness.store.entryToServe(for: Self.key) != nil)
+        _ = try remembered(in: harness)
         #expect(try harness.store.delete(Self.key))
         #expect(try harness.store.entryToServe(for: Self.key) == nil)
 
         _ = try harness.put(entry(version: "2"), Array("body".utf8))
-        #expect(try harness.store.entryToServe(for: Self.key) != nil)
+        _ = try remembered(in: harness)
         #expect(try harness.store.purge(.url(Self.url), soft: false) == 1)
         #expect(try harness.store.entryToServe(for: Self.key) == nil)
     }
@@ -90,9 +99,9 @@ import Testing
         let entry = entry(version: "1")
         let before = memo.currentGeneration
         memo.entriesChanged()
-        memo.keep(entry, rowID: 7, decodedIn: before)
+        for _ in 0..<2 { memo.keep(entry, rowID: 7, decodedIn: before) }
         #expect(memo.count == 0)
-        memo.keep(entry, rowID: 7, decodedIn: memo.currentGeneration)
+        for _ in 0..<2 { memo.keep(entry, rowID: 7, decodedIn: memo.currentGeneration) }
         #expect(memo.entry(for: Self.key, rowID: 7)?.headers == entry.headers)
         // Another key in the same row (64 bits shared) is not this entry.
         #expect(memo.entry(for: CacheKey.make(canonicalURL: "https://e.example/other"), rowID: 7) == nil)
@@ -105,7 +114,9 @@ import Testing
         let cost = SQLiteEntryMemo.cost(of: entry)
         let memo = SQLiteEntryMemo(slotCount: 3, byteBudget: 3 * cost)
         #expect(memo.slotCount == 4)
-        for row in Int64(0)..<12 { memo.keep(entry, rowID: row, decodedIn: memo.currentGeneration) }
+        for row in Int64(0)..<12 {
+            for _ in 0..<2 { memo.keep(entry, rowID: row, decodedIn: memo.currentGeneration) }
+        }
         // Twelve rows into four slots, three entries' worth of bytes: each new one replaced its slot's.
         #expect(memo.count == 3)
         #expect(memo.cost == 3 * cost)
@@ -115,8 +126,22 @@ import Testing
         var large = entry
         large.headers.add(name: "X-Padding", value: String(repeating: "p", count: 4 * cost))
         let small = SQLiteEntryMemo(slotCount: 8, byteBudget: 2 * cost)
-        small.keep(large, rowID: 1, decodedIn: small.currentGeneration)
+        for _ in 0..<2 { small.keep(large, rowID: 1, decodedIn: small.currentGeneration) }
         #expect(small.count == 0)
         #expect(small.cost == 0)
+    }
+
+    /// An entry is kept at its second decode, not its first; entries decoded once each, far more than the
+    /// memo holds, leave the ones it keeps in place (without the doorkeeper, each replaced its slot's).
+    @Test func entriesDecodedOnceDoNotDisplaceKeptOnes() {
+        let entry = entry(version: "1")
+        let memo = SQLiteEntryMemo(slotCount: 64)
+        memo.keep(entry, rowID: 1, decodedIn: memo.currentGeneration)
+        #expect(memo.count == 0)
+        memo.keep(entry, rowID: 1, decodedIn: memo.currentGeneration)
+        #expect(memo.count == 1)
+        for row in Int64(2)..<10_002 { memo.keep(entry, rowID: row, decodedIn: memo.currentGeneration) }
+        #expect(memo.count < 8)
+        #expect(memo.entry(for: Self.key, rowID: 1) != nil)
     }
 }

@@ -37,9 +37,13 @@ import Testing
             #expect(!reader.hasPrepared(SQLiteCacheStore.lookUpVaryNames))
             #expect(!reader.hasPrepared(SQLiteCacheStore.lookUpEntry))
         }
-        // Now the memo knows the URL does not vary, and the entry memo the entry it decoded: the keyed
+        // At its second lookup (the memos keep a key at its second miss, `MemoDoorkeeper`) the memo keeps
+        // that the URL does not vary, and the entry memo the entry it decoded; from then on, the keyed
         // lookup of a remembered entry alone (`SQLiteEntryMemoTests`).
+        #expect(harness.store.varyMemo.count == 0)
+        expectUniform(try harness.store.lookUpToServe(primaryKey: Self.primary), stored)
         #expect(harness.store.varyMemo.count == 1)
+        #expect(harness.store.entryMemo.count == 1)
         expectUniform(try harness.store.lookUpToServe(primaryKey: Self.primary), stored)
         try harness.store.database.read { reader in
             #expect(reader.hasPrepared(SQLiteCacheStore.lookUpKnownEntry))
@@ -52,7 +56,8 @@ import Testing
         let harness = try StorageTestHarness(filtersKeys: false)
         _ = try harness.put(CacheCoreFixtures.makeEntry(url: "https://e.example/other"), [1, 2, 3])
         expectUniform(try harness.store.lookUpToServe(primaryKey: Self.primary), nil)
-        // Remembered as "does not vary", and still a miss from memory.
+        // Remembered as "does not vary" at the second lookup, and still a miss from memory.
+        expectUniform(try harness.store.lookUpToServe(primaryKey: Self.primary), nil)
         #expect(harness.store.varyMemo.count == 1)
         expectUniform(try harness.store.lookUpToServe(primaryKey: Self.primary), nil)
     }
@@ -62,7 +67,7 @@ import Testing
         let variant = CacheKey.make(canonicalURL: Self.url, varyingHeaders: [("accept", "a")])
         let stored = try harness.put(
             CacheCoreFixtures.makeEntry(url: Self.url, varyNames: ["accept"], key: variant), [4, 5, 6])
-        for _ in 0..<2 {  // from the table, then from memory
+        for _ in 0..<3 {  // from the table twice (the memo keeps it at the second), then from memory
             guard case .varies(let names) = try harness.store.lookUpToServe(primaryKey: Self.primary) else {
                 Issue.record("a varying URL answered an entry")
                 return

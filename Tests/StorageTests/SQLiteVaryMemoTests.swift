@@ -15,25 +15,45 @@ import Testing
             url: url, varyNames: names, key: CacheKey.make(canonicalURL: url, varyingHeaders: [("accept", "a")]))
     }
 
-    @Test func aSecondLookupIsAnsweredFromMemory() throws {
+    /// A key is remembered at its second read (the doorkeeper lets no key in at its first), and answered
+    /// from memory from then on.
+    @Test func aThirdLookupIsAnsweredFromMemory() throws {
         let memo = SQLiteVaryMemo()
         var reads = 0
-        for _ in 0..<3 {
+        for _ in 0..<4 {
             #expect(
                 memo.names(for: Self.primary) {
                     reads += 1; return ["accept"]
                 } == ["accept"])
         }
-        #expect(reads == 1)
+        #expect(reads == 2)
         // "No row" is remembered as well: most URLs do not vary.
         let other = CacheKey.make(canonicalURL: "https://e.example/plain")
-        for _ in 0..<2 {
+        for _ in 0..<3 {
             #expect(
                 memo.names(for: other) {
                     reads += 1; return nil
                 } == nil)
         }
-        #expect(reads == 2)
+        #expect(reads == 4)
+    }
+
+    /// Keys read once each, far more than the memo holds, leave what it remembers in place: without the
+    /// doorkeeper each of them replaced a remembered key (and the memo emptied itself when full).
+    @Test func keysReadOnceDoNotDisplaceRememberedOnes() {
+        let memo = SQLiteVaryMemo(capacity: 64)
+        for _ in 0..<2 { _ = memo.names(for: Self.primary) { ["accept"] } }
+        #expect(memo.count == 1)
+        for index in 0..<10_000 {
+            _ = memo.names(for: CacheKey.make(canonicalURL: "https://e.example/once/\(index)")) { nil }
+        }
+        #expect(memo.count < 16)
+        var reads = 0
+        #expect(
+            memo.names(for: Self.primary) {
+                reads += 1; return nil
+            } == ["accept"])
+        #expect(reads == 0)
     }
 
     @Test func aReadThatAChangeOvertookIsNotRemembered() {
@@ -61,12 +81,19 @@ import Testing
         }
     }
 
+    /// Reads the names twice, which the doorkeeper requires before the memo keeps them, and checks that it
+    /// did: the change that follows must be seen past a remembered answer.
+    static func expectRemembered(_ names: [String]?, in harness: StorageTestHarness) throws {
+        for _ in 0..<2 { #expect(try harness.store.varyNames(forPrimaryKey: primary) == names) }
+        #expect(harness.store.varyMemo.count == 1)
+    }
+
     @Test func aURLThatStartsVaryingIsSeenToVary() throws {
         let harness = try StorageTestHarness()
         try harness.put(CacheCoreFixtures.makeEntry(url: Self.url), [1])
-        #expect(try harness.store.varyNames(forPrimaryKey: Self.primary) == nil)
+        try Self.expectRemembered(nil, in: harness)
         try harness.put(Self.varied(), [2])
-        #expect(try harness.store.varyNames(forPrimaryKey: Self.primary) == ["accept"])
+        try Self.expectRemembered(["accept"], in: harness)
         try harness.put(Self.varied(["accept", "accept-language"]), [3])
         #expect(try harness.store.varyNames(forPrimaryKey: Self.primary) == ["accept", "accept-language"])
     }
@@ -74,7 +101,7 @@ import Testing
     @Test func aPurgeOfEverythingForgetsEveryName() throws {
         let harness = try StorageTestHarness()
         try harness.put(Self.varied(), [1])
-        #expect(try harness.store.varyNames(forPrimaryKey: Self.primary) == ["accept"])
+        try Self.expectRemembered(["accept"], in: harness)
         _ = try harness.store.purge(.all, soft: false)
         #expect(try harness.count("SELECT count(*) FROM vary") == 0)
         #expect(try harness.store.varyNames(forPrimaryKey: Self.primary) == nil)
@@ -83,7 +110,7 @@ import Testing
     @Test func aBulkLoadForgetsTheNamesItReplaces() throws {
         let harness = try StorageTestHarness()
         try harness.put(Self.varied(), [1])
-        #expect(try harness.store.varyNames(forPrimaryKey: Self.primary) == ["accept"])
+        try Self.expectRemembered(["accept"], in: harness)
         try harness.store.bulkLoad([(CacheCoreFixtures.makeEntry(url: Self.url), [2])])
         #expect(try harness.store.varyNames(forPrimaryKey: Self.primary) == nil)
     }

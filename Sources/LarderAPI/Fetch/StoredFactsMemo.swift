@@ -15,7 +15,8 @@ import Synchronization
 /// because an entry the store remembers (`SQLiteEntryMemo`) shares its header array with the facts
 /// computed from it, and arrays that share storage compare equal at once.
 ///
-/// Bounded: `slotCount` slots, direct-mapped by the key's first word; a new entry replaces its slot's.
+/// Bounded: `slotCount` slots, direct-mapped by the key's first word; a new entry replaces its slot's,
+/// once it is computed a second time within a short while (`MemoDoorkeeper`).
 final class StoredFactsMemo: Sendable {
     private final class Remembered: Sendable {
         let key: CacheKey
@@ -27,7 +28,12 @@ final class StoredFactsMemo: Sendable {
         }
     }
 
-    private let slots: Mutex<[Remembered?]>
+    private struct State {
+        var slots: [Remembered?]
+        var doorkeeper: MemoDoorkeeper
+    }
+
+    private let state: Mutex<State>
     /// The targeted fields this cache obeys.
     let targets: TargetedCacheControl
     /// The most entries whose facts are kept (a power of two).
@@ -42,22 +48,31 @@ final class StoredFactsMemo: Sendable {
     init(targets: TargetedCacheControl, slotCount: Int = 4096) {
         self.targets = targets
         self.slotCount = slotCount > 0 ? 1 << (Int.bitWidth - (slotCount - 1).leadingZeroBitCount) : 0
-        slots = Mutex(Array(repeating: nil, count: self.slotCount))
+        state = Mutex(
+            State(
+                slots: Array(repeating: nil, count: self.slotCount),
+                doorkeeper: MemoDoorkeeper(cellCount: self.slotCount)))
     }
 
-    /// The entry's facts: remembered when their inputs are the entry's, else computed and remembered.
+    /// The entry's facts: remembered when their inputs are the entry's, else computed (and remembered if
+    /// the doorkeeper admits the key).
     func facts(of entry: StoredEntry) -> ResponseFacts {
         guard slotCount > 0 else { return entry.facts(targets: targets) }
         let index = Int(truncatingIfNeeded: entry.key.leadingWord) & (slotCount - 1)
-        if let remembered = slots.withLock({ $0[index] }), remembered.key == entry.key,
+        if let remembered = state.withLock({ $0.slots[index] }), remembered.key == entry.key,
             Self.sameInputs(remembered.facts, entry)
         {
             answeredFromMemory.add(1, ordering: .relaxed)
             return remembered.facts
         }
         let facts = entry.facts(targets: targets)
-        let remembered = Remembered(key: entry.key, facts: facts)
-        slots.withLock { $0[index] = remembered }
+        state.withLock { state in
+            // A key already kept (its inputs changed since) is kept again without asking the doorkeeper.
+            guard state.slots[index]?.key == entry.key || state.doorkeeper.admits(entry.key.leadingWord) else {
+                return
+            }
+            state.slots[index] = Remembered(key: entry.key, facts: facts)
+        }
         return facts
     }
 

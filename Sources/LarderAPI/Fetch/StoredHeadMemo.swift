@@ -15,7 +15,8 @@ import Synchronization
 /// compared whole (at once when the entry came from the store's memo, which shares their storage).
 ///
 /// Bounded: `slotCount` slots, direct-mapped by the key's first word, and no head above `maxHeadBytes`
-/// kept; at most 4 MiB.
+/// kept; at most 4 MiB. A key's head is kept once it is built a second time within a short while
+/// (`MemoDoorkeeper`).
 final class StoredHeadMemo: Sendable {
     /// What a head is made of, besides the stored fields.
     struct Slot: Equatable, Sendable {
@@ -47,7 +48,12 @@ final class StoredHeadMemo: Sendable {
         }
     }
 
-    private let slots: Mutex<[Remembered?]>
+    private struct State {
+        var slots: [Remembered?]
+        var doorkeeper: MemoDoorkeeper
+    }
+
+    private let state: Mutex<State>
     /// The most heads kept (a power of two).
     let slotCount: Int
     /// Heads longer than this are built for every hit, not kept.
@@ -59,14 +65,17 @@ final class StoredHeadMemo: Sendable {
     /// - Parameter slotCount: the most heads kept, rounded up to a power of two; 0 keeps none.
     init(slotCount: Int = 1024) {
         self.slotCount = slotCount > 0 ? 1 << (Int.bitWidth - (slotCount - 1).leadingZeroBitCount) : 0
-        slots = Mutex(Array(repeating: nil, count: self.slotCount))
+        state = Mutex(
+            State(
+                slots: Array(repeating: nil, count: self.slotCount),
+                doorkeeper: MemoDoorkeeper(cellCount: self.slotCount)))
     }
 
     /// The head for `slot` of an entry with these stored fields: remembered when both are the same as
-    /// when it was built, else built by `build` and remembered.
+    /// when it was built, else built by `build` (and remembered if the doorkeeper admits the key).
     func head(for slot: Slot, storedHeaders: HTTPHeaders, build: () -> [UInt8]) -> [UInt8] {
         let index = Int(truncatingIfNeeded: slot.key.leadingWord) & (slotCount - 1)
-        if slotCount > 0, let remembered = slots.withLock({ $0[index] }), remembered.slot == slot,
+        if slotCount > 0, let remembered = state.withLock({ $0.slots[index] }), remembered.slot == slot,
             remembered.storedHeaders == storedHeaders
         {
             answeredFromMemory.add(1, ordering: .relaxed)
@@ -74,8 +83,13 @@ final class StoredHeadMemo: Sendable {
         }
         let bytes = build()
         if slotCount > 0 && bytes.count <= Self.maxHeadBytes {
-            let remembered = Remembered(slot: slot, storedHeaders: storedHeaders, bytes: bytes)
-            slots.withLock { $0[index] = remembered }
+            state.withLock { state in
+                // A key already kept (its head is of another second now, or changed) is kept again without
+                // asking the doorkeeper.
+                guard state.slots[index]?.slot.key == slot.key || state.doorkeeper.admits(slot.key.leadingWord)
+                else { return }
+                state.slots[index] = Remembered(slot: slot, storedHeaders: storedHeaders, bytes: bytes)
+            }
         }
         return bytes
     }

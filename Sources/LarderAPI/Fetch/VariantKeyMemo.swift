@@ -10,14 +10,20 @@ import Synchronization
 ///
 /// A secondary key is a pure function of the URL and the request's normalised values of the varying
 /// fields, and the primary key stands for the URL (it is the URL's SHA-256), so nothing is ever
-/// invalidated. Bounded: when `capacity` inputs are held the memo starts over.
+/// invalidated. Bounded: when `capacity` inputs are held the memo starts over. An input is kept at its
+/// second miss within a short while (`MemoDoorkeeper`, by the key it gives).
 final class VariantKeyMemo: Sendable {
     private struct Input: Hashable {
         let primaryKey: CacheKey
         let pairs: [Vary.KeyPair]
     }
 
-    private let keys = Mutex([Input: CacheKey]())
+    private struct State {
+        var keys: [Input: CacheKey] = [:]
+        var doorkeeper: MemoDoorkeeper
+    }
+
+    private let state: Mutex<State>
     /// The most inputs held.
     let capacity: Int
 
@@ -25,6 +31,7 @@ final class VariantKeyMemo: Sendable {
     /// - Parameter capacity: the most inputs held; 0 holds none.
     init(capacity: Int = 4096) {
         self.capacity = max(0, capacity)
+        state = Mutex(State(doorkeeper: MemoDoorkeeper(cellCount: capacity)))
     }
 
     /// The secondary key of a request for a URL whose responses vary on `names`.
@@ -36,16 +43,17 @@ final class VariantKeyMemo: Sendable {
     func key(primaryKey: CacheKey, url: String, names: [String], requestHeaders: HTTPHeaders) -> CacheKey {
         let pairs = Vary.keyPairs(names: names, requestHeaders: requestHeaders)
         let input = Input(primaryKey: primaryKey, pairs: pairs)
-        if let known = keys.withLock({ $0[input] }) { return known }
+        if let known = state.withLock({ $0.keys[input] }) { return known }
         let key = CacheKey.make(canonicalURL: url, varyingHeaders: pairs.map { ($0.name, $0.value) })
         guard capacity > 0 else { return key }
-        keys.withLock { keys in
-            if keys.count >= capacity { keys.removeAll(keepingCapacity: true) }
-            keys[input] = key
+        state.withLock { state in
+            guard state.doorkeeper.admits(key.leadingWord) else { return }
+            if state.keys.count >= capacity { state.keys.removeAll(keepingCapacity: true) }
+            state.keys[input] = key
         }
         return key
     }
 
     /// How many inputs are held (for tests).
-    var count: Int { keys.withLock { $0.count } }
+    var count: Int { state.withLock { $0.keys.count } }
 }
