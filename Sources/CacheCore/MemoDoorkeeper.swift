@@ -22,9 +22,11 @@ public struct MemoDoorkeeper: Sendable {
     /// - Parameter cellCount: cells, rounded up to a power of two (at least 1); the memo's capacity is a
     ///   good size: the keys that can wait their second miss without losing their cell.
     public init(cellCount: Int) {
-        let count = cellCount > 1 ? 1 << (Int.bitWidth - (cellCount - 1).leadingZeroBitCount) : 1
-        cells = Array(repeating: 0, count: count)
+        cells = Array(repeating: 0, count: powerOfTwo(atLeast: cellCount))
     }
+
+    /// The cells (a power of two).
+    public var cellCount: Int { cells.count }
 
     /// Whether the memo may keep the key with this hash: `true` when its last miss was recent enough to
     /// still hold its cell. Each call is a miss: the first call for a key records it and answers `false`.

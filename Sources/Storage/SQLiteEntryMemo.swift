@@ -61,7 +61,7 @@ final class SQLiteEntryMemo: Sendable {
     ///   - slotCount: the most entries kept, rounded up to a power of two; 0 keeps none.
     ///   - byteBudget: the most estimated bytes kept.
     init(slotCount: Int = SQLiteEntryMemo.defaultSlotCount, byteBudget: Int = SQLiteEntryMemo.defaultByteBudget) {
-        self.slotCount = slotCount > 0 ? 1 << (Int.bitWidth - (slotCount - 1).leadingZeroBitCount) : 0
+        self.slotCount = slotCount > 0 ? powerOfTwo(atLeast: slotCount) : 0
         self.byteBudget = byteBudget
         state = Mutex(
             State(

@@ -1,3 +1,4 @@
+import CacheCore
 import Synchronization
 
 /// The primary keys the store may hold: a Bloom filter over their row ids (a key's first 64 bits), so that
@@ -128,9 +129,4 @@ final class StoredKeyFilter: Sendable {
     var figures: (bytes: Int, keys: Int, capacity: Int)? {
         state.withLock { state in state.table.map { ($0.bytes, $0.count, $0.capacity) } }
     }
-}
-
-/// The smallest power of two ≥ `n` (n ≥ 1).
-private func powerOfTwo(atLeast n: Int) -> Int {
-    n <= 1 ? 1 : 1 << (Int.bitWidth - (n - 1).leadingZeroBitCount)
 }

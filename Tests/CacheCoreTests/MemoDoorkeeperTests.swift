@@ -42,10 +42,11 @@ import Testing
     }
 
     @Test func theCellCountIsRoundedUpToAPowerOfTwo() {
-        for count in [-3, 0, 1, 3, 1000] {
-            var doorkeeper = MemoDoorkeeper(cellCount: count)
+        for (asked, made) in [(-3, 1), (0, 1), (1, 1), (3, 4), (1000, 1024), (4096, 4096)] {
+            var doorkeeper = MemoDoorkeeper(cellCount: asked)
+            #expect(doorkeeper.cellCount == made, "\(asked) cells asked")
             let answers = [doorkeeper.admits(42), doorkeeper.admits(42)]
-            #expect(answers == [false, true], "\(count) cells")
+            #expect(answers == [false, true], "\(asked) cells asked")
         }
     }
 }

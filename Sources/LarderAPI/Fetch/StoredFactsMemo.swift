@@ -47,7 +47,7 @@ final class StoredFactsMemo: Sendable {
     ///   - slotCount: the most entries kept, rounded up to a power of two; 0 keeps none.
     init(targets: TargetedCacheControl, slotCount: Int = 4096) {
         self.targets = targets
-        self.slotCount = slotCount > 0 ? 1 << (Int.bitWidth - (slotCount - 1).leadingZeroBitCount) : 0
+        self.slotCount = slotCount > 0 ? powerOfTwo(atLeast: slotCount) : 0
         state = Mutex(
             State(
                 slots: Array(repeating: nil, count: self.slotCount),

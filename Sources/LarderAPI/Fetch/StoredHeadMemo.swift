@@ -64,7 +64,7 @@ final class StoredHeadMemo: Sendable {
     /// Creates an empty memo.
     /// - Parameter slotCount: the most heads kept, rounded up to a power of two; 0 keeps none.
     init(slotCount: Int = 1024) {
-        self.slotCount = slotCount > 0 ? 1 << (Int.bitWidth - (slotCount - 1).leadingZeroBitCount) : 0
+        self.slotCount = slotCount > 0 ? powerOfTwo(atLeast: slotCount) : 0
         state = Mutex(
             State(
                 slots: Array(repeating: nil, count: self.slotCount),
