@@ -50,6 +50,26 @@ need_tools() {
     done
 }
 
+# What valgrind's callgrind needs to run larder, written into a directory: `larder`, a copy of $LARDER_BIN
+# without its DWARF (valgrind 3.19 cannot read the DWARF 5 Swift writes, "possibly corrupted debuginfo"; the
+# symbol table stays, so callgrind still names every function), and `sigsuspend.so`, to preload: valgrind
+# 3.19 crashes in dispatchMain, where libdispatch hands sigsuspend a mask in read-only memory that valgrind
+# writes to; the preloaded sigsuspend passes a writable copy.
+prepare_callgrind() { # dir
+    objcopy --strip-debug "$LARDER_BIN" "$1/larder"
+    cat >"$1/sigsuspend.c" <<'C'
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int sigsuspend(const sigset_t *mask) {
+    sigset_t copy = *mask;
+    return (int)syscall(SYS_rt_sigsuspend, &copy, 8);
+}
+C
+    cc -shared -fPIC -O2 -o "$1/sigsuspend.so" "$1/sigsuspend.c"
+}
+
 # Waits up to 10 s for an HTTP answer on a port (any status).
 wait_http() { # port [path]
     for _ in $(seq 100); do

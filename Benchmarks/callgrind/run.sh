@@ -66,22 +66,7 @@ sed -e "s|@ORIGIN_PORT@|$ORIGIN_PORT|" -e "s|@DIR@|$WORK|g" Benchmarks/fetch/ori
 nginx -p "$WORK" -c "$WORK/origin.conf" &
 PIDS+=($!)
 
-# Valgrind 3.19 cannot read the DWARF 5 Swift writes ("possibly corrupted debuginfo"): run a copy without
-# it. The symbol table stays, so callgrind_annotate still names every function.
-objcopy --strip-debug "$LARDER_BIN" "$WORK/larder"
-# Valgrind 3.19 also crashes in dispatchMain: libdispatch hands sigsuspend a mask in read-only memory and
-# valgrind writes to it. A preloaded sigsuspend passes a writable copy.
-cat >"$WORK/sigsuspend.c" <<'C'
-#define _GNU_SOURCE
-#include <signal.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-int sigsuspend(const sigset_t *mask) {
-    sigset_t copy = *mask;
-    return (int)syscall(SYS_rt_sigsuspend, &copy, 8);
-}
-C
-cc -shared -fPIC -O2 -o "$WORK/sigsuspend.so" "$WORK/sigsuspend.c"
+prepare_callgrind "$WORK"
 LD_PRELOAD="$WORK/sigsuspend.so" valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" --dump-instr=no \
     --collect-systime=no "$WORK/larder" serve --host 127.0.0.1 --port "$LARDER_PORT" --db "$WORK/larder.db" --access-log false \
     --log-level warning --event-loops 1 --allow-network 127.0.0.0/8 ${LARDER_ARGS:-} >"$WORK/larder.log" 2>&1 &

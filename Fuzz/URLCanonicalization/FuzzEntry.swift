@@ -29,6 +29,10 @@ public func fuzzURLCanonicalization(_ data: UnsafePointer<UInt8>?, _ size: Int) 
         require(!string.utf8.contains(where: isForbidden), "forbidden byte in canonical \(string.debugDescription)")
         require(canonical.scheme == "http" || canonical.scheme == "https")
         require(canonical.path.hasPrefix("/"), "path \(canonical.path.debugDescription)")
+        // A text already canonical is kept as the string: it must spell the parts exactly.
+        require(
+            string == canonical.scheme + "://" + canonical.authority + canonical.requestTarget,
+            "string \(string.debugDescription) is not its parts joined")
         // Idempotence: the canonical form is its own canonical form, whatever the options.
         switch canonicalizer.canonicalize(string) {
         case .success(let again):

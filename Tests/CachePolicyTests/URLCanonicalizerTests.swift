@@ -3,7 +3,8 @@ import Testing
 
 /// RFC 3986 §6 normalisation and Larder's refusals.
 @Suite struct URLCanonicalizerTests {
-    @Test(arguments: [
+    /// Inputs and their canonical forms.
+    static let canonicalForms: [(input: String, canonical: String)] = [
         ("http://example.com", "http://example.com/"),  // §6.2.3: empty path is /
         ("HTTP://Example.COM/Path", "http://example.com/Path"),  // scheme and host case, path case kept
         ("https://example.com:443/", "https://example.com/"),  // default ports removed
@@ -44,9 +45,29 @@ import Testing
         ("http://[::ffff:127.0.0.1]/", "http://[::ffff:127.0.0.1]/"),
         ("http://my_host.example.com./", "http://my_host.example.com./"),  // trailing dot kept
         ("http://xn--caf-dma.example/", "http://xn--caf-dma.example/"),  // A-labels are ASCII
-    ])
+        // Dots that are not dot segments, and ports and hosts one byte from canonical.
+        ("http://example.com/a/.hidden/..b/c./d..", "http://example.com/a/.hidden/..b/c./d.."),
+        ("http://example.com/.", "http://example.com/"), ("http://example.com/..", "http://example.com/"),
+        ("http://example.com:08080/x", "http://example.com:8080/x"), ("http://example.com:/", "http://example.com/"),
+        ("http://exAmple.com/", "http://example.com/"), ("http://[::A]:8080/", "http://[::a]:8080/"),
+        ("http://example.com/p#", "http://example.com/p"), ("http://example.com/p?#", "http://example.com/p?"),
+    ]
+
+    @Test(arguments: canonicalForms)
     func urlsAreCanonicalised(input: String, expected: String) throws {
         #expect(try URLCanonicalizer().canonicalize(input).get().string == expected)
+    }
+
+    /// A text already canonical is kept as the canonical string rather than rebuilt from its parts: the string
+    /// must still be exactly the parts joined, for every input above and for its canonical form given again.
+    @Test func theStringIsAlwaysThePartsJoined() throws {
+        for (input, canonical) in Self.canonicalForms {
+            for text in [input, canonical] {
+                let url = try URLCanonicalizer().canonicalize(text).get()
+                #expect(url.string == url.scheme + "://" + url.authority + url.requestTarget, "\(text)")
+                #expect(url.string == canonical, "\(text)")
+            }
+        }
     }
 
     static let tooLong = "http://example.com/" + String(repeating: "a", count: 8192)

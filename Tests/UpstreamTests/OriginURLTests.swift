@@ -57,6 +57,24 @@ struct OriginURLTests {
         #expect((try? OriginURL(validating: long, maximumLength: 200)) != nil)
     }
 
+    /// Found by Fuzz/run.sh URLCanonicalization: the canonicalizer took a 253-byte name with its trailing dot
+    /// and this refused it. 253 bytes is the name's limit without that dot.
+    @Test func aHostOf253BytesMayEndInADot() throws {
+        let name = [63, 63, 63, 61].enumerated().map {
+            String(repeating: "abcd".map(String.init)[$0.offset], count: $0.element)
+        }
+        .joined(separator: ".")
+        #expect(name.utf8.count == 253)
+        #expect(try OriginURL(validating: "http://\(name)./x").host == name + ".")
+        #expect(try OriginURL(validating: "http://\(name)/x").host == name)
+        #expect(throws: OriginError.invalidURL(reason: "host longer than 253 bytes")) {
+            try OriginURL(validating: "http://a\(name)/x")
+        }
+        #expect(throws: OriginError.invalidURL(reason: "host longer than 253 bytes")) {
+            try OriginURL(validating: "http://a\(name)./x")
+        }
+    }
+
     @Test func invalidURLMapsTo400() {
         #expect(OriginError.invalidURL(reason: "x").httpStatus == 400)
     }

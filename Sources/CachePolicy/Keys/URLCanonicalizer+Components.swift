@@ -62,17 +62,64 @@ extension URLCanonicalizer {
 
     /// A DNS name or dotted IPv4: letters, digits, `-`, `_`, dots between non-empty labels of at
     /// most 63 bytes, one trailing dot allowed, 253 bytes at most without it. `%`-escapes are refused.
+    /// One pass over the bytes, with no list of labels.
     private static func isRegisteredName(_ name: URLBytes) -> Bool {
         let trimmed = name.last == UInt8(ascii: ".") ? name.dropLast() : name
         guard !trimmed.isEmpty, trimmed.count <= 253 else { return false }
-        let labels = trimmed.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        return labels.allSatisfy { label in
-            !label.isEmpty && label.count <= 63
-                && label.allSatisfy { byte in
-                    (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
-                        || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-                }
+        var labelLength = 0
+        for byte in trimmed {
+            if byte == UInt8(ascii: ".") {
+                guard labelLength > 0 else { return false }
+                labelLength = 0
+                continue
+            }
+            let allowed =
+                (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            guard allowed else { return false }
+            labelLength += 1
+            guard labelLength <= 63 else { return false }
         }
+        return labelLength > 0
+    }
+
+    /// Whether `authority` is exactly `host` followed by `:port` when there is one: the caller wrote the
+    /// host lower-cased and in its canonical spelling, and no default, empty or zero-padded port.
+    static func spells(_ authority: URLBytes, host: String, port: Int?) -> Bool {
+        var portLength = 0
+        if var rest = port {
+            portLength = 1
+            repeat {
+                portLength += 1
+                rest /= 10
+            } while rest > 0
+        }
+        let hostLength = host.utf8.count
+        guard authority.count == hostLength + portLength else { return false }
+        let hostPrefix = authority.prefix(hostLength)
+        return host.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(hostPrefix) }
+            ?? hostPrefix.elementsEqual(host.utf8)
+    }
+
+    /// Whether a path or query is in normal form as it stands: no `%` (an escape may need its hex
+    /// upper-cased or its byte decoded), nothing non-ASCII and nothing that must be escaped.
+    static func isNormal(_ bytes: URLBytes) -> Bool {
+        !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 >= 0x80 || mustBeEscaped($0) })
+    }
+
+    /// Whether a path has a `.` or `..` segment, which `removingDotSegments` would remove.
+    static func hasDotSegment(_ path: URLBytes) -> Bool {
+        var index = path.startIndex
+        while let dot = path[index...].firstIndex(of: UInt8(ascii: ".")) {
+            let atSegmentStart = dot == path.startIndex || path[dot - 1] == UInt8(ascii: "/")
+            if atSegmentStart {
+                var end = dot + 1
+                if end < path.endIndex && path[end] == UInt8(ascii: ".") { end += 1 }
+                if end == path.endIndex || path[end] == UInt8(ascii: "/") { return true }
+            }
+            index = dot + 1
+        }
+        return false
     }
 
     /// The inside of `[…]` is an `IPv6address` of [RFC 3986 §3.2.2](https://www.rfc-editor.org/rfc/rfc3986#section-3.2.2):
@@ -131,9 +178,7 @@ extension URLCanonicalizer {
     /// escaped hex digit right after a stray `%` stays escaped, so the result is its own normal form.
     static func normalizingPercentEncoding(_ bytes: URLBytes) -> [UInt8] {
         // Most paths and queries need no change: one scan, one copy.
-        if !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 >= 0x80 || mustBeEscaped($0) }) {
-            return Array(bytes)
-        }
+        if isNormal(bytes) { return Array(bytes) }
         // Escaping at most triples the length.
         return [UInt8](unsafeUninitializedCapacity: bytes.count * 3) { out, written in
             var index = bytes.startIndex

@@ -12,12 +12,14 @@ import Synchronization
 /// (`MemoDoorkeeper`, by its URL's primary key), so requests spread over far more URLs than that do not
 /// fill the memo and empty it again. Rejected texts are not kept (they are answered 400 and rarely repeat).
 final class CanonicalURLMemo: Sendable {
-    /// A canonical URL with its string form and that string's primary key.
+    /// A canonical URL with its string's primary key.
     struct Entry: Sendable {
         let url: CanonicalURL
-        let string: String
         /// `CacheKey.make(canonicalURL: string)`: the key of a URL no filter keys otherwise.
         let primaryKey: CacheKey
+
+        /// The canonical URL's text.
+        var string: String { url.string }
     }
 
     private struct State {
@@ -45,8 +47,7 @@ final class CanonicalURLMemo: Sendable {
         case .failure(let rejection):
             return .failure(rejection)
         case .success(let url):
-            let string = url.string
-            let entry = Entry(url: url, string: string, primaryKey: CacheKey.make(canonicalURL: string))
+            let entry = Entry(url: url, primaryKey: CacheKey.make(canonicalURL: url.string))
             guard capacity > 0 else { return .success(entry) }
             state.withLock { state in
                 guard state.doorkeeper.admits(entry.primaryKey.leadingWord) else { return }
