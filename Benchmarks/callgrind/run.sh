@@ -10,6 +10,8 @@
 #   Benchmarks/callgrind/run.sh                    # 1k and 16k, 2000 hits each
 #   HITS=500 SIZES="1k" Benchmarks/callgrind/run.sh
 #   GZIP=1 SIZES=64k Benchmarks/callgrind/run.sh   # with Accept-Encoding: gzip
+#   ENCODE=1 ...                                   # hits with the url parameter percent-encoded, as URL
+#                                                  # libraries send it (misses always are)
 #   KEEP=1 ...                                     # keep the callgrind files (path printed) for callgrind_annotate
 #   MISSES=1000 SIZES=1k Benchmarks/callgrind/run.sh # also instructions per miss (each URL new, each stored)
 #   PARALLEL=32 MISSES=3000 ...                      # the misses from 32 connections at once (commit groups
@@ -134,6 +136,7 @@ header=()
 [ "$HITS" -gt 0 ] && printf "%-6s %8s %16s %16s %14s\n" size hits "Ir hits" "Ir idle" "Ir per hit"
 for size in $([ "$HITS" -gt 0 ] && echo "$SIZES"); do
     url="http://127.0.0.1:$LARDER_PORT/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$size.$EXT"
+    [ -n "${ENCODE:-}" ] && url="http://127.0.0.1:$LARDER_PORT/fetch?url=http%3A%2F%2F127.0.0.1%3A$ORIGIN_PORT%2F$size.$EXT"
     for _ in $(seq 50); do
         curl -s -o /dev/null -D "$WORK/head" "${header[@]}" "$url"
         grep -qi "x-cache: HIT" "$WORK/head" && break

@@ -172,12 +172,39 @@ extension HTTPHeaders {
     /// stay shared with the original until one is removed: the usual message loses none and is not copied.
     /// - Parameter names: the fields always removed.
     public mutating func removeHopByHop(_ names: FieldNames) {
-        let options = connectionOptions
+        let options = connectionOptions(outside: names)
         remove(names)
-        // Most messages name only `keep-alive` (among `names`) or `close` (no field): no second pass, and no
+        // Most messages name only `keep-alive` or `close` (both among `names`): no second pass, and no
         // list prepared for it (two of them cost about 4 000 instructions of every miss).
-        let named = options.filter { !names.contains($0) && contains($0) }
+        let named = options.filter { contains($0) }
         if !named.isEmpty { remove(FieldNames(named)) }
+    }
+
+    /// The members of the `Connection` field that `names` does not hold, read from the values' bytes: a
+    /// member among `names` (the usual `keep-alive`) becomes no string, and none leaves the list unallocated.
+    /// Three lists a miss (the relayed head, the stored one, the forwarded request) were 6 600 instructions.
+    private func connectionOptions(outside names: FieldNames) -> [String] {
+        var outside: [String] = []
+        for field in fields where field.hasName("Connection", connectionSignature) {
+            var value = field.value
+            value.withUTF8 { bytes in
+                var start = 0
+                while start <= bytes.count {
+                    var end = start
+                    while end < bytes.count && bytes[end] != UInt8(ascii: ",") { end += 1 }
+                    var first = start
+                    var last = end
+                    while first < last && (bytes[first] == 0x20 || bytes[first] == 0x09) { first += 1 }
+                    while last > first && (bytes[last - 1] == 0x20 || bytes[last - 1] == 0x09) { last -= 1 }
+                    if first < last {
+                        let member = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[first..<last]))
+                        if !names.contains(bytes: member) { outside.append(String(decoding: member, as: UTF8.self)) }
+                    }
+                    start = end + 1
+                }
+            }
+        }
+        return outside
     }
 
     /// The first `X-Request-Id` value. Asked on every request, so its name's signature is computed once.
@@ -217,6 +244,20 @@ public struct FieldNames: Sendable {
         let signature = NameSignature(name)
         for index in signatures.indices where signatures[index] == signature {
             if signature.length <= 8 || names[index].equalsIgnoringASCIICase(name) { return true }
+        }
+        return false
+    }
+
+    /// Whether a name's bytes (any case) are one of the names.
+    fileprivate func contains(bytes name: UnsafeRawBufferPointer) -> Bool {
+        let signature = NameSignature(bytes: name)
+        for index in signatures.indices where signatures[index] == signature {
+            if signature.length <= 8 { return true }
+            var known = names[index]
+            let equal = known.withUTF8 { known in
+                zip(known, name).allSatisfy { $0.asciiLowercased == $1.asciiLowercased }
+            }
+            if equal { return true }
         }
         return false
     }

@@ -54,6 +54,29 @@ import Testing
         #expect(headers.listValues(for: "connection") == members)
     }
 
+    /// What `Connection` names goes with the fixed list, its members read from the values' bytes: trimmed, in
+    /// any case, over several lines and around empty members. A member with a listed name's length and first
+    /// 8 bytes (`Proxy-Authxxxxxxxx`, `Proxy-Authenticate`) is a field of its own and goes too.
+    @Test func removeHopByHopRemovesWhatConnectionNames() {
+        var headers = HTTPHeaders([
+            ("Connection", " keep-alive ,\tX-Trace ,, "), ("connection", "PROXY-AUTHXXXXXXXX"), ("Keep-Alive", "5"),
+            ("x-trace", "1"), ("Proxy-Authxxxxxxxx", "2"), ("Proxy-Authenticate", "Basic"), ("X-Kept", "3"),
+        ])
+        headers.removeHopByHop(FieldNames(["Connection", "Keep-Alive", "Proxy-Authenticate"]))
+        #expect(headers.map(\.name) == ["X-Kept"])
+    }
+
+    @Test func aConnectionNamingOnlyListedFieldsRemovesOnlyThose() {
+        var headers = HTTPHeaders([
+            ("Connection", "KEEP-ALIVE, close"), ("X-A", "1"), ("Keep-Alive", "5"), ("Close", "c"),
+        ])
+        headers.removeHopByHop(FieldNames(["Connection", "Keep-Alive"]))
+        #expect(headers.map(\.name) == ["X-A"])
+        var plain = HTTPHeaders([("X-A", "1"), ("Keep-Alive", "5")])
+        plain.removeHopByHop(FieldNames(["Connection", "Keep-Alive"]))
+        #expect(plain.map(\.name) == ["X-A"])
+    }
+
     @Test(arguments: [
         (" \t a b \t ", "a b"), ("\t\t", ""), ("", ""), ("x", "x"), (" caf\u{E9}\u{301} ", "caf\u{E9}\u{301}"),
         ("\u{A0}x\u{A0}", "\u{A0}x\u{A0}"), ("a\r", "a\r"),
