@@ -104,6 +104,10 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
     let entryMemo = SQLiteEntryMemo()
     /// The primary keys the store may hold (`mayHold(primaryKey:)`), and where its builds run.
     let keyFilter = StoredKeyFilter()
+    /// The primary keys of the URLs that vary, whose names are in the `vary` table: a lookup of any other URL
+    /// reads its entry under the primary key at once, without the statement that also looks for names
+    /// (`lookUpPrimary`). Built and kept up to date as `keyFilter` is.
+    let varyFilter = StoredKeyFilter()
     let keyFilterBuilds = DispatchQueue(label: "larder.storage.keys", qos: .utility)
     /// Purges run one at a time: each is several transactions (`purgeBatchSize` rows each).
     let purgeLock = Mutex(())
@@ -185,11 +189,13 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         try lookUp(key, withUsage: false)
     }
 
-    /// One statement for the names and the primary key's entry when the Vary memo does not know the URL
-    /// (`lookUpPrimary`); when it does, the names come from memory and the entry, if the URL does not vary,
-    /// from `entryToServe(for:)`.
+    /// The entry under the primary key alone (`entryToServe(for:)`) when the vary filter says the URL
+    /// certainly does not vary; otherwise one statement for the names and the primary key's entry when the
+    /// Vary memo does not know the URL (`lookUpPrimary`), and when it does, the names from memory and the
+    /// entry, if the URL does not vary, from `entryToServe(for:)`.
     public func lookUpToServe(primaryKey: CacheKey) throws -> PrimaryLookup {
         guard mayHold(primaryKey: primaryKey) else { return .uniform(nil) }
+        guard mayVary(primaryKey: primaryKey) else { return .uniform(try lookUp(primaryKey, withUsage: false)) }
         // Set when the memo asked the table: the statement that read the names also read the entry.
         var entryRead: StoredEntry??
         let names = try guarded("lookup") {
@@ -277,7 +283,8 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
     }
 
     public func varyNames(forPrimaryKey primaryKey: CacheKey) throws -> [String]? {
-        try guarded("vary lookup") {
+        guard mayVary(primaryKey: primaryKey) else { return nil }
+        return try guarded("vary lookup") {
             try varyMemo.names(for: primaryKey) {
                 try database.read {
                     try $0.queryFirst(Self.lookUpVaryNames, [.blob(primaryKey.bytes)]) {

@@ -33,6 +33,9 @@ import Testing
         // The uniform entry's key and the varying URL's primary key came from the scan.
         #expect(store.mayHold(primaryKey: CacheKey.make(canonicalURL: Self.uniformURL)))
         #expect(store.mayHold(primaryKey: CacheKey.make(canonicalURL: Self.varyingURL)))
+        // Only the varying URL may have names.
+        #expect(store.mayVary(primaryKey: CacheKey.make(canonicalURL: Self.varyingURL)))
+        #expect(!store.mayVary(primaryKey: CacheKey.make(canonicalURL: Self.uniformURL)))
         guard case .uniform(let entry?) = try store.lookUpToServe(primaryKey: .make(canonicalURL: Self.uniformURL))
         else {
             Issue.record("the stored entry was not found")
@@ -99,11 +102,73 @@ import Testing
         #expect(!harness.store.mayHold(primaryKey: gone.primaryKey))
     }
 
+    /// A URL the vary filter rules out is read under its primary key alone: no statement looks for its names,
+    /// and the Vary memo does not learn it.
+    @Test func aURLThatDoesNotVaryIsReadWithoutLookingForNames() throws {
+        let harness = try StorageTestHarness()
+        #expect(built(harness.store))
+        let stored = try harness.put(CacheCoreFixtures.makeEntry(url: Self.uniformURL), [7, 7])
+        #expect(!harness.store.mayVary(primaryKey: stored.primaryKey))
+        guard case .uniform(let found?) = try harness.store.lookUpToServe(primaryKey: stored.primaryKey) else {
+            Issue.record("a committed entry was a miss")
+            return
+        }
+        #expect(found.bodyID == stored.bodyID)
+        #expect(try harness.store.varyNames(forPrimaryKey: stored.primaryKey) == nil)
+        try harness.store.database.read { reader in
+            #expect(!reader.hasPrepared(SQLiteCacheStore.lookUpPrimary))
+            #expect(!reader.hasPrepared(SQLiteCacheStore.lookUpVaryNames))
+        }
+        #expect(harness.store.varyMemo.count == 0)
+    }
+
+    /// A URL whose `vary` row is committed after a build, or while one scans, is in the vary filter at once and
+    /// after the next build; one whose row is gone (its entry replaced by one that does not vary) leaves the
+    /// filter at the next build.
+    @Test func aURLThatVariesIsFoundByItsNamesBeforeAndAfterARebuild() throws {
+        let harness = try StorageTestHarness()
+        #expect(built(harness.store))
+        let primary = CacheKey.make(canonicalURL: Self.varyingURL)
+        _ = try harness.put(
+            CacheCoreFixtures.makeEntry(url: Self.varyingURL, varyNames: ["accept"], key: Self.variant), [1])
+        #expect(harness.store.mayVary(primaryKey: primary))
+        guard case .varies(let names) = try harness.store.lookUpToServe(primaryKey: primary) else {
+            Issue.record("the names of a URL committed after the build were not found")
+            return
+        }
+        #expect(names == ["accept"])
+
+        let duringURL = "https://k.example/varies-during"
+        let duringPrimary = CacheKey.make(canonicalURL: duringURL)
+        #expect(harness.store.keyFilter.beginBuild())
+        #expect(harness.store.varyFilter.beginBuild())
+        _ = try harness.put(
+            CacheCoreFixtures.makeEntry(
+                url: duringURL, varyNames: ["accept"],
+                key: CacheKey.make(canonicalURL: duringURL, varyingHeaders: [("accept", "a")])), [2])
+        harness.store.keyFilter.finishBuild(scanned: [])  // snapshots that saw nothing
+        harness.store.varyFilter.finishBuild(scanned: [])
+        #expect(harness.store.mayVary(primaryKey: duringPrimary))
+        #expect(try harness.store.varyNames(forPrimaryKey: duringPrimary) == ["accept"])
+
+        // The first URL stops varying: its names are deleted with the new entry's commit.
+        _ = try harness.put(CacheCoreFixtures.makeEntry(url: Self.varyingURL), [3])
+        harness.store.buildKeyFilter()
+        #expect(harness.store.mayVary(primaryKey: duringPrimary))
+        #expect(!harness.store.mayVary(primaryKey: primary))
+        guard case .uniform(let entry?) = try harness.store.lookUpToServe(primaryKey: primary) else {
+            Issue.record("the URL's entry that no longer varies was not found")
+            return
+        }
+        #expect(entry.varyNames.isEmpty)
+    }
+
     @Test func withTheFilterOffEveryKeyMayBeHeld() throws {
         let harness = try StorageTestHarness(filtersKeys: false)
         harness.store.keyFilterBuilds.sync {}
         #expect(harness.store.keyFilter.figures == nil)
         #expect(harness.store.mayHold(primaryKey: CacheKey.make(canonicalURL: "https://k.example/never")))
+        #expect(harness.store.mayVary(primaryKey: CacheKey.make(canonicalURL: "https://k.example/never")))
     }
 }
 

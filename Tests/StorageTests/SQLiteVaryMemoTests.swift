@@ -88,8 +88,10 @@ import Testing
         #expect(harness.store.varyMemo.count == 1)
     }
 
+    /// With the key filters off: with them, the vary filter answers for a URL that does not vary and the memo
+    /// never learns its `nil` (`SQLiteKeyFilterTests.aURLThatVariesIsFoundByItsNamesBeforeAndAfterARebuild`).
     @Test func aURLThatStartsVaryingIsSeenToVary() throws {
-        let harness = try StorageTestHarness()
+        let harness = try StorageTestHarness(filtersKeys: false)
         try harness.put(CacheCoreFixtures.makeEntry(url: Self.url), [1])
         try Self.expectRemembered(nil, in: harness)
         try harness.put(Self.varied(), [2])

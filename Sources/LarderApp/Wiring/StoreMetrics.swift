@@ -54,7 +54,9 @@ struct StoreMetrics: MetricsSource {
             value: store.commitGroupEntryCount)
         text.family(
             "larder_store_key_filter_bytes", type: .gauge,
-            help: "Bytes of the filter of keys the store may hold, which answers misses of URLs never stored.",
+            help:
+                "Bytes of the filters of keys the store may hold and of URLs that vary, which answer misses of URLs "
+                + "never stored and lookups of URLs that do not vary.",
             value: store.keyFilterBytes)
         text.family(
             "larder_store_backlog_bytes", type: .gauge,

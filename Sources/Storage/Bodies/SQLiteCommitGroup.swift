@@ -205,6 +205,7 @@ final class SQLiteCommitGroup: Sendable {
         if stored.varyNames.isEmpty {
             try connection.run(deleteVary, [.blob(primaryKey.bytes)])
         } else {
+            store.addToVaryFilter(primaryKey)
             try connection.run(
                 replaceVary, [.blob(primaryKey.bytes), .text(SQLiteCacheStore.encodeNames(stored.varyNames))])
         }
