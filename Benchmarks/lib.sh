@@ -70,6 +70,20 @@ C
     cc -shared -fPIC -O2 -o "$1/sigsuspend.so" "$1/sigsuspend.c"
 }
 
+# Dumps the counters of larder running under callgrind (its files are <dir>/cg.out.N) and prints the
+# instructions counted since the last zero (`callgrind_control -z`).
+callgrind_dump() { # pid dir
+    local before
+    before=$(find "$2" -name 'cg.out.*' | wc -l)
+    callgrind_control -d "$1" >/dev/null 2>&1
+    for _ in $(seq 100); do
+        [ "$(find "$2" -name 'cg.out.*' | wc -l)" -gt "$before" ] && break
+        sleep 0.1
+    done
+    # shellcheck disable=SC2012
+    awk '/^(summary|totals):/ { print $2; exit }' "$(ls -t "$2"/cg.out.* | head -1)"
+}
+
 # Waits up to 10 s for an HTTP answer on a port (any status).
 wait_http() { # port [path]
     for _ in $(seq 100); do

@@ -79,17 +79,7 @@ for _ in $(seq 300); do curl -s -o /dev/null "http://127.0.0.1:$LARDER_PORT/heal
 
 # Zeroes or dumps the running counters; a dump prints the instructions counted since the last zero.
 zero() { callgrind_control -z "$LARDER_PID" >/dev/null 2>&1; }
-dump() {
-    local before
-    before=$(ls "$WORK"/cg.out.* 2>/dev/null | wc -l)
-    callgrind_control -d "$LARDER_PID" >/dev/null 2>&1
-    for _ in $(seq 100); do
-        [ "$(ls "$WORK"/cg.out.* 2>/dev/null | wc -l)" -gt "$before" ] && break
-        sleep 0.1
-    done
-    # shellcheck disable=SC2012
-    awk '/^(summary|totals):/ { print $2; exit }' "$(ls -t "$WORK"/cg.out.* | head -1)"
-}
+dump() { callgrind_dump "$LARDER_PID" "$WORK"; }
 
 # Seconds since a `date +%s.%N` stamp.
 since() { awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN { print e - s }'; }

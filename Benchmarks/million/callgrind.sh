@@ -28,19 +28,6 @@ start_work
 prepare_callgrind "$WORK"
 port=28396
 
-# Dumps the counters; prints the instructions counted since the last zero.
-dump() { # pid
-    local before
-    before=$(find "$WORK" -name 'cg.out.*' | wc -l)
-    callgrind_control -d "$1" >/dev/null 2>&1
-    for _ in $(seq 100); do
-        [ "$(find "$WORK" -name 'cg.out.*' | wc -l)" -gt "$before" ] && break
-        sleep 0.1
-    done
-    # shellcheck disable=SC2012
-    awk '/^(summary|totals):/ { print $2; exit }' "$(ls -t "$WORK"/cg.out.* | head -1)"
-}
-
 echo "entries     hits          Ir hits          Ir idle   Ir per hit"
 for n in "$SMALL" "$ENTRIES"; do
     db=$(million_store "$n")
@@ -56,13 +43,13 @@ for n in "$SMALL" "$ENTRIES"; do
     ITEMS=$n wrk -t1 -c4 -d"$WARM" -s "$RANDOM_LUA" "http://127.0.0.1:$port/" >/dev/null
     callgrind_control -z "$pid" >/dev/null 2>&1
     out=$(ITEMS=$n wrk -t1 -c4 -d"${DURATION}s" -s "$RANDOM_LUA" "http://127.0.0.1:$port/")
-    hits_ir=$(dump "$pid")
+    hits_ir=$(callgrind_dump "$pid" "$WORK")
     hits=$(awk '/requests in/ { print $1 }' <<<"$out")
     bad=$(awk '/Non-2xx/ { print $NF }' <<<"$out")
     [[ -z $bad ]] || { echo "$bad answers were not 2xx" >&2; exit 1; }
     callgrind_control -z "$pid" >/dev/null 2>&1
     sleep "$DURATION"
-    idle_ir=$(dump "$pid")
+    idle_ir=$(callgrind_dump "$pid" "$WORK")
     printf "%7d %8d %16d %16d %12.0f\n" "$n" "$hits" "$hits_ir" "$idle_ir" \
         "$(awk -v h="$hits_ir" -v i="$idle_ir" -v n="$hits" 'BEGIN { print (h - i) / n }')"
     if [[ -n ${KEEP:-} ]]; then

@@ -76,24 +76,40 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// The named field's values split on commas, trimmed, empties dropped (RFC 9110 §5.6.1 lists).
     public func listValues(for name: String) -> [String] {
-        let signature = NameSignature(name)
         var members: [String] = []
-        for field in fields where field.hasName(name, signature) {
-            let value = field.value
-            // Most lists have one member (`Connection: keep-alive`, `Vary: Accept-Encoding`): no split.
-            guard value.utf8.contains(UInt8(ascii: ",")) else {
-                let trimmed = Substring(value).trimmingHTTPWhitespace()
-                if !trimmed.isEmpty { members.append(trimmed) }
-                continue
-            }
-            // Split on the comma byte: splitting the String would walk Characters (grapheme breaking per
-            // step), which made this most of a miss's header handling.
-            for member in value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
-                let trimmed = Substring(member).trimmingHTTPWhitespace()
-                if !trimmed.isEmpty { members.append(trimmed) }
-            }
+        // Most lists have one member (`Connection: keep-alive`, `Vary: Accept-Encoding`): the value itself.
+        forEachListMember(of: name, NameSignature(name)) { value, member in
+            members.append(member.count == value.utf8.count ? value : String(decoding: member, as: UTF8.self))
         }
         return members
+    }
+
+    /// Calls `body` with each member of the named list field's lines (RFC 9110 §5.6.1: split on commas, spaces
+    /// and tabs trimmed, empty members skipped), as the line's value and the member's bytes in it. On bytes:
+    /// splitting the String would walk Characters (grapheme breaking per step), which made this most of a
+    /// miss's header handling. Commas, spaces and tabs are single-byte ASCII, so members end on scalar
+    /// boundaries.
+    private func forEachListMember(
+        of name: String, _ signature: NameSignature, _ body: (String, UnsafeRawBufferPointer) -> Void
+    ) {
+        for field in fields where field.hasName(name, signature) {
+            var value = field.value
+            value.withUTF8 { bytes in
+                var start = 0
+                while start <= bytes.count {
+                    var end = start
+                    while end < bytes.count && bytes[end] != UInt8(ascii: ",") { end += 1 }
+                    var first = start
+                    var last = end
+                    while first < last && (bytes[first] == 0x20 || bytes[first] == 0x09) { first += 1 }
+                    while last > first && (bytes[last - 1] == 0x20 || bytes[last - 1] == 0x09) { last -= 1 }
+                    if first < last {
+                        body(field.value, UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[first..<last])))
+                    }
+                    start = end + 1
+                }
+            }
+        }
     }
 
     /// Whether the named field is present.
@@ -185,24 +201,8 @@ extension HTTPHeaders {
     /// Three lists a miss (the relayed head, the stored one, the forwarded request) were 6 600 instructions.
     private func connectionOptions(outside names: FieldNames) -> [String] {
         var outside: [String] = []
-        for field in fields where field.hasName("Connection", connectionSignature) {
-            var value = field.value
-            value.withUTF8 { bytes in
-                var start = 0
-                while start <= bytes.count {
-                    var end = start
-                    while end < bytes.count && bytes[end] != UInt8(ascii: ",") { end += 1 }
-                    var first = start
-                    var last = end
-                    while first < last && (bytes[first] == 0x20 || bytes[first] == 0x09) { first += 1 }
-                    while last > first && (bytes[last - 1] == 0x20 || bytes[last - 1] == 0x09) { last -= 1 }
-                    if first < last {
-                        let member = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[first..<last]))
-                        if !names.contains(bytes: member) { outside.append(String(decoding: member, as: UTF8.self)) }
-                    }
-                    start = end + 1
-                }
-            }
+        forEachListMember(of: "Connection", connectionSignature) { _, member in
+            if !names.contains(bytes: member) { outside.append(String(decoding: member, as: UTF8.self)) }
         }
         return outside
     }
@@ -241,11 +241,8 @@ public struct FieldNames: Sendable {
 
     /// Whether `name` (any case) is one of the names.
     public func contains(_ name: String) -> Bool {
-        let signature = NameSignature(name)
-        for index in signatures.indices where signatures[index] == signature {
-            if signature.length <= 8 || names[index].equalsIgnoringASCIICase(name) { return true }
-        }
-        return false
+        var name = name
+        return name.withUTF8 { contains(bytes: UnsafeRawBufferPointer($0)) }
     }
 
     /// Whether a name's bytes (any case) are one of the names.

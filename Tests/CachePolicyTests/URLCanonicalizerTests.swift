@@ -72,6 +72,19 @@ import Testing
 
     static let tooLong = "http://example.com/" + String(repeating: "a", count: 8192)
 
+    /// A text already canonical is kept as the string, not rebuilt: it shares the caller's storage (a URL
+    /// longer than a small string's 15 bytes, so that it has storage to share). A rewritten text does not.
+    @Test func aCanonicalTextIsKeptNotRebuilt() throws {
+        func storage(_ text: String) -> UnsafePointer<UInt8>? {
+            var text = text
+            return text.withUTF8 { $0.baseAddress }
+        }
+        let text = "https://images.example.com/photos/2026/a.jpg?w=640"
+        #expect(storage(try URLCanonicalizer().canonicalize(text).get().string) == storage(text))
+        let rewritten = "https://Images.example.com/photos/2026/a.jpg?w=640"
+        #expect(storage(try URLCanonicalizer().canonicalize(rewritten).get().string) != storage(rewritten))
+    }
+
     @Test(
         arguments: [
             ("", URLRejection.notAbsolute),
