@@ -68,13 +68,9 @@ public struct ReplicaClient: Sendable {
         if !given.contains("content-type") { lines.append("Content-Type:") }
         if !given.contains("expect") { lines.append("Expect:") }
         let list = CurlHeaderList(lines: lines)
-        let codes =
-            exchange.configure(easy, method: method, url: url, headers: list, body: body, timeout: timeout)
-            + easy.applyTLS(tls)
-        if let failed = codes.first(where: { $0 != CURLE_OK }) {
-            throw .failed(
-                url: url, kind: .other, detail: "curl_easy_setopt: \(String(cString: curl_easy_strerror(failed)))")
-        }
+        exchange.configure(easy, method: method, url: url, headers: list, body: body, timeout: timeout)
+        easy.applyTLS(tls)
+        if let failure = easy.setupFailure { throw .failed(url: url, kind: .other, detail: failure) }
         let code = withExtendedLifetime(list) { curl_easy_perform(easy.handle) }
         return try exchange.outcome(code, easy: easy, url: url)
     }

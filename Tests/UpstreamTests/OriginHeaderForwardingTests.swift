@@ -76,8 +76,14 @@ struct OriginHeaderForwardingTests {
     }
 
     @Test func curlLinesSendEmptyValuesAndSuppressCurlsDefaultAccept() {
-        let lines = CurlTransfer.curlHeaderLines(HTTPHeaders([("X-Empty", ""), ("X-A", "b")]))
+        let lines = CurlHeaderList(headers: HTTPHeaders([("X-Empty", ""), ("X-A", "b")]), sendsBody: false).lines
         #expect(lines == ["X-Empty;", "X-A: b", "Accept:"])
-        #expect(CurlTransfer.curlHeaderLines(HTTPHeaders([("accept", "*/*")])) == ["accept: */*"])
+        #expect(CurlHeaderList(headers: HTTPHeaders([("accept", "*/*")]), sendsBody: false).lines == ["accept: */*"])
+        #expect(
+            CurlHeaderList(headers: HTTPHeaders([("Content-Type", "text/plain")]), sendsBody: true).lines == [
+                "Content-Type: text/plain", "Accept:", "Expect:",
+            ])
+        #expect(
+            CurlHeaderList(headers: HTTPHeaders(), sendsBody: true).lines == ["Accept:", "Content-Type:", "Expect:"])
     }
 }

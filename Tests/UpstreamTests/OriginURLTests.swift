@@ -17,6 +17,14 @@ struct OriginURLTests {
         ("http://example.com?q=1", "http://example.com/?q=1"),
         ("http://a_b.example.com/x/../y", "http://a_b.example.com/x/../y"),
         ("http://example.com:65535/", "http://example.com:65535/"),
+        // Each part that is not written as it is handed on makes the URL rewritten, alone.
+        ("HTTP://example.com/a", "http://example.com/a"),
+        ("http://Example.com/a", "http://example.com/a"),
+        ("http://example.com:080/a", "http://example.com:80/a"),
+        ("http://[2001:DB8::1]/a", "http://[2001:db8::1]/a"),
+        ("http://example.com/a#", "http://example.com/a"),
+        ("http://example.com/a?b=%C3%BC", "http://example.com/a?b=%C3%BC"),
+        ("http://EXAMPLE.com:08080?x", "http://example.com:8080/?x"),
     ])
     func acceptedURLsAreNormalized(text: String, normalized: String) throws {
         #expect(try OriginURL(validating: text).string == normalized)

@@ -4,23 +4,20 @@ extension CurlEasy {
     /// Applies the trust and client certificate of `tls` (https://curl.se/libcurl/c/CURLOPT_CAINFO.html,
     /// CURLOPT_CAPATH, CURLOPT_SSLCERT, CURLOPT_SSLKEY). Verification itself is set by the caller.
     /// - Parameter tls: the settings.
-    /// - Returns: libcurl's result of each option set.
-    func applyTLS(_ tls: OriginTLS) -> [CURLcode] {
-        var codes: [CURLcode] = []
+    func applyTLS(_ tls: OriginTLS) {
         if let caFile = tls.caFile {
-            codes.append(set(CURLOPT_CAINFO, caFile))
+            set(CURLOPT_CAINFO, caFile)
             if tls.trustsOnlyCAFile {
                 // NULL removes libcurl's built-in directory: nothing but the file is trusted.
-                codes.append(set(CURLOPT_CAPATH, pointer: nil))
+                set(CURLOPT_CAPATH, pointer: nil)
             } else if let directory = tls.systemCertificateDirectory {
-                codes.append(set(CURLOPT_CAPATH, directory))
+                set(CURLOPT_CAPATH, directory)
             }
         }
         if let certificate = tls.clientCertificateFile {
-            codes.append(set(CURLOPT_SSLCERT, certificate))
-            codes.append(set(CURLOPT_SSLKEY, tls.clientKeyFile ?? certificate))
+            set(CURLOPT_SSLCERT, certificate)
+            set(CURLOPT_SSLKEY, tls.clientKeyFile ?? certificate)
         }
-        return codes
     }
 }
 

@@ -11,8 +11,8 @@ final class CurlTransfer: @unchecked Sendable {
     let fetch: OriginFetch
     let delegate: any OriginFetchDelegate
     let limits: OriginLimits
-    /// The validated URL and header lines, or the validation failure to report.
-    let prepared: Result<(url: OriginURL, headerLines: [String]), OriginError>
+    /// The validated URL and the fields to forward, or the validation failure to report.
+    let prepared: Result<(url: OriginURL, headers: HTTPHeaders), OriginError>
 
     private(set) var easy: CurlEasy?
     private var headerList: CurlHeaderList?
@@ -47,7 +47,7 @@ final class CurlTransfer: @unchecked Sendable {
             }
             let headers = try OriginHeaderForwarding.forwardedRequestHeaders(
                 fetch.request.headers, viaName: configuration.viaName)
-            return (url, Self.curlHeaderLines(headers, sendsBody: Self.sendsBody(fetch.request)))
+            return (url, headers)
         }
     }
 
@@ -56,35 +56,6 @@ final class CurlTransfer: @unchecked Sendable {
         easy = nil
         headerList = nil
         errorBuffer.deallocate()
-    }
-
-    /// Header lines as libcurl wants them: `Name;` sends an empty value, `Accept:` suppresses curl's
-    /// default `Accept: */*` when the caller sent none. With a body, `Content-Type:` suppresses the form
-    /// type curl would invent for a caller who named none, and `Expect:` its `100-continue` round trip
-    /// (the body is in memory already, bounded by `--max-body-bytes`).
-    static func curlHeaderLines(_ headers: HTTPHeaders, sendsBody: Bool = false) -> [String] {
-        var lines: [String] = []
-        lines.reserveCapacity(headers.count + 3)
-        for field in headers {
-            // One string of the line's length each (interpolation grew one a piece: 5 900 instructions a
-            // miss, callgrind).
-            var line = ""
-            line.reserveCapacity(field.name.utf8.count + 2 + field.value.utf8.count)
-            line.append(field.name)
-            if field.value.isEmpty {
-                line.append(";")
-            } else {
-                line.append(": ")
-                line.append(field.value)
-            }
-            lines.append(line)
-        }
-        if !headers.contains("Accept") { lines.append("Accept:") }
-        if sendsBody {
-            if !headers.contains("Content-Type") { lines.append("Content-Type:") }
-            lines.append("Expect:")
-        }
-        return lines
     }
 
     /// Whether the request carries content: GET and HEAD never; another method when it has a body, or
@@ -96,53 +67,46 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The options that choose the method and send the content (https://curl.se/libcurl/c/CURLOPT_CUSTOMREQUEST.html,
     /// https://curl.se/libcurl/c/CURLOPT_COPYPOSTFIELDS.html): curl copies the body, so the request may go.
-    private func methodOptions(_ easy: CurlEasy) -> [CURLcode] {
+    private func setMethod(on easy: CurlEasy) {
         let request = fetch.request
-        if request.method == .head { return [easy.set(CURLOPT_NOBODY, 1)] }
-        if request.method == .get { return [easy.set(CURLOPT_HTTPGET, 1)] }
-        var codes: [CURLcode] = []
+        if request.method == .head { return easy.set(CURLOPT_NOBODY, 1) }
+        if request.method == .get { return easy.set(CURLOPT_HTTPGET, 1) }
         if Self.sendsBody(request), let body = request.body {
             // The size first: the body may hold NUL bytes, and COPYPOSTFIELDS copies exactly that many.
-            codes.append(easy.set(CURLOPT_POSTFIELDSIZE, body.count))
-            codes.append(
-                body.withUnsafeBytes { bytes in
-                    // An empty body still needs a pointer (NULL would make curl read the body from a callback).
-                    guard let start = bytes.baseAddress else { return easy.set(CURLOPT_COPYPOSTFIELDS, "") }
-                    return easy.set(CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: start))
-                })
+            easy.set(CURLOPT_POSTFIELDSIZE, body.count)
+            body.withUnsafeBytes { bytes in
+                // An empty body still needs a pointer (NULL would make curl read the body from a callback).
+                guard let start = bytes.baseAddress else { return easy.set(CURLOPT_COPYPOSTFIELDS, literal: "") }
+                easy.set(CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: start))
+            }
         }
         // After POSTFIELDS, which would make it a POST: the caller's method, sent as given.
-        codes.append(easy.set(CURLOPT_CUSTOMREQUEST, request.method.rawValue))
-        return codes
+        easy.set(CURLOPT_CUSTOMREQUEST, request.method.rawValue)
     }
 
     /// Sets this transfer up on `easy`, a new handle or one reset since its last transfer, and keeps it.
     /// Returns the failure to report if that is impossible.
     func configure(_ easy: CurlEasy) -> OriginError? {
         guard case .success(let prepared) = prepared else { return nil }
-        let list = CurlHeaderList(lines: prepared.headerLines)
+        let list = CurlHeaderList(headers: prepared.headers, sendsBody: Self.sendsBody(fetch.request))
         let me = Unmanaged.passUnretained(self).toOpaque()
-        var codes: [CURLcode] = easy.applyCommonPolicy()
-        codes += [
-            easy.set(CURLOPT_URL, prepared.url.string),
-            easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https"),
-            easy.set(CURLOPT_HTTP_CONTENT_DECODING, 0),
-            // No CURLOPT_PIPEWAIT: with it a new fetch waits on a busy connection to the same host
-            // (hoping to multiplex), so one silent origin request held every later one hostage.
-            easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS),
-            easy.set(CURLOPT_CONNECTTIMEOUT_MS, limits.connectTimeout.curlMilliseconds),
-            easy.set(CURLOPT_TIMEOUT_MS, limits.totalTimeout.curlMilliseconds),
-            easy.set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(list.list)),
-            easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer)),
-            ccurl_easy_setopt_opensocket_callback(easy.handle, curlOpenSocketCallback),
-            easy.set(CURLOPT_OPENSOCKETDATA, pointer: me),
-        ]
-        codes += easy.setDataCallbacks(write: curlWriteCallback, header: curlHeaderCallback, data: me)
-        codes += easy.applyTLS(tls)
-        codes += methodOptions(easy)
-        if let failed = codes.first(where: { $0 != CURLE_OK }) {
-            return .protocolError(detail: "curl_easy_setopt: \(String(cString: curl_easy_strerror(failed)))")
-        }
+        easy.applyCommonPolicy()
+        easy.set(CURLOPT_URL, prepared.url.string)
+        easy.set(CURLOPT_REDIR_PROTOCOLS_STR, literal: "http,https")
+        easy.set(CURLOPT_HTTP_CONTENT_DECODING, 0)
+        // No CURLOPT_PIPEWAIT: with it a new fetch waits on a busy connection to the same host
+        // (hoping to multiplex), so one silent origin request held every later one hostage.
+        easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        easy.set(CURLOPT_CONNECTTIMEOUT_MS, limits.connectTimeout.curlMilliseconds)
+        easy.set(CURLOPT_TIMEOUT_MS, limits.totalTimeout.curlMilliseconds)
+        easy.set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(list.list))
+        easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+        easy.check(ccurl_easy_setopt_opensocket_callback(easy.handle, curlOpenSocketCallback))
+        easy.set(CURLOPT_OPENSOCKETDATA, pointer: me)
+        easy.setDataCallbacks(write: curlWriteCallback, header: curlHeaderCallback, data: me)
+        easy.applyTLS(tls)
+        setMethod(on: easy)
+        if let failure = easy.setupFailure { return .protocolError(detail: failure) }
         self.easy = easy
         headerList = list
         return nil

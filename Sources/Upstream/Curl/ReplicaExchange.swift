@@ -21,38 +21,34 @@ final class ReplicaExchange {
     deinit { errorBuffer.deallocate() }
 
     /// Sets every option of the exchange on `easy` but TLS trust; `self` and `headers` must outlive the
-    /// transfer.
+    /// transfer. A refused option is left in `easy.firstFailure`.
     func configure(
         _ easy: CurlEasy, method: String, url: String, headers: CurlHeaderList, body: [UInt8], timeout: Duration
-    ) -> [CURLcode] {
+    ) {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        var codes: [CURLcode] = easy.applyCommonPolicy()
-        codes += [
-            easy.set(CURLOPT_URL, url),
-            easy.set(CURLOPT_TIMEOUT_MS, timeout.curlMilliseconds),
-            easy.set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headers.list)),
-            easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer)),
-        ]
-        codes += easy.setDataCallbacks(write: replicaWriteCallback, header: replicaHeaderCallback, data: me)
+        easy.applyCommonPolicy()
+        easy.set(CURLOPT_URL, url)
+        easy.set(CURLOPT_TIMEOUT_MS, timeout.curlMilliseconds)
+        easy.set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headers.list))
+        easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+        easy.setDataCallbacks(write: replicaWriteCallback, header: replicaHeaderCallback, data: me)
         switch method {
         case "GET":
-            codes.append(easy.set(CURLOPT_HTTPGET, 1))
+            easy.set(CURLOPT_HTTPGET, 1)
         case "HEAD":
-            codes.append(easy.set(CURLOPT_NOBODY, 1))
+            easy.set(CURLOPT_NOBODY, 1)
         default:
             if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) {
                 // The size first: COPYPOSTFIELDS then copies exactly that many bytes, NULs included.
-                codes.append(ccurl_easy_setopt_off(easy.handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
-                codes.append(
-                    body.withUnsafeBytes {
-                        easy.set(
-                            CURLOPT_COPYPOSTFIELDS,
-                            pointer: UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafeRawPointer(errorBuffer)))
-                    })
+                easy.check(ccurl_easy_setopt_off(easy.handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+                body.withUnsafeBytes {
+                    easy.set(
+                        CURLOPT_COPYPOSTFIELDS,
+                        pointer: UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafeRawPointer(errorBuffer)))
+                }
             }
-            codes.append(easy.set(CURLOPT_CUSTOMREQUEST, method))
+            easy.set(CURLOPT_CUSTOMREQUEST, method)
         }
-        return codes
     }
 
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Int {
