@@ -168,11 +168,13 @@ public struct CacheBodyHints: Sendable, Equatable {
     }
 
     /// Reads the hints off response headers.
-    /// - Parameter headers: the response headers.
-    public init(headers: HTTPHeaders) {
+    /// - Parameters:
+    ///   - headers: the response headers.
+    ///   - cacheControl: their `Cache-Control` field, when the caller parsed it already.
+    public init(headers: HTTPHeaders, cacheControl: CacheControl? = nil) {
         self.init(
             contentType: headers["Content-Type"], contentEncoding: headers["Content-Encoding"],
-            noTransform: CacheControl(headers: headers).noTransform)
+            noTransform: (cacheControl ?? CacheControl(headers: headers)).noTransform)
     }
 }
 

@@ -14,8 +14,9 @@ import Testing
         decision: FilterDecision = .defaultHTTP, revalidating: Bool = false
     ) -> StoreAdmission {
         StoreAdmission.evaluate(
-            status: status, responseHeaders: HTTPHeaders(fields), requestHeaders: HTTPHeaders(request),
-            decision: decision, revalidating: revalidating, targets: .standard)
+            facts: ResponseFacts(
+                status: status, headers: HTTPHeaders(fields), requestTime: 0, responseTime: 0, targets: .standard),
+            requestHeaders: HTTPHeaders(request), decision: decision, revalidating: revalidating)
     }
 
     @Test func aCacheableResponseIsStored() {

@@ -86,6 +86,16 @@ public struct CacheStatus: Sendable, Equatable {
 
     /// An sf-string: printable ASCII in quotes, `"` and `\` escaped, anything else replaced by `?`.
     static func sfString(_ text: String) -> String {
+        // Nearly always printable without a quote or backslash (a key's hex, a filter's reason): copied
+        // whole. Scalar by scalar, the key alone cost 2 600 instructions of every miss (callgrind).
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E && $0 != 0x22 && $0 != 0x5C }) {
+            var out = ""
+            out.reserveCapacity(text.utf8.count + 2)
+            out += "\""
+            out += text
+            out += "\""
+            return out
+        }
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar.value {

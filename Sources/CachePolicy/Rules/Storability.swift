@@ -52,9 +52,42 @@ public enum Storability {
         guard (200...599).contains(status) else { return .doNotStore(.statusNotFinal) }
         if status == 206 { return .doNotStore(.partialContent) }
         if status == 304 { return .doNotStore(.notModified) }
-
         let targeted = targets.governingDirectives(in: responseHeaders)
-        let response = targeted?.control ?? CacheControl(headers: responseHeaders)
+        return evaluate(
+            requestHeaders: requestHeaders, status: status, responseHeaders: responseHeaders,
+            response: targeted?.control ?? CacheControl(headers: responseHeaders), targeted: targeted != nil,
+            ignoringResponseNoStore: ignoringResponseNoStore)
+    }
+
+    /// ``evaluate(requestMethod:requestHeaders:status:responseHeaders:ignoringResponseNoStore:targets:)`` on
+    /// a response's facts, whose governing directives are parsed already (the fetch path reads them once
+    /// for this and the entry it records).
+    /// - Parameters:
+    ///   - requestMethod: The method of the request the response answers.
+    ///   - requestHeaders: The request as sent to the origin.
+    ///   - facts: The response's facts, read with this cache's target list.
+    ///   - ignoringResponseNoStore: Whether the owning filter set `ignoreNoStore`.
+    /// - Returns: `.store`, or `.doNotStore` with the first rule that refused.
+    public static func evaluate(
+        requestMethod: HTTPMethod, requestHeaders: HTTPHeaders, facts: ResponseFacts,
+        ignoringResponseNoStore: Bool = false
+    ) -> StorabilityDecision {
+        guard requestMethod == .get || requestMethod == .head else { return .doNotStore(.methodNotCacheable) }
+        guard (200...599).contains(facts.status) else { return .doNotStore(.statusNotFinal) }
+        if facts.status == 206 { return .doNotStore(.partialContent) }
+        if facts.status == 304 { return .doNotStore(.notModified) }
+        return evaluate(
+            requestHeaders: requestHeaders, status: facts.status, responseHeaders: facts.headers,
+            response: facts.cacheControl, targeted: facts.targetedField != nil,
+            ignoringResponseNoStore: ignoringResponseNoStore)
+    }
+
+    /// The rules past the method and status, on the governing directives `response` (`targeted` when a
+    /// targeted field, not `Cache-Control`, supplied them).
+    private static func evaluate(
+        requestHeaders: HTTPHeaders, status: Int, responseHeaders: HTTPHeaders, response: CacheControl, targeted: Bool,
+        ignoringResponseNoStore: Bool
+    ) -> StorabilityDecision {
         let request = CacheControl(headers: requestHeaders)
         if request.noStore { return .doNotStore(.requestNoStore) }
         if response.mustUnderstand {
@@ -74,7 +107,7 @@ public enum Storability {
 
         let explicitlyCacheable =
             response.isPublic || response.maxAge.isPresent || response.sMaxAge.isPresent
-            || (targeted == nil && responseHeaders.contains("Expires"))
+            || (!targeted && responseHeaders.contains("Expires"))
         guard explicitlyCacheable || ResponseFacts.heuristicallyCacheableStatuses.contains(status) else {
             return .doNotStore(.noFreshnessInformation)
         }

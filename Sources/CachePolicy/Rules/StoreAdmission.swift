@@ -38,21 +38,21 @@ public struct StoreAdmission: Sendable, Equatable {
 
     /// The admission of a response head.
     /// - Parameters:
-    ///   - status: the response's status code.
-    ///   - responseHeaders: its header section.
+    ///   - facts: the response's facts (status, fields, governing directives), read with this cache's
+    ///     target list (RFC 9213).
     ///   - requestHeaders: the request it answers.
     ///   - decision: the owning filter's decision.
     ///   - revalidating: whether it answers a revalidation of a stored entry: an origin error then never
     ///     replaces the entry (it may still be served stale).
-    ///   - targets: the targeted cache-control fields this cache obeys (RFC 9213).
     /// - Returns: stored, or refused with the reason.
     public static func evaluate(
-        status: Int, responseHeaders: HTTPHeaders, requestHeaders: HTTPHeaders, decision: FilterDecision,
-        revalidating: Bool, targets: TargetedCacheControl
+        facts: ResponseFacts, requestHeaders: HTTPHeaders, decision: FilterDecision, revalidating: Bool
     ) -> StoreAdmission {
+        let status = facts.status
+        let responseHeaders = facts.headers
         if case .doNotStore(let reason) = Storability.evaluate(
-            requestMethod: .get, requestHeaders: requestHeaders, status: status, responseHeaders: responseHeaders,
-            ignoringResponseNoStore: decision.ignoreNoStore, targets: targets)
+            requestMethod: .get, requestHeaders: requestHeaders, facts: facts,
+            ignoringResponseNoStore: decision.ignoreNoStore)
         {
             return StoreAdmission(stored: false, refusal: reason.rawValue, storable: false)
         }

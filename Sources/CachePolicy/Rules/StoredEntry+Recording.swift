@@ -59,13 +59,19 @@ extension StoredEntry {
     ///   - imageFormat: the sniffed image format, for a validated image.
     ///   - lifetimes: what decides how long it is fresh and kept.
     ///   - varyNames: the names its `Vary` lists (``Vary/names(in:)``), read once by the caller.
+    ///   - facts: the response's facts when the caller read them already (the fetch path does, when the head
+    ///     arrives: a sniffed `Content-Type` put in `headers` since changes none of them); `nil` reads them
+    ///     here.
     public static func recording(
         status: HTTPStatus, headers: HTTPHeaders, url: String, requestHeaders: HTTPHeaders, requestTime: Date,
-        responseTime: Date, filterName: String?, imageFormat: String?, lifetimes: Lifetimes, varyNames: [String]
+        responseTime: Date, filterName: String?, imageFormat: String?, lifetimes: Lifetimes, varyNames: [String],
+        facts: ResponseFacts? = nil
     ) -> StoredEntry {
-        let facts = ResponseFacts(
-            status: status.code, headers: headers, requestTime: Int64(requestTime.timeIntervalSince1970),
-            responseTime: Int64(responseTime.timeIntervalSince1970), targets: lifetimes.targets)
+        let facts =
+            facts
+            ?? ResponseFacts(
+                status: status.code, headers: headers, requestTime: Int64(requestTime.timeIntervalSince1970),
+                responseTime: Int64(responseTime.timeIntervalSince1970), targets: lifetimes.targets)
         return StoredEntry(
             key: CacheKey.variant(canonicalURL: url, varyNames: varyNames, requestHeaders: requestHeaders), url: url,
             status: status, headers: HeaderFilter.storable(headers), varyNames: varyNames, requestTime: requestTime,

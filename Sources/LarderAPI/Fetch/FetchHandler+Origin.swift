@@ -308,7 +308,7 @@ extension FetchHandler {
         var headers = OriginHeaderForwarding.endToEnd(head.headers)
         service.configuration.hideTagFields(&headers)
         let length = headers["Content-Length"].flatMap { Int($0) }
-        headers.remove(names: ["Content-Length", "X-Cache", "X-Cache-Key", "Cache-Status"])
+        headers.remove(Self.relayReplacedNames)
         headers.add(name: "X-Cache", value: xCache.rawValue)
         headers.add(name: "Cache-Status", value: cacheStatus.fieldValue)
         headers.add(name: "X-Cache-Key", value: key.hex)
@@ -321,6 +321,10 @@ extension FetchHandler {
             status: status, headers: headers,
             body: .stream(InFlightBodySource(body: body, reader: reader), length: length))
     }
+
+    /// The origin's fields a relayed response replaces with its own (`Content-Length` comes from the
+    /// framing): prepared once, not on every miss.
+    static let relayReplacedNames = FieldNames(["Content-Length", "X-Cache", "X-Cache-Key", "Cache-Status"])
 
     /// Whether the caller asks for a range Larder answers from a stored entry (RFC 9110 §14.2: GET only).
     static func asksRange(_ call: Call) -> Bool { call.method == .get && call.headers.contains("Range") }

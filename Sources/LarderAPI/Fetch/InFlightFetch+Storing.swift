@@ -18,7 +18,9 @@ extension InFlightFetch {
             return
         }
         storeLane.writer = nil
-        let (head, responseTime, varyNames) = state.withLock { ($0.head, $0.responseTime, $0.varyNames) }
+        let (head, responseTime, varyNames, facts) = state.withLock {
+            ($0.head, $0.responseTime, $0.varyNames, $0.facts)
+        }
         guard var head else {
             writer.abandon()
             body.storeStopped()
@@ -49,7 +51,8 @@ extension InFlightFetch {
                 return
             }
         }
-        var entry = makeEntry(head: head, varyNames: varyNames, responseTime: responseTime, imageFormat: imageFormat)
+        var entry = makeEntry(
+            head: head, varyNames: varyNames, responseTime: responseTime, imageFormat: imageFormat, facts: facts)
         entry.declaredContentType = declaredContentType
         dependencies.tag(&entry, responseHeaders: head.headers, filterTags: order.decision.tags)
         // Whatever memory holds for this URL is about to be replaced.
@@ -96,13 +99,13 @@ extension InFlightFetch {
 
     /// The metadata stored for a response.
     private func makeEntry(
-        head: OriginResponseHead, varyNames: [String], responseTime: Date, imageFormat: String?
+        head: OriginResponseHead, varyNames: [String], responseTime: Date, imageFormat: String?, facts: ResponseFacts?
     ) -> StoredEntry {
         StoredEntry.recording(
             status: HTTPStatus(code: head.status, reasonPhrase: head.reasonPhrase.isEmpty ? nil : head.reasonPhrase),
             headers: head.headers, url: order.keyURL, requestHeaders: order.requestHeaders, requestTime: requestTime,
             responseTime: responseTime, filterName: order.decision.filterName, imageFormat: imageFormat,
-            lifetimes: lifetimes, varyNames: varyNames)
+            lifetimes: lifetimes, varyNames: varyNames, facts: facts)
     }
 
     /// What decides how long this fetch's entry is fresh and kept.

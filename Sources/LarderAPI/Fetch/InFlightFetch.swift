@@ -27,6 +27,9 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
         /// The names the head's `Vary` lists, read once when it is judged storable (the entry's key and the
         /// store's hints both need them).
         var varyNames: [String] = []
+        /// The head's RFC 9111 facts, read once when it is judged (admission, the body's hints and the
+        /// recorded entry all read its `Cache-Control`); `nil` for a fetch that may not store.
+        var facts: ResponseFacts?
         var storing = false
         var refusal: String?
         var invalidImage = false
@@ -195,13 +198,18 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
                 break
             }
         }
-        var admission =
+        let facts =
             order.mayStore
-            ? StoreAdmission.evaluate(
-                status: head.status, responseHeaders: head.headers, requestHeaders: order.requestHeaders,
-                decision: order.decision, revalidating: order.stored != nil,
-                targets: dependencies.configuration.targetedCacheControl)
-            : .bypass
+            ? ResponseFacts(
+                status: head.status, headers: head.headers, requestTime: Int64(requestTime.timeIntervalSince1970),
+                responseTime: Int64(responseTime.timeIntervalSince1970),
+                targets: dependencies.configuration.targetedCacheControl) : nil
+        var admission =
+            facts.map {
+                StoreAdmission.evaluate(
+                    facts: $0, requestHeaders: order.requestHeaders, decision: order.decision,
+                    revalidating: order.stored != nil)
+            } ?? .bypass
         let backlog = dependencies.backlog
         let varyNames = admission.stored ? Vary.names(in: head.headers) : []
         let placeFreed = state.withLock { state -> Bool in
@@ -212,6 +220,7 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             }
             state.head = head
             state.varyNames = varyNames
+            state.facts = facts
             state.responseTime = responseTime
             state.storing = admission.stored
             state.refusal = admission.refusal
@@ -245,7 +254,9 @@ final class InFlightFetch: OriginFetchDelegate, Sendable {
             waiters.settle(.response(head, admission: admission), tellingNow: false)
         }
         if admission.stored {
-            var hints = CacheBodyHints(headers: head.headers)
+            // The governing directives are `Cache-Control`'s unless a targeted field (RFC 9213) replaced them.
+            var hints = CacheBodyHints(
+                headers: head.headers, cacheControl: facts?.targetedField == nil ? facts?.cacheControl : nil)
             hints.purgesBefore = purgesBefore
             // The variant for identity callers of a response that varies on Accept-Encoding is read by
             // them alone: stored deflated, every one of its hits would inflate it (CacheBodyHints).
