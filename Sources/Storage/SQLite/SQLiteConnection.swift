@@ -1,4 +1,5 @@
 import CSQLite
+import CSQLiteBatchedWAL
 
 /// One connection to a database file (https://sqlite.org/c3ref/sqlite3.html) with its statement cache.
 ///
@@ -26,7 +27,12 @@ final class SQLiteConnection: @unchecked Sendable {
         var database: OpaquePointer?
         // NOMUTEX: each connection is used by one thread at a time (see the type's comment).
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &database, flags, nil)
+        // Through the batched-WAL VFS (Sources/CSQLiteBatchedWAL): a transaction's frames reach the WAL in
+        // one write. Registered once; should that ever fail, the default VFS serves.
+        let code =
+            batched_wal_register() == SQLITE_OK
+            ? sqlite3_open_v2(path, &database, flags, BATCHED_WAL_VFS_NAME)
+            : sqlite3_open_v2(path, &database, flags, nil)
         guard code == SQLITE_OK, let database else {
             let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(database)
