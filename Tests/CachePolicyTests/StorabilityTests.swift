@@ -99,14 +99,6 @@ import Testing
             requestMethod: testCase.method, requestHeaders: HTTPHeaders(testCase.request),
             status: testCase.status, responseHeaders: HTTPHeaders(testCase.response), targets: .standard)
         #expect(decision == testCase.expected)
-        // The fetch path's entry point, on facts read once, decides the same.
-        let facts = ResponseFacts(
-            status: testCase.status, headers: HTTPHeaders(testCase.response), requestTime: 0, responseTime: 0,
-            targets: .standard)
-        #expect(
-            Storability.evaluate(
-                requestMethod: testCase.method, requestHeaders: HTTPHeaders(testCase.request), facts: facts)
-                == testCase.expected)
     }
 
     /// What a filter's `ignoreNoStore` lifts, and what it does not.
@@ -161,13 +153,6 @@ import Testing
                 responseHeaders: HTTPHeaders(testCase.response), ignoringResponseNoStore: ignoring,
                 targets: .standard)
             #expect(decision == expected, "ignoreNoStore \(ignoring)")
-            let facts = ResponseFacts(
-                status: testCase.status, headers: HTTPHeaders(testCase.response), requestTime: 0, responseTime: 0,
-                targets: .standard)
-            let onFacts = Storability.evaluate(
-                requestMethod: .get, requestHeaders: HTTPHeaders(testCase.request), facts: facts,
-                ignoringResponseNoStore: ignoring)
-            #expect(onFacts == expected, "ignoreNoStore \(ignoring), on facts")
         }
     }
 }

@@ -169,11 +169,6 @@ import Testing
             requestMethod: .get, requestHeaders: HTTPHeaders(), status: testCase.status,
             responseHeaders: HTTPHeaders(testCase.fields), targets: Self.cdn)
         #expect(decision == testCase.expected)
-        let facts = ResponseFacts(
-            status: testCase.status, headers: HTTPHeaders(testCase.fields), requestTime: 0, responseTime: 0,
-            targets: Self.cdn)
-        #expect(
-            Storability.evaluate(requestMethod: .get, requestHeaders: HTTPHeaders(), facts: facts) == testCase.expected)
     }
 
     @Test func noCacheInTheCDNFieldRequiresRevalidation() {

@@ -28,66 +28,29 @@ public enum Storability {
         200, 203, 204, 300, 301, 302, 303, 307, 308, 404, 405, 410, 414, 501,
     ]
 
-    /// Decides whether a response may be stored by a shared cache.
+    /// Decides whether a response may be stored by a shared cache, on its facts (the fetch path reads them
+    /// once when the head arrives, for this and the entry it records).
     ///
     /// - Parameters:
     ///   - requestMethod: The method of the request the response answers.
     ///   - requestHeaders: The request as sent to the origin (for `no-store` and `Authorization`).
-    ///   - status: The response status code.
-    ///   - responseHeaders: The response header section.
+    ///   - facts: The response's status, fields and governing directives, read with the targeted
+    ///     cache-control fields this cache obeys: the first valid one replaces the response's
+    ///     `Cache-Control` and `Expires` (RFC 9213 §2.2).
     ///   - ignoringResponseNoStore: Whether the owning filter set `ignoreNoStore`: the response's
     ///     `no-store` is then not a reason to refuse.
-    ///   - targets: The targeted cache-control fields this cache obeys: the first valid one replaces the
-    ///     response's `Cache-Control` and `Expires` (RFC 9213 §2.2).
-    /// - Returns: `.store`, or `.doNotStore` with the first rule that refused.
-    public static func evaluate(
-        requestMethod: HTTPMethod,
-        requestHeaders: HTTPHeaders,
-        status: Int,
-        responseHeaders: HTTPHeaders,
-        ignoringResponseNoStore: Bool = false,
-        targets: TargetedCacheControl
-    ) -> StorabilityDecision {
-        guard requestMethod == .get || requestMethod == .head else { return .doNotStore(.methodNotCacheable) }
-        guard (200...599).contains(status) else { return .doNotStore(.statusNotFinal) }
-        if status == 206 { return .doNotStore(.partialContent) }
-        if status == 304 { return .doNotStore(.notModified) }
-        let targeted = targets.governingDirectives(in: responseHeaders)
-        return evaluate(
-            requestHeaders: requestHeaders, status: status, responseHeaders: responseHeaders,
-            response: targeted?.control ?? CacheControl(headers: responseHeaders), targeted: targeted != nil,
-            ignoringResponseNoStore: ignoringResponseNoStore)
-    }
-
-    /// ``evaluate(requestMethod:requestHeaders:status:responseHeaders:ignoringResponseNoStore:targets:)`` on
-    /// a response's facts, whose governing directives are parsed already (the fetch path reads them once
-    /// for this and the entry it records).
-    /// - Parameters:
-    ///   - requestMethod: The method of the request the response answers.
-    ///   - requestHeaders: The request as sent to the origin.
-    ///   - facts: The response's facts, read with this cache's target list.
-    ///   - ignoringResponseNoStore: Whether the owning filter set `ignoreNoStore`.
     /// - Returns: `.store`, or `.doNotStore` with the first rule that refused.
     public static func evaluate(
         requestMethod: HTTPMethod, requestHeaders: HTTPHeaders, facts: ResponseFacts,
         ignoringResponseNoStore: Bool = false
     ) -> StorabilityDecision {
+        let status = facts.status
+        let responseHeaders = facts.headers
+        let response = facts.cacheControl
         guard requestMethod == .get || requestMethod == .head else { return .doNotStore(.methodNotCacheable) }
-        guard (200...599).contains(facts.status) else { return .doNotStore(.statusNotFinal) }
-        if facts.status == 206 { return .doNotStore(.partialContent) }
-        if facts.status == 304 { return .doNotStore(.notModified) }
-        return evaluate(
-            requestHeaders: requestHeaders, status: facts.status, responseHeaders: facts.headers,
-            response: facts.cacheControl, targeted: facts.targetedField != nil,
-            ignoringResponseNoStore: ignoringResponseNoStore)
-    }
-
-    /// The rules past the method and status, on the governing directives `response` (`targeted` when a
-    /// targeted field, not `Cache-Control`, supplied them).
-    private static func evaluate(
-        requestHeaders: HTTPHeaders, status: Int, responseHeaders: HTTPHeaders, response: CacheControl, targeted: Bool,
-        ignoringResponseNoStore: Bool
-    ) -> StorabilityDecision {
+        guard (200...599).contains(status) else { return .doNotStore(.statusNotFinal) }
+        if status == 206 { return .doNotStore(.partialContent) }
+        if status == 304 { return .doNotStore(.notModified) }
         let request = CacheControl(headers: requestHeaders)
         if request.noStore { return .doNotStore(.requestNoStore) }
         if response.mustUnderstand {
@@ -107,10 +70,31 @@ public enum Storability {
 
         let explicitlyCacheable =
             response.isPublic || response.maxAge.isPresent || response.sMaxAge.isPresent
-            || (!targeted && responseHeaders.contains("Expires"))
+            || (facts.targetedField == nil && responseHeaders.contains("Expires"))
         guard explicitlyCacheable || ResponseFacts.heuristicallyCacheableStatuses.contains(status) else {
             return .doNotStore(.noFreshnessInformation)
         }
         return .store
+    }
+
+    /// ``evaluate(requestMethod:requestHeaders:facts:ignoringResponseNoStore:)`` on a response's status and
+    /// fields.
+    /// - Parameters:
+    ///   - requestMethod: The method of the request the response answers.
+    ///   - requestHeaders: The request as sent to the origin.
+    ///   - status: The response status code.
+    ///   - responseHeaders: The response header section.
+    ///   - ignoringResponseNoStore: Whether the owning filter set `ignoreNoStore`.
+    ///   - targets: The targeted cache-control fields this cache obeys.
+    /// - Returns: `.store`, or `.doNotStore` with the first rule that refused.
+    public static func evaluate(
+        requestMethod: HTTPMethod, requestHeaders: HTTPHeaders, status: Int, responseHeaders: HTTPHeaders,
+        ignoringResponseNoStore: Bool = false, targets: TargetedCacheControl
+    ) -> StorabilityDecision {
+        let facts = ResponseFacts(
+            status: status, headers: responseHeaders, requestTime: 0, responseTime: 0, targets: targets)
+        return evaluate(
+            requestMethod: requestMethod, requestHeaders: requestHeaders, facts: facts,
+            ignoringResponseNoStore: ignoringResponseNoStore)
     }
 }
