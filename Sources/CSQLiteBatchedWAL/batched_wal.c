@@ -216,7 +216,8 @@ static int batched_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *handle
         return inner_vfs->xOpen(inner_vfs, name, handle, flags, out_flags);
     }
     BatchedFile *file = (BatchedFile *)handle;
-    memset(file, 0, sizeof *file);
+    // The inner file's memory too: its pMethods must read NULL if its xOpen fails before setting it.
+    memset(handle, 0, (size_t)batched_vfs.szOsFile);
     file->inner = (sqlite3_file *)((unsigned char *)handle + inner_offset());
     int rc = inner_vfs->xOpen(inner_vfs, name, file->inner, flags, out_flags);
     if (rc != SQLITE_OK) {
