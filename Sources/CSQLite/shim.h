@@ -12,4 +12,12 @@ static inline int csqlite_bind_blob_transient(sqlite3_stmt *stmt, int index, con
 static inline int csqlite_bind_text_transient(sqlite3_stmt *stmt, int index, const char *text, int count) {
     return sqlite3_bind_text(stmt, index, text, count, SQLITE_TRANSIENT);
 }
+
+/// Sets whether SQLite keeps memory statistics (https://sqlite.org/c3ref/c_config_covering_index_scan.html,
+/// SQLITE_CONFIG_MEMSTATUS). With them on, every allocation and free SQLite makes takes one process-wide
+/// mutex to count itself. Must run before the library initializes (the first open); SQLITE_MISUSE after.
+static inline int csqlite_config_memory_statistics(int on) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on);
+}
+
 #endif

@@ -82,7 +82,8 @@ import Testing
         let database = directory.file("direct.db")
         #expect(FileManager.default.createFile(atPath: database, contents: Data()))
         let walPath = database + "-wal"
-        #expect(batched_wal_register() == SQLITE_OK)
+        // Registered by the process's SQLite setup, which every open in Larder goes through first.
+        #expect(SQLiteConnection.processSetup.vfsName == BATCHED_WAL_VFS_NAME)
         let vfs = try #require(sqlite3_vfs_find(BATCHED_WAL_VFS_NAME))
         let file = UnsafeMutableRawPointer.allocate(byteCount: Int(vfs.pointee.szOsFile), alignment: 16)
         defer { file.deallocate() }

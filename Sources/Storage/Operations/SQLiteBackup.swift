@@ -131,6 +131,8 @@ private final class RawDatabase {
 
     init(path: String, flags: Int32) throws {
         var database: OpaquePointer?
+        // The default VFS, after the process's settings (should this be its first open of SQLite).
+        _ = SQLiteConnection.processSetup
         let code = sqlite3_open_v2(path, &database, flags, nil)
         guard code == SQLITE_OK, let database else {
             let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

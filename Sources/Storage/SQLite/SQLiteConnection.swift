@@ -27,12 +27,7 @@ final class SQLiteConnection: @unchecked Sendable {
         var database: OpaquePointer?
         // NOMUTEX: each connection is used by one thread at a time (see the type's comment).
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
-        // Through the batched-WAL VFS (Sources/CSQLiteBatchedWAL): a transaction's frames reach the WAL in
-        // one write. Registered once; should that ever fail, the default VFS serves.
-        let code =
-            batched_wal_register() == SQLITE_OK
-            ? sqlite3_open_v2(path, &database, flags, BATCHED_WAL_VFS_NAME)
-            : sqlite3_open_v2(path, &database, flags, nil)
+        let code = sqlite3_open_v2(path, &database, flags, Self.processSetup.vfsName)
         guard code == SQLITE_OK, let database else {
             let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(database)
@@ -43,6 +38,28 @@ final class SQLiteConnection: @unchecked Sendable {
         sqlite3_extended_result_codes(database, 1)
         sqlite3_busy_timeout(database, busyTimeout)
     }
+
+    /// What the process sets up once, before its first connection initializes the library.
+    struct ProcessSetup: Sendable {
+        /// The VFS connections open through: the batched-WAL one (Sources/CSQLiteBatchedWAL), where a
+        /// transaction's frames reach the WAL in one write; `nil` (the default VFS) should its
+        /// registration ever fail.
+        let vfsName: String?
+        /// Whether SQLite counts its memory (`false` once the setting took: it is refused after the library
+        /// initialized, which only an open elsewhere than here could have done).
+        let keepsMemoryStatistics: Bool
+    }
+
+    /// Runs on the first open (every open of SQLite in the process reads it first). Memory statistics off:
+    /// Larder reads none of them, and with them on each of SQLite's allocations and frees locks one
+    /// process-wide mutex, about 2 % of a stored hit's or a miss's instructions (docs/ARCHITECTURE.md,
+    /// "SQLite keeps no memory statistics").
+    static let processSetup: ProcessSetup = {
+        let statisticsOff = csqlite_config_memory_statistics(0) == SQLITE_OK
+        return ProcessSetup(
+            vfsName: batched_wal_register() == SQLITE_OK ? BATCHED_WAL_VFS_NAME : nil,
+            keepsMemoryStatistics: !statisticsOff)
+    }()
 
     deinit {
         statements.removeAll()
