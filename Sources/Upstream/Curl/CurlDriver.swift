@@ -12,7 +12,7 @@ import Synchronization
 /// queue, a source per socket and timer bookkeeping for the same result. One thread with `poll` serves
 /// hundreds of concurrent origin fetches, which is what the concurrency bound allows anyway.
 ///
-/// State split: `inbox` (commands from any thread) and `registry` (fetch handles, for `inFlight`) are
+/// State split: `inbox` (commands from any thread, `CurlDriverInbox`) and `registry` (fetch handles, for `inFlight`) are
 /// guarded by their mutexes; everything else belongs to the driver thread alone.
 final class CurlDriver: @unchecked Sendable {
     enum Command {
@@ -22,14 +22,8 @@ final class CurlDriver: @unchecked Sendable {
         case resume(UInt64)
     }
 
-    private struct Inbox {
-        var commands: [Command] = []
-        var isShuttingDown = false
-        var driverThread: pthread_t?
-    }
-
     let configuration: OriginClient.Configuration
-    private let inbox = Mutex(Inbox())
+    private let inbox = Mutex(CurlDriverInbox<Command>())
     let registry = Mutex([UInt64: OriginFetch]())
     private let nextID = Atomic<UInt64>(1)
     private let exited = DispatchSemaphore(value: 0)
@@ -57,16 +51,18 @@ final class CurlDriver: @unchecked Sendable {
     /// A new fetch id.
     func makeID() -> UInt64 { nextID.add(1, ordering: .relaxed).oldValue }
 
-    /// Hands a command to the driver thread and wakes it. Ignored after shutdown.
+    /// Hands a command to the driver thread, waking it when it sleeps (`CurlDriverInbox`). Ignored after
+    /// shutdown.
     func send(_ command: Command) {
         let rejected: CurlTransfer? = inbox.withLock { inbox in
-            guard !inbox.isShuttingDown else {
+            switch inbox.post(command) {
+            case .queued(let wake):
+                if wake { multi.wakeup() }
+                return nil
+            case .refused:
                 if case .submit(let transfer) = command { return transfer }
                 return nil
             }
-            inbox.commands.append(command)
-            multi.wakeup()
-            return nil
         }
         if let rejected {
             // After shutdown nobody drives curl: report on the caller's thread.
@@ -78,8 +74,7 @@ final class CurlDriver: @unchecked Sendable {
     /// Cancels every fetch, stops the thread and waits for it (unless called on it).
     func shutdown() {
         let onDriver = inbox.withLock { inbox -> Bool? in
-            guard !inbox.isShuttingDown else { return nil }
-            inbox.isShuttingDown = true
+            guard inbox.shutDown() else { return nil }
             multi.wakeup()
             return inbox.driverThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
         }
@@ -89,10 +84,7 @@ final class CurlDriver: @unchecked Sendable {
     private func run() {
         inbox.withLock { $0.driverThread = pthread_self() }
         while true {
-            let (commands, stopping) = inbox.withLock { inbox in
-                defer { inbox.commands.removeAll(keepingCapacity: true) }
-                return (inbox.commands, inbox.isShuttingDown)
-            }
+            let (commands, stopping) = inbox.withLock { $0.take() }
             for command in commands { handle(command) }
             if stopping { break }
             startWaiting()
@@ -100,7 +92,11 @@ final class CurlDriver: @unchecked Sendable {
             collectFinished()
             for transfer in active.values { transfer.endRead() }
             startWaiting()
-            _ = multi.poll(milliseconds: 1000)
+            // Only with nothing queued; a command posted from here on wakes the poll (`CurlDriverInbox`).
+            if inbox.withLock({ $0.sleepIfIdle() }) {
+                _ = multi.poll(milliseconds: 1000)
+                inbox.withLock { $0.awoke() }
+            }
         }
         for transfer in active.values + waiting[waitingHead...] { end(transfer, .failure(.cancelled)) }
         exited.signal()
