@@ -6,65 +6,267 @@ public import HTTPCore
 ///
 /// Redirects (301, 302, 307, 308) are ordinary entries; their `Location` is among `headers`.
 public struct StoredEntry: Sendable, Equatable {
+    /// The fields, in one box shared by copies until one of them changes (copy on write): a hit passes its
+    /// entry through the lookup, the policy and the answer, and copying and releasing some 25 fields (ten
+    /// of them references) each time cost about 3 500 instructions of a hit from the store (callgrind;
+    /// docs/ARCHITECTURE.md, "A stored entry is one reference, copied on write").
+    private var box: Box
+
+    /// Every stored field (`Equatable` field by field).
+    struct Fields: Equatable {
+        var key: CacheKey
+        var url: String
+        var status: HTTPStatus
+        var headers: HTTPHeaders
+        var varyNames: [String]
+        var requestTime: Date
+        var responseTime: Date
+        var date: Date?
+        var ageReceived: Int
+        var freshnessLifetime: Double
+        var staleAllowance: Double
+        var filterName: String?
+        var imageFormat: String?
+        var declaredContentType: String?
+        var tags: [String] = []
+        var staleSince: Date?
+        var originalSize: Int
+        var storedSize: Int
+        var codec: BodyCodec
+        var crc32: UInt32
+        var chunkSize: Int
+        var hitCount: Int
+        var lastAccess: Date
+        var created: Date
+        var bodyID: Int64
+    }
+
+    /// The box: only ever changed while this value holds the one reference (`makeUnique()`), which is
+    /// what makes sharing it between threads sound, and what makes the runtime's exclusivity check on
+    /// each access redundant: with it, reading a field through the box cost what the copies saved.
+    final class Box: @unchecked Sendable {
+        @exclusivity(unchecked) var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    /// Gives this value a box of its own before a change.
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+    }
+
+    public static func == (lhs: StoredEntry, rhs: StoredEntry) -> Bool {
+        lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
+    }
+
     /// The key the entry is stored under (primary or secondary, see `CacheKey`).
-    public var key: CacheKey
+    public var key: CacheKey {
+        get { box.fields.key }
+        _modify {
+            makeUnique()
+            yield &box.fields.key
+        }
+    }
     /// The canonical URL the key was computed from.
-    public var url: String
+    public var url: String {
+        get { box.fields.url }
+        _modify {
+            makeUnique()
+            yield &box.fields.url
+        }
+    }
     /// The response status.
-    public var status: HTTPStatus
+    public var status: HTTPStatus {
+        get { box.fields.status }
+        _modify {
+            makeUnique()
+            yield &box.fields.status
+        }
+    }
     /// The stored end-to-end response headers, replayed on hits (`Content-Type` with its charset among them).
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        get { box.fields.headers }
+        _modify {
+            makeUnique()
+            yield &box.fields.headers
+        }
+    }
     /// The request header names the response's `Vary` lists (lower-cased); empty when it does not vary.
-    public var varyNames: [String]
+    public var varyNames: [String] {
+        get { box.fields.varyNames }
+        _modify {
+            makeUnique()
+            yield &box.fields.varyNames
+        }
+    }
     /// When the request that produced the response was sent (RFC 9111 §4.2.3 `request_time`).
-    public var requestTime: Date
+    public var requestTime: Date {
+        get { box.fields.requestTime }
+        _modify {
+            makeUnique()
+            yield &box.fields.requestTime
+        }
+    }
     /// When the response was received (RFC 9111 §4.2.3 `response_time`).
-    public var responseTime: Date
+    public var responseTime: Date {
+        get { box.fields.responseTime }
+        _modify {
+            makeUnique()
+            yield &box.fields.responseTime
+        }
+    }
     /// The response's `Date` header, when it had a valid one.
-    public var date: Date?
+    public var date: Date? {
+        get { box.fields.date }
+        _modify {
+            makeUnique()
+            yield &box.fields.date
+        }
+    }
     /// The response's `Age` header in seconds, 0 when absent (RFC 9111 §5.1).
-    public var ageReceived: Int
+    public var ageReceived: Int {
+        get { box.fields.ageReceived }
+        _modify {
+            makeUnique()
+            yield &box.fields.ageReceived
+        }
+    }
     /// The freshness lifetime in seconds decided by policy (RFC 9111 §4.2.1).
-    public var freshnessLifetime: Double
+    public var freshnessLifetime: Double {
+        get { box.fields.freshnessLifetime }
+        _modify {
+            makeUnique()
+            yield &box.fields.freshnessLifetime
+        }
+    }
     /// How long past expiry the entry may still be served stale (stale-if-error, stale-while-revalidate);
     /// the sweep deletes it only after that.
-    public var staleAllowance: Double
+    public var staleAllowance: Double {
+        get { box.fields.staleAllowance }
+        _modify {
+            makeUnique()
+            yield &box.fields.staleAllowance
+        }
+    }
     /// The name of the filter that admitted the response, `nil` for the default policy.
-    public var filterName: String?
+    public var filterName: String? {
+        get { box.fields.filterName }
+        _modify {
+            makeUnique()
+            yield &box.fields.filterName
+        }
+    }
     /// The image format sniffed on admission (e.g. "png"), `nil` when not an image or not sniffed.
-    public var imageFormat: String?
+    public var imageFormat: String? {
+        get { box.fields.imageFormat }
+        _modify {
+            makeUnique()
+            yield &box.fields.imageFormat
+        }
+    }
     /// The `Content-Type` the origin declared, kept when Larder serves another one: the type sniffed from
     /// the image bytes wins (`headers` then holds the sniffed type). `nil` when `headers` holds the
     /// origin's own `Content-Type`; empty when the origin sent none and the sniffed type was added.
-    public var declaredContentType: String?
+    public var declaredContentType: String? {
+        get { box.fields.declaredContentType }
+        _modify {
+            makeUnique()
+            yield &box.fields.declaredContentType
+        }
+    }
     /// The entry's tags (surrogate keys): what the origin's `Surrogate-Key` and `Cache-Tag` fields and the
     /// admitting filter's `tags` named, bounded (`EntryTags`); `DELETE /cache?tag=` purges by them.
-    public var tags: [String] = []
+    public var tags: [String] {
+        get { box.fields.tags }
+        _modify {
+            makeUnique()
+            yield &box.fields.tags
+        }
+    }
     /// When a soft purge (or a purge that ran while the body was being written) made the entry stale:
     /// from then on it is never served as fresh, only revalidated or served stale under the offline
     /// rules. `nil` for an entry no purge touched; a revalidation (304) clears it.
-    public var staleSince: Date?
+    public var staleSince: Date? {
+        get { box.fields.staleSince }
+        _modify {
+            makeUnique()
+            yield &box.fields.staleSince
+        }
+    }
 
     /// The body length in bytes as received (identity); set by the store at commit.
-    public internal(set) var originalSize: Int
+    public internal(set) var originalSize: Int {
+        get { box.fields.originalSize }
+        _modify {
+            makeUnique()
+            yield &box.fields.originalSize
+        }
+    }
     /// The bytes the body takes in the store; set by the store at commit.
-    public internal(set) var storedSize: Int
+    public internal(set) var storedSize: Int {
+        get { box.fields.storedSize }
+        _modify {
+            makeUnique()
+            yield &box.fields.storedSize
+        }
+    }
     /// How the body is stored; set by the store at commit.
-    public internal(set) var codec: BodyCodec
+    public internal(set) var codec: BodyCodec {
+        get { box.fields.codec }
+        _modify {
+            makeUnique()
+            yield &box.fields.codec
+        }
+    }
     /// The CRC-32 (ISO-HDLC, as gzip's trailer) of the identity body; set by the store at commit.
-    public internal(set) var crc32: UInt32
+    public internal(set) var crc32: UInt32 {
+        get { box.fields.crc32 }
+        _modify {
+            makeUnique()
+            yield &box.fields.crc32
+        }
+    }
     /// The uncompressed size of every chunk but the last; set by the store at commit.
-    public internal(set) var chunkSize: Int
+    public internal(set) var chunkSize: Int {
+        get { box.fields.chunkSize }
+        _modify {
+            makeUnique()
+            yield &box.fields.chunkSize
+        }
+    }
     /// How many times the entry was served; maintained by the store.
-    public internal(set) var hitCount: Int
+    public internal(set) var hitCount: Int {
+        get { box.fields.hitCount }
+        _modify {
+            makeUnique()
+            yield &box.fields.hitCount
+        }
+    }
     /// When the entry was last served or stored; maintained by the store (eviction spares an entry used
     /// since its hand's previous lap).
-    public internal(set) var lastAccess: Date
+    public internal(set) var lastAccess: Date {
+        get { box.fields.lastAccess }
+        _modify {
+            makeUnique()
+            yield &box.fields.lastAccess
+        }
+    }
     /// When the entry was committed.
-    public internal(set) var created: Date
+    public internal(set) var created: Date {
+        get { box.fields.created }
+        _modify {
+            makeUnique()
+            yield &box.fields.created
+        }
+    }
     /// Which stored body this metadata belongs to; a store's private handle, kept so that a body
     /// reader opened from this value never mixes in the body of a later replacement.
-    public internal(set) var bodyID: Int64
+    public internal(set) var bodyID: Int64 {
+        get { box.fields.bodyID }
+        _modify {
+            makeUnique()
+            yield &box.fields.bodyID
+        }
+    }
 
     /// Describes a response about to be stored; the store fills sizes, codec, checksum and dates at commit.
     /// - Parameters:
@@ -88,29 +290,14 @@ public struct StoredEntry: Sendable, Equatable {
         freshnessLifetime: Double, staleAllowance: Double = 0, filterName: String? = nil,
         imageFormat: String? = nil, declaredContentType: String? = nil
     ) {
-        self.key = key
-        self.url = url
-        self.status = status
-        self.headers = headers
-        self.varyNames = varyNames.map { $0.lowercased() }
-        self.requestTime = requestTime
-        self.responseTime = responseTime
-        self.date = date
-        self.ageReceived = ageReceived
-        self.freshnessLifetime = freshnessLifetime
-        self.staleAllowance = staleAllowance
-        self.filterName = filterName
-        self.imageFormat = imageFormat
-        self.declaredContentType = declaredContentType
-        self.originalSize = 0
-        self.storedSize = 0
-        self.codec = .identity
-        self.crc32 = 0
-        self.chunkSize = 0
-        self.hitCount = 0
-        self.lastAccess = responseTime
-        self.created = responseTime
-        self.bodyID = 0
+        box = Box(
+            Fields(
+                key: key, url: url, status: status, headers: headers, varyNames: varyNames.map { $0.lowercased() },
+                requestTime: requestTime, responseTime: responseTime, date: date, ageReceived: ageReceived,
+                freshnessLifetime: freshnessLifetime, staleAllowance: staleAllowance, filterName: filterName,
+                imageFormat: imageFormat, declaredContentType: declaredContentType, originalSize: 0, storedSize: 0,
+                codec: .identity, crc32: 0, chunkSize: 0, hitCount: 0, lastAccess: responseTime,
+                created: responseTime, bodyID: 0))
     }
 
     /// The `ETag` validator, if the response had one (RFC 9110 §8.8.3).

@@ -57,3 +57,43 @@ enum CacheCoreFixturesShim {
             freshnessLifetime: 60)
     }
 }
+
+/// `StoredEntry` keeps its fields in a box its copies share until one changes (copy on write): a change
+/// through any field reaches only the value changed, and equality is still field by field.
+@Suite struct StoredEntryCopyTests {
+    static func entry() -> StoredEntry {
+        CacheCoreFixturesShim.entry(url: "https://e.example/a", contentType: "text/plain", extra: [("ETag", "\"1\"")])
+    }
+
+    @Test func aChangedCopyLeavesTheOriginalAsItWas() {
+        let original = Self.entry()
+        var copy = original
+        copy.headers.add(name: "X-Added", value: "1")
+        copy.tags.append("t")
+        copy.url = "https://e.example/b"
+        copy.staleSince = Date(timeIntervalSince1970: 5)
+        copy.setUsage(hitCount: 7, lastAccess: Date(timeIntervalSince1970: 9), created: Date(timeIntervalSince1970: 1))
+        #expect(original.headers["X-Added"] == nil)
+        #expect(original.tags.isEmpty)
+        #expect(original.url == "https://e.example/a")
+        #expect(original.staleSince == nil)
+        #expect(original.hitCount == 0)
+        #expect(copy.headers["X-Added"] == "1")
+        #expect(copy.tags == ["t"])
+        #expect(copy.hitCount == 7)
+        #expect(original != copy)
+        #expect(original == Self.entry())
+    }
+
+    @Test func equalityComparesFieldsWhetherOrNotTheBoxIsShared() {
+        let one = Self.entry()
+        let shared = one
+        var apart = Self.entry()
+        #expect(one == shared)
+        #expect(one == apart)
+        apart.freshnessLifetime += 1
+        #expect(one != apart)
+        apart.freshnessLifetime -= 1
+        #expect(one == apart)
+    }
+}
