@@ -15,8 +15,10 @@ import Upstream
 struct FetchHandler: HTTPResponder {
     let service: FetchService
 
-    /// What the later steps need about one request.
-    struct Call: Sendable {
+    /// What the later steps need about one request: made once, read by every step and closure after it,
+    /// so one reference rather than a value of ten fields copied into each (about 1 000 instructions of a
+    /// hit, callgrind).
+    final class Call: Sendable {
         let method: HTTPMethod
         let headers: HTTPHeaders
         /// The request's identifier, forwarded to the origin in place of the caller's unusable one.
@@ -30,6 +32,20 @@ struct FetchHandler: HTTPResponder {
         let primaryKey: CacheKey
         let decision: FilterDecision
         let writer: HTTPResponseWriter
+
+        init(
+            method: HTTPMethod, headers: HTTPHeaders, requestID: HTTPRequestID, fetchURL: String, keyURL: String,
+            primaryKey: CacheKey, decision: FilterDecision, writer: HTTPResponseWriter
+        ) {
+            self.method = method
+            self.headers = headers
+            self.requestID = requestID
+            self.fetchURL = fetchURL
+            self.keyURL = keyURL
+            self.primaryKey = primaryKey
+            self.decision = decision
+            self.writer = writer
+        }
     }
 
     func respond(to request: HTTPRequest, context: HTTPRequestContext, writer: HTTPResponseWriter) {
