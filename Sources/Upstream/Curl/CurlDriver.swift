@@ -12,8 +12,8 @@ import Synchronization
 /// queue, a source per socket and timer bookkeeping for the same result. One thread with `poll` serves
 /// hundreds of concurrent origin fetches, which is what the concurrency bound allows anyway.
 ///
-/// State split: `inbox` (commands from any thread, `CurlDriverInbox`) and `registry` (fetch handles, for `inFlight`) are
-/// guarded by their mutexes; everything else belongs to the driver thread alone.
+/// State split: `inbox` (commands from any thread, `CurlDriverInbox`) and `registry` (fetch handles, for
+/// `inFlight`) are guarded by their mutexes; everything else belongs to the driver thread alone.
 final class CurlDriver: @unchecked Sendable {
     enum Command {
         case submit(CurlTransfer)
