@@ -20,7 +20,8 @@
 #                                                    # "--max-size 2M": misses that evict, once it is full)
 #   KIND=text SIZES=1k ...                           # English-like text the origin gzips, with Vary:
 #                                                    # Accept-Encoding (Benchmarks/fetch/make-bodies.py);
-#                                                    # KIND=bin (default) is random bytes without Vary
+#                                                    # KIND=bin (default) is random bytes without Vary;
+#                                                    # KIND=jpeg a baseline JPEG (validated on admission)
 #   REFRESH=2 HITS=20000 SIZES=1k ...                # while the hits run, what an open operator page asks
 #                                                    # every 2 s (/metrics, /fetches); then REFRESHES (20)
 #                                                    # of them alone: instructions per refresh
@@ -54,10 +55,10 @@ trap cleanup EXIT
 chmod 755 "$WORK"
 mkdir -p "$WORK/files"
 KIND=${KIND:-bin}
-EXT=$([ "$KIND" = text ] && echo txt || echo bin)
+case $KIND in text) EXT=txt ;; jpeg) EXT=jpg ;; bin) EXT=bin ;; *) echo "KIND is text, jpeg or bin" >&2; exit 2 ;; esac
 for size in $SIZES; do
-    if [ "$KIND" = text ]; then
-        python3 Benchmarks/fetch/make-bodies.py "$WORK/files" "text:$(size_bytes "$size"):$size.txt" >/dev/null
+    if [ "$KIND" != bin ]; then
+        python3 Benchmarks/fetch/make-bodies.py "$WORK/files" "$KIND:$(size_bytes "$size"):$size.$EXT" >/dev/null
     else
         head -c "$(size_bytes "$size")" /dev/urandom >"$WORK/files/$size.bin"
     fi

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Validates JPEG structure: `SOI`, the marker walk, one frame header, scans, `EOI`.
 ///
 /// Follows the syntax of [ITU-T T.81 Annex B](https://www.w3.org/Graphics/JPEG/itu-t81.pdf):
@@ -104,19 +106,11 @@ enum JPEGValidator {
     private static func skipEntropyCodedData(_ reader: inout ByteReader) throws(ImageRejection) {
         let bytes = reader.bytes
         var position = reader.offset
-        while position < bytes.count {
-            // Most entropy-coded bytes are not 0xFF: skip eight at a time while none of them is.
-            if position + 8 <= bytes.count {
-                let inverted = ~bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-                if (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080 == 0 {
-                    position += 8
-                    continue
-                }
-            }
-            if bytes[position] != 0xFF {
-                position += 1
-                continue
-            }
+        while position < bytes.count, let base = bytes.baseAddress {
+            // Entropy-coded bytes are rarely 0xFF: memchr finds the next one a vector register at a time
+            // (per byte, a loop of eight-byte words cost about 2.4 instructions; callgrind, a 16 KiB JPEG).
+            guard let found = memchr(base + position, 0xFF, bytes.count - position) else { break }
+            position = base.distance(to: UnsafeRawPointer(found))
             guard position + 1 < bytes.count else { break }
             let next = bytes[position + 1]
             if next == 0x00 || (0xD0...0xD7).contains(next) {
