@@ -180,7 +180,8 @@ final class CurlTransfer: @unchecked Sendable {
         bodyBytes += bytes.count
         fetch.state.withLock { $0.progress.bytesReceived = bodyBytes }
         deliveredSinceRead = true
-        delegate.fetch(fetch, didReceive: Array(bytes))
+        // From typed bytes: an array made from raw bytes copies them one at a time, not with memcpy.
+        delegate.fetch(fetch, didReceive: Array(bytes.assumingMemoryBound(to: UInt8.self)))
         return bytes.count
     }
 
