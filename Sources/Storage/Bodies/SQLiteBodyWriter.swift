@@ -268,12 +268,10 @@ final class SQLiteBodyWriter: ReadableBodyWriter {
     }
 
     static func insertChunk(_ bytes: [UInt8], body: Int64, sequence: Int64, connection: SQLiteConnection) throws {
-        try connection.run(
-            insertChunkQuery,
-            [
-                .integer(body << StorageSchema.chunkIDShift | sequence), .integer(Int64(CRC32.checksum(bytes))),
-                .blob(bytes),
-            ])
+        let id = body << StorageSchema.chunkIDShift | sequence
+        _ = try bytes.withUnsafeBytes {
+            try connection.run(insertChunkQuery, [.integer(id), .integer(Int64(CRC32.checksum($0)))], borrowing: $0)
+        }
     }
 
     private static let insertChunkQuery = SQLiteQuery("INSERT INTO chunk (id, crc32, data) VALUES (?, ?, ?)")

@@ -153,6 +153,24 @@ final class SQLiteConnection: @unchecked Sendable {
         return Int(sqlite3_changes64(handle))
     }
 
+    /// Runs a statement constant to its end with a blob that SQLite reads in place as its last parameter,
+    /// after `values`: a chunk's bytes are not copied once more before SQLite builds the row.
+    /// - Parameters:
+    ///   - query: the statement.
+    ///   - values: the parameters before the blob.
+    ///   - blob: the last parameter's bytes, read only until this returns (the reset unbinds them).
+    /// - Returns: the rows it changed.
+    /// - Throws: `SQLiteError`.
+    @discardableResult
+    func run(_ query: SQLiteQuery, _ values: [SQLiteValue], borrowing blob: UnsafeRawBufferPointer) throws -> Int {
+        let statement = try statement(query)
+        defer { statement.reset() }
+        try statement.bind(values)
+        try statement.bindBorrowed(blob, at: Int32(values.count + 1))
+        while try statement.step() {}
+        return Int(sqlite3_changes64(handle))
+    }
+
     /// Runs a query constant and reads its first row, if any.
     /// - Parameters:
     ///   - query: the query.

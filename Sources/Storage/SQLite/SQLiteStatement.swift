@@ -70,6 +70,18 @@ final class SQLiteStatement {
         }
     }
 
+    /// Binds `bytes` to parameter `index` as a blob SQLite reads where it is, not a copy (a null destructor
+    /// is SQLITE_STATIC): the caller keeps the bytes alive and unchanged until `reset` lets go of them.
+    /// - Throws: `SQLiteError` when SQLite refuses it.
+    func bindBorrowed(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws {
+        // An empty buffer may have no base address, and a NULL pointer would bind SQL NULL.
+        let code =
+            bytes.isEmpty
+            ? sqlite3_bind_zeroblob(handle, index, 0)
+            : sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), nil)
+        guard code == SQLITE_OK else { throw error(code) }
+    }
+
     /// Runs one step (https://sqlite.org/c3ref/step.html).
     /// - Returns: `true` when a row is available, `false` when done.
     /// - Throws: `SQLiteError` on failure.
