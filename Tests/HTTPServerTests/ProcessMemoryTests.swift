@@ -52,8 +52,9 @@ import Testing
     }
 }
 
-/// When `serve` gives freed heap back (`ProcessMemory.TrimSchedule`): every 30 s, and within a second of the
-/// bounded transient memory (write backlog, bodies in flight) draining by the drop from its high-water mark.
+/// When `serve` gives freed heap back (`ProcessMemory.TrimSchedule`): every 30 s, and at the next tick (a tenth
+/// of a second) after the bounded transient memory (write backlog, bodies in flight) drains by the drop from
+/// its high-water mark.
 @Suite struct TrimScheduleTests {
     typealias Schedule = ProcessMemory.TrimSchedule
 

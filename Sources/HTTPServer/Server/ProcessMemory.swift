@@ -34,17 +34,20 @@ public enum ProcessMemory {
         _ = clinux_hold_freed_heap(Int32(clamping: trimThreshold), Int32(clamping: mapThreshold))
     }
 
-    /// Returns free heap pages to the kernel every `interval` seconds, and within a second of the memory the
-    /// settings bound for transient work (`held`: the write backlog and the bodies in flight) shrinking by
-    /// `drop` bytes or more from its highest since the last trim; on a utility queue, for the rest of the
-    /// process.
+    /// Returns free heap pages to the kernel every `interval` seconds, and within a tenth of a second of the
+    /// memory the settings bound for transient work (`held`: the write backlog and the bodies in flight)
+    /// shrinking by `drop` bytes or more from its highest since the last trim; on a utility queue, for the
+    /// rest of the process.
     ///
     /// Why both: a flood fills the write backlog to its bound and the store drains it in bursts, so the heap
     /// swings by tens of MiB. glibc keeps what was freed until a trim, so with the periodic trim alone the
     /// process held its high-water mark for up to `interval` after a drain: a soak sample taken then showed
-    /// 120 MiB beyond every bound where 64 MiB is the stated constant (Benchmarks/README.md). A trim walks
-    /// the arenas' free lists under their locks (a millisecond or two for a heap of 150 MiB), so it runs at
-    /// most once a second and only when there is something to give back.
+    /// 120 MiB beyond every bound where 64 MiB is the stated constant (Benchmarks/README.md). With the
+    /// drain looked at once a second, a sample could still land in the second after a drain: 69.6 MiB in
+    /// the soak of 5c066f0, the backlog just fallen from 64 to 11.8 MiB. A look is two atomic loads, so it is
+    /// now every `tick`. A trim walks the arenas' free lists under their locks (a millisecond or two for a
+    /// heap of 150 MiB); it runs only when `drop` bytes were given up since the last one, which the store's
+    /// drains allow a few times a second at most.
     /// - Parameters:
     ///   - interval: seconds between trims whatever `held` does; 0 for none (and no trim at all).
     ///   - drop: the shrink of `held`, in bytes, that calls for a trim.
@@ -54,8 +57,12 @@ public enum ProcessMemory {
     ) {
         guard interval > 0 else { return }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "larder.memory", qos: .utility))
-        let schedule = Mutex(TrimSchedule(ticksPerTrim: max(1, Int(interval.rounded())), drop: drop))
-        timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(100))
+        let ticksPerTrim = max(1, Int((interval / tick).rounded()))
+        let schedule = Mutex(TrimSchedule(ticksPerTrim: ticksPerTrim, drop: drop))
+        let milliseconds = Int(tick * 1000)
+        timer.schedule(
+            deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(milliseconds),
+            leeway: .milliseconds(milliseconds / 10))
         timer.setEventHandler {
             let held = held()
             if schedule.withLock({ $0.tick(held: held) }) { _ = clinux_malloc_trim() }
@@ -64,7 +71,10 @@ public enum ProcessMemory {
         trimTimer = timer
     }
 
-    /// When `trimPeriodically` trims, one tick (a second) at a time: at every `ticksPerTrim`-th tick since
+    /// Seconds between two looks at the transient memory held (`trimPeriodically`).
+    static let tick = 0.1
+
+    /// When `trimPeriodically` trims, one tick (`tick`) at a time: at every `ticksPerTrim`-th tick since
     /// the last trim, and at the first tick whose `held` is `drop` bytes or more below its highest since
     /// the last trim.
     struct TrimSchedule {
