@@ -76,7 +76,8 @@ import Testing
         }
     }
 
-    /// Entropy-coded data is skipped eight bytes at a time; markers at any alignment must be seen.
+    /// Entropy-coded data is searched for 0xFF a vector at a time (`memchr`); markers at any alignment must be
+    /// seen.
     @Test(arguments: 0..<17)
     func markerAfterEntropyDataIsFoundAtAnyAlignment(shift: Int) {
         let segments = [Crafted.sof(width: 3, height: 3), Crafted.sos()]
@@ -88,5 +89,10 @@ import Testing
         #expect(ImageValidator().validate(Array(cut)).rejection?.reason == .jpegMissingEOI)
         let garbage = Self.jpeg(segments, entropy: plain + [0xFF, 0x01, 0x00] + plain)
         #expect(ImageValidator().validate(garbage).rejection?.reason == .jpegBadMarker)
+        // Fill bytes before the EOI are passed over; a lone 0xFF as the very last byte is no marker.
+        let filled = Self.jpeg(segments, entropy: plain + [0xFF, 0xFF, 0xFF])
+        #expect(ImageValidator().validate(filled).info?.width == 3)
+        let endsInFF = Array(Self.jpeg(segments, entropy: plain).dropLast(2)) + [0xFF]
+        #expect(ImageValidator().validate(endsInFF).rejection?.reason == .jpegMissingEOI)
     }
 }
