@@ -3,8 +3,8 @@
 # pinned to CPU 0 (one event loop, the memory tier off, no size bound), the origin and wrk on CPU 1, as in
 # ab.sh; during the flood `perf stat` counts the server's context switches and system calls, and prints
 # each a miss, then `perf record` samples it for the share of CPU time of each thread. The figures behind
-# docs/ARCHITECTURE.md, "Where a stored miss's CPU goes". Needs perf (linux-perf) and root or
-# kernel.perf_event_paranoid <= 1.
+# docs/ARCHITECTURE.md, "Where a stored miss's CPU goes"; with strace installed, last, the store's file reads
+# and writes a miss by descriptor. Needs perf (linux-perf) and root or kernel.perf_event_paranoid <= 1.
 #
 #   Benchmarks/fetch/miss-profile.sh                   # builds the release binary, 1 KiB text
 #   LARDER_BIN=/tmp/larder-a FILE=jpeg16k.jpg Benchmarks/fetch/miss-profile.sh
@@ -60,4 +60,30 @@ wait "$record"
 echo "CPU time by thread (perf record, $SECONDS_MEASURED s):"
 perf report -i "$out" --no-children --sort pid --stdio -g none 2>/dev/null | awk '/%/ { print "  " $0 }' | head -12
 [[ -n ${KEEP:-} ]] && echo "samples kept in $out (perf report -i $out)"
+
+# The store's file reads and writes by descriptor: which file, and which connection (descriptors are numbered
+# in the order the connections opened: the writer's first, then the checkpointer's, then the readers').
+# strace slows the server, so the rate here is lower; the calls a miss are what to read.
+if command -v strace >/dev/null; then
+    timeout "$SECONDS_MEASURED" strace -f -p "$larder" -e trace=pread64,pwrite64 -o "$WORK/strace.txt" 2>/dev/null &
+    traced=$!
+    misses=$(flood t "${SECONDS_MEASURED}s")
+    wait "$traced" || true
+    echo "store file calls a miss (strace, $misses misses):"
+    for fd in $(ls /proc/"$larder"/fd); do
+        target=$(readlink /proc/"$larder"/fd/"$fd" || true)
+        [[ $target == *larder.db* ]] && echo "$fd ${target##*/}"
+    done >"$WORK/fds.txt"
+    # Each traced call as "pread64 <fd>" (a call strace split as "unfinished" is counted once, at its start).
+    sed -n 's/.*\(pread64\|pwrite64\)(\([0-9]*\),.*/\1 \2/p' "$WORK/strace.txt" >"$WORK/calls.txt"
+    awk -v misses="$misses" '
+        NR == FNR { file[$1] = $2; next }
+        { calls[$1 " " $2]++ }
+        END {
+            for (key in calls) {
+                split(key, part, " ")
+                printf "  %-8s fd %-3s %-16s %6.2f\n", part[1], part[2], file[part[2]], calls[key] / misses
+            }
+        }' "$WORK/fds.txt" "$WORK/calls.txt" | sort -k3,3n -k1,1
+fi
 true
