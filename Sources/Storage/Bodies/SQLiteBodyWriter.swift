@@ -188,7 +188,10 @@ final class SQLiteBodyWriter: ReadableBodyWriter {
             try store.database.read { connection in
                 try connection.queryFirst(Self.chunkQuery, [.integer(id)]) { row -> [UInt8]? in
                     let recorded = UInt32(truncatingIfNeeded: row.int64(0))
-                    return row.withBlob(1) { CRC32.checksum($0) == recorded ? Array($0) : nil }
+                    // A typed buffer, so that the array is made with one memcpy (`SQLiteStatement.blob`).
+                    return row.withBlob(1) {
+                        CRC32.checksum($0) == recorded ? Array($0.assumingMemoryBound(to: UInt8.self)) : nil
+                    }
                 }
             }
         }

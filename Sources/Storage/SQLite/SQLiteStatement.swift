@@ -120,7 +120,8 @@ final class SQLiteStatement {
     func blob(_ index: Int32) -> [UInt8] {
         guard let pointer = sqlite3_column_blob(handle, index) else { return [] }
         let count = Int(sqlite3_column_bytes(handle, index))
-        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+        // From typed bytes: an array made from raw bytes copies them one at a time, not with memcpy.
+        return Array(UnsafeBufferPointer(start: pointer.assumingMemoryBound(to: UInt8.self), count: count))
     }
 
     private func error(_ code: Int32) -> SQLiteError {
