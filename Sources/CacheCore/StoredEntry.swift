@@ -319,14 +319,17 @@ public struct StoredEntry: Sendable, Equatable {
     /// - Parameter contentType: the field value, if any.
     /// - Returns: e.g. `image/png`; `nil` when there is no value.
     public static func mediaType(of contentType: String?) -> String? {
-        guard let contentType else { return nil }
-        // On UTF-8 bytes: it runs twice per miss, and splitting Characters cost about 12 000 instructions.
-        var type = contentType.utf8[...]
-        if let semicolon = type.firstIndex(of: UInt8(ascii: ";")) { type = type[..<semicolon] }
-        let isWhitespace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        while let first = type.first, isWhitespace(first) { type = type.dropFirst() }
-        while let last = type.last, isWhitespace(last) { type = type.dropLast() }
-        return String(decoding: type.map(\.asciiLowercased), as: UTF8.self)
+        guard var contentType else { return nil }
+        // On the UTF-8 bytes in place: it runs on every stored miss, and splitting Characters cost about
+        // 12 000 instructions, a copy of the bytes to an array and back 1 900.
+        return contentType.withUTF8 { bytes in
+            let isWhitespace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+            var start = 0
+            while start < end, isWhitespace(bytes[start]) { start += 1 }
+            while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
+            return String(asciiLowercasing: bytes[start..<end])
+        }
     }
     /// The `Location` of a redirect.
     public var location: String? { headers["Location"] }

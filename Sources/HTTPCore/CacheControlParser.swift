@@ -22,7 +22,7 @@ struct CacheControlParser {
                 skipToNextElement()
                 continue
             }
-            let name = Self.lowercasedString(bytes[nameStart..<index])
+            let name = String(asciiLowercasing: bytes[nameStart..<index])
             let nameEnd = index
             switch parseRestOfElement() {
             case .bare:
@@ -100,14 +100,6 @@ struct CacheControlParser {
 
     private mutating func skip(while predicate: (UInt8) -> Bool) {
         while index < bytes.count && predicate(bytes[index]) { index += 1 }
-    }
-
-    /// A token as a String with ASCII letters lower-cased (tokens are ASCII, so no Unicode rules apply).
-    static func lowercasedString(_ token: Slice<UnsafeBufferPointer<UInt8>>) -> String {
-        String(unsafeUninitializedCapacity: token.count) { buffer in
-            for (offset, byte) in token.enumerated() { buffer[offset] = byte.asciiLowercased }
-            return token.count
-        }
     }
 
     /// `qdtext` of RFC 9110 §5.6.4: HTAB, SP, visible ASCII but `"` and `\`, obs-text.

@@ -360,3 +360,15 @@ extension UInt8 {
         (self >= 0x41 && self <= 0x5A) ? self | 0x20 : self
     }
 }
+
+extension String {
+    /// `bytes` as a string with ASCII upper-case letters folded to lower case, written once into a string
+    /// of its final size (tokens, hosts and media types: ASCII, so no Unicode rules apply). Bytes that are
+    /// not UTF-8 are repaired, as `String(decoding:as:)` does.
+    @inlinable public init<Bytes: Collection<UInt8>>(asciiLowercasing bytes: Bytes) {
+        self.init(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (offset, byte) in bytes.enumerated() { buffer[offset] = byte.asciiLowercased }
+            return bytes.count
+        }
+    }
+}

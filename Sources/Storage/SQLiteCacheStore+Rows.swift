@@ -164,27 +164,36 @@ extension SQLiteCacheStore {
         var length = max(0, headers.count - 1)
         for field in headers { length += field.name.utf8.count + 1 + field.value.utf8.count }
         return String(unsafeUninitializedCapacity: length) { buffer in
-            // `length` counts exactly these bytes: the string's UTF-8 is what `utf8.count` measured.
-            var offset = 0
-            func put(_ byte: UInt8) {
-                buffer[offset] = byte
-                offset += 1
-            }
-            func put(_ text: String) {
-                var text = text
-                text.withUTF8 { bytes in
-                    _ = UnsafeMutableBufferPointer(rebasing: buffer[offset..<offset + bytes.count])
-                        .initialize(fromContentsOf: bytes)
-                    offset += bytes.count
-                }
-            }
+            // `length` counts exactly these bytes: the string's UTF-8 is what `utf8.count` measured. The
+            // write position is a local of this closure, not one captured by nested functions: a captured
+            // `var` is boxed and every access to it checked for exclusivity at run time, 5 000 instructions
+            // of every stored miss (callgrind).
+            guard let start = buffer.baseAddress else { return 0 }
+            var next = start
             for (index, field) in headers.enumerated() {
-                if index > 0 { put(UInt8(ascii: "\n")) }
-                put(field.name)
-                put(UInt8(ascii: ":"))
-                put(field.value)
+                if index > 0 {
+                    next.initialize(to: UInt8(ascii: "\n"))
+                    next += 1
+                }
+                next = copyUTF8(of: field.name, to: next)
+                next.initialize(to: UInt8(ascii: ":"))
+                next += 1
+                next = copyUTF8(of: field.value, to: next)
             }
-            return offset
+            return next - start
+        }
+    }
+
+    /// Copies `text`'s UTF-8 to `destination`, which has room for it.
+    /// - Returns: the position after the last byte written.
+    private static func copyUTF8(of text: String, to destination: UnsafeMutablePointer<UInt8>)
+        -> UnsafeMutablePointer<UInt8>
+    {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let source = bytes.baseAddress else { return destination }
+            destination.initialize(from: source, count: bytes.count)
+            return destination + bytes.count
         }
     }
 

@@ -21,7 +21,7 @@ extension URLCanonicalizer {
             guard isIPv6Literal(literal) else {
                 return .failure(.invalidHost(String(decoding: authority[...close], as: UTF8.self)))
             }
-            host = "[" + asciiLowercasedString(literal) + "]"
+            host = "[" + String(asciiLowercasing: literal) + "]"
             hostEnd = close + 1
             guard hostEnd == authority.endIndex || authority[hostEnd] == UInt8(ascii: ":") else {
                 return .failure(.invalidHost(String(decoding: authority, as: UTF8.self)))
@@ -36,11 +36,11 @@ extension URLCanonicalizer {
             // for all its spellings, and a malformed one refused here rather than by a resolver.
             let nameBytes = UnsafeBufferPointer(rebasing: name)
             switch IPv4HostSpelling(hostBytes: nameBytes) {
-            case .name: host = asciiLowercasedString(name)
+            case .name: host = String(asciiLowercasing: name)
             case .address(let address):
                 host =
                     IPv4HostSpelling.dottedDecimal(nameBytes) != nil
-                    ? asciiLowercasedString(name) : IPv4HostSpelling.dotted(address)
+                    ? String(asciiLowercasing: name) : IPv4HostSpelling.dotted(address)
             case .invalid: return .failure(.invalidHost(String(decoding: name, as: UTF8.self)))
             }
         }
@@ -240,14 +240,6 @@ extension URLCanonicalizer {
             segmentStart = segmentEnd + 1
         }
         return output.isEmpty ? [UInt8(ascii: "/")] : output
-    }
-
-    /// Token bytes (already checked to be ASCII) as a String with letters lower-cased.
-    static func asciiLowercasedString(_ bytes: URLBytes) -> String {
-        String(unsafeUninitializedCapacity: bytes.count) { buffer in
-            for (offset, byte) in bytes.enumerated() { buffer[offset] = byte.asciiLowercased }
-            return bytes.count
-        }
     }
 
     private static func hexDigit(_ value: UInt8) -> UInt8 {

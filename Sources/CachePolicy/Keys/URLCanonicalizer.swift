@@ -63,7 +63,7 @@ public struct URLCanonicalizer: Sendable {
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0,
             Self.isSchemeStart(bytes[0]), bytes[1..<colon].allSatisfy(Self.isSchemeByte)
         else { return .failure(.notAbsolute) }
-        let scheme = Self.asciiLowercasedString(bytes[..<colon])
+        let scheme = String(asciiLowercasing: bytes[..<colon])
         guard bytes[(colon + 1)...].starts(with: "//".utf8) else { return .failure(.notAbsolute) }
         guard scheme == "http" || scheme == "https" else { return .failure(.unsupportedScheme(scheme)) }
 
