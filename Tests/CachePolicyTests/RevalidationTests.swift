@@ -16,6 +16,13 @@ import Testing
                 [("ETag", "\"a\""), ("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")],
                 [("If-None-Match", "\"a\""), ("If-Modified-Since", "Sun, 06 Nov 1994 08:49:37 GMT")]
             ),
+            // A malformed validator next to a usable one: the usable one alone, in either order.
+            (
+                [("ETag", "abc"), ("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")],
+                [("If-Modified-Since", "Sun, 06 Nov 1994 08:49:37 GMT")]
+            ),
+            ([("Last-Modified", "last tuesday"), ("ETag", "\"a\"")], [("If-None-Match", "\"a\"")]),
+            ([("ETag", "abc"), ("Last-Modified", "last tuesday")], []),
             ([("ETag", "abc")], []),  // unquoted: not an entity-tag
             ([("ETag", "\"a b\"")], []),  // a space is not etagc
             ([("Last-Modified", "last tuesday")], []),
