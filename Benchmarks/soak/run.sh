@@ -14,7 +14,9 @@
 #
 # Memory is sampled from /proc/PID/status in its three parts: anonymous (the heap, thread stacks),
 # shared memory (the hot tier's in-memory files) and file-backed (the memory-mapped SQLite file, which
-# the kernel can drop at will). "Flat" means anonymous + shared at minute 10 within 5% of minute 3. The
+# the kernel can drop at will). "Flat" means anonymous + shared at minute 10 within 5% of minute 3; as the
+# write backlog swings by tens of MiB under a flood, the medians and the peaks of minutes 2-4 and 8-10 are
+# printed beside it (whether the level, and the top of the swing, moved). The
 # run fails (exit 1) when the memory beyond every bounded part passes CONSTANT_MIB (64) or the thread
 # count passes THREAD_CEILING (64): the bounds docs/ARCHITECTURE.md states.
 set -euo pipefail
@@ -164,8 +166,8 @@ awk -v constantmib="$CONSTANT_MIB" -v threadceiling="$THREAD_CEILING" -v warmup=
             if (f[1] + 0 <= 600) m10 = held
             # The write backlog swings by tens of MiB under a flood, so one sample says where in its swing
             # it was; the medians of minutes 2-4 and 8-10 say whether the level moved.
-            if (f[1] + 0 > 120 && f[1] + 0 <= 240) early[++nearly] = held
-            if (f[1] + 0 > 480 && f[1] + 0 <= 600) late[++nlate] = held
+            if (f[1] + 0 > 120 && f[1] + 0 <= 240) { early[++nearly] = held; if (held > earlypeak) earlypeak = held }
+            if (f[1] + 0 > 480 && f[1] + 0 <= 600) { late[++nlate] = held; if (held > latepeak) latepeak = held }
             if (f[1] + 0 <= loadend) { er = held; ef = f[6]; et = f[7]; efile = f[5] }
             if (f[7] > maxthreads) maxthreads = f[7]
             # Held beyond what --hot-bytes and the write backlog bound: the constant ARCHITECTURE.md states.
@@ -194,6 +196,9 @@ awk -v constantmib="$CONSTANT_MIB" -v threadceiling="$THREAD_CEILING" -v warmup=
                 m10 / m3, m10 / 1024, m3 / 1024
             printf "level: median of minutes 8-10 / median of minutes 2-4 = %.3f (%.1f / %.1f MiB)\n", \
                 median(late, nlate) / median(early, nearly), median(late, nlate) / 1024, median(early, nearly) / 1024
+            # The swing's top: whether what the heap reaches under the same load grows over the run.
+            printf "peak: highest of minutes 8-10 / highest of minutes 2-4 = %.3f (%.1f / %.1f MiB)\n", \
+                latepeak / earlypeak, latepeak / 1024, earlypeak / 1024
         }
         printf "load average after: %s\n", load
         failed = 0
