@@ -196,7 +196,7 @@ awk -v constantmib="$CONSTANT_MIB" -v threadceiling="$THREAD_CEILING" -v warmup=
                 m10 / m3, m10 / 1024, m3 / 1024
             printf "level: median of minutes 8-10 / median of minutes 2-4 = %.3f (%.1f / %.1f MiB)\n", \
                 median(late, nlate) / median(early, nearly), median(late, nlate) / 1024, median(early, nearly) / 1024
-            # The swing's top: whether what the heap reaches under the same load grows over the run.
+            # The top of the swing: whether what the heap reaches under the same load grows over the run.
             printf "peak: highest of minutes 8-10 / highest of minutes 2-4 = %.3f (%.1f / %.1f MiB)\n", \
                 latepeak / earlypeak, latepeak / 1024, earlypeak / 1024
         }
