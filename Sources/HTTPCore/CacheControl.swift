@@ -136,7 +136,7 @@ public struct CacheControl: Sendable, Equatable {
     /// The name with ASCII letters lower-cased; the same string when it has none (the usual case).
     private static func lowercasedName(_ name: String) -> String {
         guard name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return name }
-        return String(decoding: name.utf8.map(\.asciiLowercased), as: UTF8.self)
+        return String(asciiLowercasing: name.utf8)
     }
 
     /// Parses `delta-seconds = 1*DIGIT`, clamping to 2^31 (RFC 9111 §1.2.2). Signs, spaces and an
