@@ -3,8 +3,9 @@
 # round, each with a database of its own. For a change that moves a figure by a few per cent, which a run
 # against nginx cannot show through the machine's own drift.
 #
-# Each round measures, for A then B: store hits of each file in HITS (the memory tier off, `wrk -t1 -c64`),
-# then a flood of misses on MISS_FILE (a new URL per request, `wrk -t1 -c32`, Benchmarks/fetch/unique.lua).
+# Each round measures, for A then B: hits of each file in HITS (`wrk -t1 -c64`; from the store, the memory
+# tier being off, unless HOT_BYTES sizes it), then a flood of misses on MISS_FILE (a new URL per request,
+# `wrk -t1 -c32`, Benchmarks/fetch/unique.lua).
 # Both servers run pinned to CPU 0 with one event loop; wrk and the origin (Debian's nginx, the same files
 # and configuration as run.sh) on CPU 1. "CPU µs" is the server's user and system time over the answered
 # requests: the figure the machine's other load disturbs least. Prints every round, then the medians and
@@ -17,6 +18,8 @@
 #                                                                         # is filled first (FILL_DURATION of
 #                                                                         # misses, 10s), then every stored miss
 #                                                                         # evicts (the default is no bound)
+#   HOT_BYTES=64M HITS="text1k.txt" MISS_FILE="" Benchmarks/fetch/ab.sh A B  # hits from the memory tier
+#                                                                         # (the default, 0, turns it off)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . Benchmarks/lib.sh
@@ -30,6 +33,7 @@ HIT_DURATION=${HIT_DURATION:-5s}
 MISS_DURATION=${MISS_DURATION:-8s}
 MAX_SIZE=${MAX_SIZE:-0}
 FILL_DURATION=${FILL_DURATION:-10s}
+HOT_BYTES=${HOT_BYTES:-0}
 ORIGIN_PORT=${ORIGIN_PORT:-28602}
 declare -A PORT=([A]=${A_PORT:-28610} [B]=${B_PORT:-28611})
 need_tools nginx wrk taskset curl
@@ -45,7 +49,7 @@ declare -A PID=()
 for side in A B; do
     taskset -c 0 "${BIN[$side]}" serve --host 127.0.0.1 --port "${PORT[$side]}" --db "$WORK/larder-$side.db" \
         --access-log false --log-level warning --event-loops 1 --allow-network 127.0.0.0/8 --max-size "$MAX_SIZE" \
-        --hot-bytes 0 >"$WORK/larder-$side.log" 2>&1 &
+        --hot-bytes "$HOT_BYTES" >"$WORK/larder-$side.log" 2>&1 &
     PID[$side]=$!
     PIDS+=("$!")
     wait_http "${PORT[$side]}" /livez
@@ -90,7 +94,7 @@ for file in $HITS; do cases+=("hit:$file"); done
 [ -n "$MISS_FILE" ] && cases+=("miss:$MISS_FILE")
 echo "A: ${BIN[A]}"
 echo "B: ${BIN[B]}"
-echo "$ROUNDS interleaved rounds; hits wrk -t1 -c64 -d$HIT_DURATION (memory tier off), misses wrk -t1 -c32" \
+echo "$ROUNDS interleaved rounds; hits wrk -t1 -c64 -d$HIT_DURATION (--hot-bytes $HOT_BYTES), misses wrk -t1 -c32" \
     "-d$MISS_DURATION with a new URL each; larder on CPU 0, wrk and the origin on CPU 1; --max-size $MAX_SIZE"
 for round in $(seq "$ROUNDS"); do
     for c in "${cases[@]}"; do

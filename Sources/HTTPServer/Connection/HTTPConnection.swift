@@ -11,7 +11,10 @@ import HTTPCore
 ///
 /// Every mutable member belongs to `queue`, a serial queue that targets one of the server's shared event
 /// loops: the loop reports socket readiness on its own queue (serialized with `queue`), the timer fires
-/// on `queue`, and the writer hops onto it. Hence `@unchecked Sendable`.
+/// on `queue`, and the writer hops onto it. Hence `@unchecked Sendable`. The same confinement is why the
+/// mutable members are `@exclusivity(unchecked)`: no two accesses to one of them can overlap, so the
+/// runtime's check of every access (a thread-local lookup and insert each, about fifteen accesses an
+/// answer, 5 % of a memory-tier hit's instructions) would never find anything (docs/ARCHITECTURE.md).
 final class HTTPConnection: @unchecked Sendable {
     /// Lets the writer tell whether it already runs on this connection's queue.
     static let queueKey = DispatchSpecificKey<Int>()
@@ -32,30 +35,30 @@ final class HTTPConnection: @unchecked Sendable {
     /// The event loop this connection's queue targets; its read buffer is shared with the loop's other
     /// connections (see `EventLoop`).
     let loop: EventLoop
-    var timer: (any DispatchSourceTimer)?
+    @exclusivity(unchecked) var timer: (any DispatchSourceTimer)?
 
-    var machine: HTTPConnectionStateMachine<MonotonicClock>
+    @exclusivity(unchecked) var machine: HTTPConnectionStateMachine<MonotonicClock>
     /// Whether `drive()` is on the stack: a responder that answers inline reports its response from inside
     /// the dispatch, and the outer `drive()` performs what follows once the responder returns.
-    private var driving = false
+    @exclusivity(unchecked) private var driving = false
 
     /// What the access log needs about the request being answered.
-    var inFlight: InFlight?
+    @exclusivity(unchecked) var inFlight: InFlight?
     /// The identifier of the request in flight (or of the last one): written on its response and logged.
     /// Kept here rather than in `InFlight`, which is copied several times per request.
-    var requestID = HTTPRequestID()
+    @exclusivity(unchecked) var requestID = HTTPRequestID()
     /// Numbers the exchanges, so that an answer for one that ended (closed meanwhile) is recognised.
-    var requestCounter = 0
-    var stream: BodyStream?
+    @exclusivity(unchecked) var requestCounter = 0
+    @exclusivity(unchecked) var stream: BodyStream?
 
     // The output: a head (status line and fields, or a chunk-size line) and content, written together.
-    var outHead: [UInt8] = []
-    var outBody: [UInt8] = []
-    var headSent = 0
-    var bodySent = 0
+    @exclusivity(unchecked) var outHead: [UInt8] = []
+    @exclusivity(unchecked) var outBody: [UInt8] = []
+    @exclusivity(unchecked) var headSent = 0
+    @exclusivity(unchecked) var bodySent = 0
     /// Content sent from a file after the head and body buffers (`sendfile`), and how much of it went.
-    var outFile: (any HTTPFileRegion)?
-    var fileSent = 0
+    @exclusivity(unchecked) var outFile: (any HTTPFileRegion)?
+    @exclusivity(unchecked) var fileSent = 0
 
     init(
         id: Int,

@@ -13,7 +13,8 @@ import Glibc
 /// registered once, edge-triggered; one `epoll_wait` hands over every ready socket of the loop.
 ///
 /// `@unchecked Sendable`: `readBuffer`, `connections` and `events` are only used on `queue` (connection
-/// queues target it, so they are serialized with it); the parser copies what it keeps.
+/// queues target it, so they are serialized with it); the parser copies what it keeps. Being confined to
+/// `queue`, its mutable members skip the runtime's exclusivity check (as `HTTPConnection`'s do).
 final class EventLoop: @unchecked Sendable {
     /// Lets a connection tell whether it runs on its own loop, and for which connection the loop is
     /// handling an event right now (`serving`).
@@ -24,11 +25,11 @@ final class EventLoop: @unchecked Sendable {
     let queue: DispatchQueue
     let readBuffer: UnsafeMutableRawBufferPointer
     /// The connection whose socket event is being handled (0 when none); only used on `queue`.
-    var serving = 0
+    @exclusivity(unchecked) var serving = 0
 
-    private var epollFD: Int32 = -1
-    private var source: (any DispatchSourceRead)?
-    private var connections: [Int: HTTPConnection] = [:]
+    @exclusivity(unchecked) private var epollFD: Int32 = -1
+    @exclusivity(unchecked) private var source: (any DispatchSourceRead)?
+    @exclusivity(unchecked) private var connections: [Int: HTTPConnection] = [:]
     private let events: UnsafeMutablePointer<epoll_event>
 
     init(label: String, readBufferBytes: Int = 64 * 1024) {

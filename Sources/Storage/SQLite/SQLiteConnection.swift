@@ -5,13 +5,14 @@ import CSQLiteBatchedWAL
 ///
 /// Not thread-safe by itself: `SQLiteDatabase` hands each connection to one thread at a time, under
 /// its `Mutex` (the writer) or by taking it out of the reader pool, which is what makes the
-/// `@unchecked Sendable` sound.
+/// `@unchecked Sendable` sound. Its statement caches skip the runtime's exclusivity check for the same reason:
+/// one thread at a time, and a lookup calls nothing that could reach the cache again.
 final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
-    private var statements: [String: SQLiteStatement] = [:]
+    @exclusivity(unchecked) private var statements: [String: SQLiteStatement] = [:]
     /// The statements of `SQLiteQuery` constants, found by the address of their text: no hashing or
     /// comparing of the SQL on the lookup path.
-    private var queries: [UnsafeRawPointer: SQLiteStatement] = [:]
+    @exclusivity(unchecked) private var queries: [UnsafeRawPointer: SQLiteStatement] = [:]
     /// The file path, for errors.
     let path: String
     /// What `onCommit(walPages:)` installed, kept alive as long as SQLite may call it.

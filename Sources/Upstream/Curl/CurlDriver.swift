@@ -28,13 +28,13 @@ final class CurlDriver: @unchecked Sendable {
     private let nextID = Atomic<UInt64>(1)
     private let exited = DispatchSemaphore(value: 0)
 
-    // Driver thread only.
+    // Driver thread only, so without the runtime's exclusivity check (as `CurlTransfer`'s members).
     private let multi: CurlMulti
-    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-    private var waiting: [CurlTransfer] = []
-    private var waitingHead = 0
+    @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    @exclusivity(unchecked) private var waiting: [CurlTransfer] = []
+    @exclusivity(unchecked) private var waitingHead = 0
     /// Easy handles of finished transfers, reset, for the next ones: at most one per transfer slot.
-    private var spareHandles: [CurlEasy] = []
+    @exclusivity(unchecked) private var spareHandles: [CurlEasy] = []
     /// Easy handles made since the driver started (the others were spares): for tests.
     let handlesMade = Atomic<Int>(0)
 

@@ -6,7 +6,9 @@ import Synchronization
 /// The driver-side state of one fetch: its easy handle, header list, parser, counters and failure.
 ///
 /// Created on the submitting thread, handed to the driver through its locked inbox, and from then on
-/// touched only on the driver thread (libcurl callbacks run there too, inside `curl_multi_perform`).
+/// touched only on the driver thread (libcurl callbacks run there too, inside `curl_multi_perform`). Being
+/// confined, its mutable members skip the runtime's exclusivity check, which the header callback alone paid
+/// a dozen times a fetch (as `HTTPConnection`'s do; docs/ARCHITECTURE.md).
 final class CurlTransfer: @unchecked Sendable {
     let fetch: OriginFetch
     let delegate: any OriginFetchDelegate
@@ -14,22 +16,22 @@ final class CurlTransfer: @unchecked Sendable {
     /// The validated URL and the fields to forward, or the validation failure to report.
     let prepared: Result<(url: OriginURL, headers: HTTPHeaders), OriginError>
 
-    private(set) var easy: CurlEasy?
-    private var headerList: CurlHeaderList?
+    @exclusivity(unchecked) private(set) var easy: CurlEasy?
+    @exclusivity(unchecked) private var headerList: CurlHeaderList?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-    private var parser = ResponseHeadParser()
-    private var head: OriginResponseHead?
-    private var bodyBytes = 0
+    @exclusivity(unchecked) private var parser = ResponseHeadParser()
+    @exclusivity(unchecked) private var head: OriginResponseHead?
+    @exclusivity(unchecked) private var bodyBytes = 0
     /// A failure decided in a callback; it wins over libcurl's generic code.
-    private var abortReason: OriginError?
+    @exclusivity(unchecked) private var abortReason: OriginError?
     /// The last address the socket hook refused.
-    private var refusal: (address: String, reason: AddressRefusal)?
+    @exclusivity(unchecked) private var refusal: (address: String, reason: AddressRefusal)?
     private let policy: AddressPolicy
     private let ownEndpoints: [IPEndpoint]
     private let tls: OriginTLS
-    private(set) var isFinished = false
+    @exclusivity(unchecked) private(set) var isFinished = false
     /// Whether the delegate was told something since the driver's last `endRead()` (driver thread).
-    private var deliveredSinceRead = false
+    @exclusivity(unchecked) private var deliveredSinceRead = false
 
     init(fetch: OriginFetch, delegate: any OriginFetchDelegate, configuration: OriginClient.Configuration) {
         self.fetch = fetch
