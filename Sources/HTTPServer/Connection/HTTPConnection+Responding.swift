@@ -28,7 +28,8 @@ struct BodyStream {
 extension HTTPConnection {
     /// Frames and queues the responder's answer to request `requestNumber`; the caller drives the writes.
     func handleResponse(_ response: HTTPResponse, requestNumber: Int) {
-        guard var flight = inFlight, flight.number == requestNumber else {
+        // Taken out and put back, not copied: a copy of the record retains and releases its strings.
+        guard inFlight?.number == requestNumber, var flight = inFlight.take() else {
             // The connection closed while the handler worked: nobody will pull the stream.
             if case .stream(let source, _) = response.body { source.cancel() }
             return
@@ -45,6 +46,7 @@ extension HTTPConnection {
         }
         let closing = wire.closesConnection || drainSignal.isDraining || response.asksToCloseConnection
         guard let keepAlive = machine.responseReady(closing: closing, streams: source != nil) else {
+            inFlight = flight
             source?.cancel()
             return
         }
@@ -224,8 +226,7 @@ extension HTTPConnection {
 
     /// The last byte of a response is written: log it.
     private func responseFinished() {
-        guard let flight = inFlight else { return }
-        inFlight = nil
+        guard let flight = inFlight.take() else { return }
         logAccess(flight, aborted: false)
     }
 

@@ -241,10 +241,7 @@ final class HTTPConnection: @unchecked Sendable {
             stream = nil
             current.source.cancel()
         }
-        if let flight = inFlight {
-            inFlight = nil
-            logAccess(flight, aborted: true)
-        }
+        if let flight = inFlight.take() { logAccess(flight, aborted: true) }
         loop.unregister(self)
         close(fd)
         // Dropping the timer drops its handler's reference to this connection.
