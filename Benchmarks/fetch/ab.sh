@@ -9,7 +9,7 @@
 # Both servers run pinned to CPU 0 with one event loop; wrk and the origin (Debian's nginx, the same files
 # and configuration as run.sh) on CPU 1. "CPU µs" is the server's user and system time over the answered
 # requests: the figure the machine's other load disturbs least. Prints every round, then the medians and
-# B / A for each.
+# B / A for each, with wrk's p99.
 #
 #   Benchmarks/fetch/ab.sh /tmp/larder-before .build/release/larder
 #   ROUNDS=3 HITS="text1k.txt" MISS_FILE="" Benchmarks/fetch/ab.sh A B   # hits only
@@ -66,17 +66,15 @@ for side in A B; do
 done
 
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-# One wrk run against a side: prints "requests/s cpu-µs-a-request non-2xx".
+# One wrk run against a side: prints "requests/s cpu-µs-a-request non-2xx p99-in-ms".
 run() { # side url connections duration [wrk options...]
-    local side=$1 url=$2 connections=$3 duration=$4 before after out answered
+    local side=$1 url=$2 connections=$3 duration=$4 before after rps p99 bad answered
     shift 4
     before=$(ticks "${PID[$side]}")
-    out=$(taskset -c 1 wrk -t1 -c"$connections" -d"$duration" --latency "$@" "$url")
+    read -r rps p99 bad answered < <(taskset -c 1 wrk -t1 -c"$connections" -d"$duration" --latency "$@" "$url" | wrk_figures)
     after=$(ticks "${PID[$side]}")
-    answered=$(awk '/requests in/ { print $1 }' <<<"$out")
-    awk -v rps="$(awk '/Requests\/sec/ { print $2 }' <<<"$out")" -v t=$((after - before)) -v n="$answered" \
-        -v bad="$(awk '/Non-2xx/ { print $NF }' <<<"$out")" -v hz="$(getconf CLK_TCK)" \
-        'BEGIN { printf "%s %.1f %d\n", rps, (n > 0) ? t * 1e6 / hz / n : 0, bad + 0 }'
+    awk -v rps="$rps" -v t=$((after - before)) -v n="$answered" -v bad="$bad" -v p99="$p99" -v hz="$(getconf CLK_TCK)" \
+        'BEGIN { printf "%s %.1f %d %s\n", rps, (n > 0) ? t * 1e6 / hz / n : 0, bad + 0, p99 }'
 }
 
 if [ "$MAX_SIZE" != 0 ] && [ -n "$MISS_FILE" ]; then
@@ -103,25 +101,27 @@ for round in $(seq "$ROUNDS"); do
         for side in A B; do
             base="http://127.0.0.1:${PORT[$side]}"
             if [ "$kind" = hit ]; then
-                read -r rps us bad < <(run "$side" "$base/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$file" 64 "$HIT_DURATION")
+                read -r rps us bad p99 < <(run "$side" "$base/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$file" 64 "$HIT_DURATION")
             else
                 export PREFIX="/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$file%3Fab$round$side-"
-                read -r rps us bad < <(run "$side" "$base" 32 "$MISS_DURATION" -s Benchmarks/fetch/unique.lua)
+                read -r rps us bad p99 < <(run "$side" "$base" 32 "$MISS_DURATION" -s Benchmarks/fetch/unique.lua)
             fi
             ((bad == 0)) || { echo "$side: $bad non-2xx answers in $c" >&2; exit 1; }
-            echo "$round $c $side $rps $us" >>"$WORK/results"
-            line="$line $side $rps/s ${us} µs"
+            echo "$round $c $side $rps $us $p99" >>"$WORK/results"
+            line="$line $side $rps/s ${us} µs p99 ${p99} ms"
         done
         echo "$line"
     done
 done
 
 echo
-printf "%-22s %12s %12s %8s %10s %10s %8s\n" case "A req/s" "B req/s" "B / A" "A CPU µs" "B CPU µs" "B / A"
+printf "%-22s %10s %10s %7s %9s %9s %7s %9s %9s %7s\n" case "A req/s" "B req/s" "B / A" "A CPU µs" "B CPU µs" "B / A" \
+    "A p99 ms" "B p99 ms" "B / A"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (a > 0) ? b / a : 0 }'; }
 for c in "${cases[@]}"; do
     col() { awk -v c="$c" -v s="$1" -v f="$2" '$2 == c && $3 == s { print $f }' "$WORK/results" | median; }
-    ar=$(col A 4) br=$(col B 4) au=$(col A 5) bu=$(col B 5)
-    printf "%-22s %12s %12s %8.3f %10s %10s %8.3f\n" "$c" "$ar" "$br" "$(awk -v a="$ar" -v b="$br" 'BEGIN { print b / a }')" \
-        "$au" "$bu" "$(awk -v a="$au" -v b="$bu" 'BEGIN { print b / a }')"
+    ar=$(col A 4) br=$(col B 4) au=$(col A 5) bu=$(col B 5) ap=$(col A 6) bp=$(col B 6)
+    printf "%-22s %10s %10s %7s %9s %9s %7s %9s %9s %7s\n" "$c" "$ar" "$br" "$(ratio "$ar" "$br")" "$au" "$bu" \
+        "$(ratio "$au" "$bu")" "$ap" "$bp" "$(ratio "$ap" "$bp")"
 done
-echo "(medians of $ROUNDS rounds; lower CPU µs is better)"
+echo "(medians of $ROUNDS rounds; lower CPU µs and p99 are better)"
