@@ -81,7 +81,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     /// here: it reads the lines where the array holds them. A loop that takes each line out as a value
     /// (`for field in fields`, `first(where:)`) retains and releases its name and value whenever the loop's
     /// body makes a call the compiler cannot see through (a lazily made global's first-use check is one):
-    /// 30 to 60 instructions a line, about 500 retains a stored miss (callgrind, 2026-12-01).
+    /// 30 to 60 instructions a line (docs/ARCHITECTURE.md, "A loop over a message's lines").
     private func firstIndex(of name: String, _ signature: NameSignature, from start: Int = 0) -> Int? {
         var index = start
         while index < fields.count {
