@@ -5,7 +5,8 @@
 //
 //   lookup <db> <join|inline> <lookups> <cache KiB>
 //
-// join:   the lookup as Larder makes it, the entry and its first chunk in one statement.
+// join:   the lookup as Larder makes it, the entry and its first chunk in one statement (less its clause for
+//         purged entries, which Larder passes over with `?3 = 0` while no purge is pending).
 // inline: a copy of the store whose entries hold their one chunk in the row (`inline_crc32`, `inline_data`,
 //         made by lookup.sh), read with a `CASE` that leaves the chunk table alone for such rows.
 //

@@ -67,14 +67,18 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// Every value of the named field, in order.
     public func values(for name: String) -> [String] {
-        let signature = NameSignature(name)
         var values: [String] = []
+        forEachValue(of: name, NameSignature(name)) { values.append($0) }
+        return values
+    }
+
+    /// Calls `body` with the value of each line named `name`, in order.
+    private func forEachValue(of name: String, _ signature: NameSignature, _ body: (String) -> Void) {
         var next = firstIndex(of: name, signature)
         while let index = next {
-            values.append(fields[index].value)
+            body(fields[index].value)
             next = firstIndex(of: name, signature, from: index + 1)
         }
-        return values
     }
 
     /// The position of the first line named `name` at or after `start`. Every lookup by name goes through
@@ -109,10 +113,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     private func forEachListMember(
         of name: String, _ signature: NameSignature, _ body: (String, UnsafeRawBufferPointer) -> Void
     ) {
-        var next = firstIndex(of: name, signature)
-        while let index = next {
-            next = firstIndex(of: name, signature, from: index + 1)
-            let value = fields[index].value
+        forEachValue(of: name, signature) { value in
             var contiguous = value
             contiguous.withUTF8 { bytes in
                 var start = 0
