@@ -26,8 +26,9 @@ let package = Package(
         // CRC-32 with carry-less multiplication (PCLMULQDQ), for the Zlib target: zlib's crc32_z costs
         // about 8 instructions a byte, and every stored chunk is checked when it is read.
         .target(name: "CCRC32Fold"),
-        // A SQLite VFS that writes a transaction's WAL frames in one system call, not two a frame.
-        .target(name: "CSQLiteBatchedWAL", dependencies: ["CSQLite"]),
+        // Larder's SQLite VFS: a transaction's WAL frames in one system call, not two a frame, and one
+        // memory map of the store that connections share and keep across commits.
+        .target(name: "CSQLiteVFS", dependencies: ["CSQLite"]),
 
         // The Swift face of zlib, its only importer: deflate, inflate, CRC-32. No Swift dependency.
         .target(name: "Zlib", dependencies: ["CZlib", "CCRC32Fold"]),
@@ -38,7 +39,7 @@ let package = Package(
             dependencies: ["HTTPCore", "Zlib", "CCrypto"]
         ),
         .target(name: "CachePolicy", dependencies: ["CacheCore", "ImageSniffing", "HTTPCore"]),
-        .target(name: "Storage", dependencies: ["CacheCore", "HTTPCore", "CSQLite", "CSQLiteBatchedWAL", "Zlib"]),
+        .target(name: "Storage", dependencies: ["CacheCore", "HTTPCore", "CSQLite", "CSQLiteVFS", "Zlib"]),
         .target(name: "Upstream", dependencies: ["HTTPCore", "CCurl", "CLinux"]),
         .target(name: "HTTPServer", dependencies: ["HTTPCore", "CLinux"]),
         // Counters, histograms and the Prometheus text format; no dependency, so any target may count.
@@ -109,7 +110,7 @@ let package = Package(
         .testTarget(name: "CacheCoreTests", dependencies: ["CacheCore", "HTTPCore", "TestSupport"]),
         .testTarget(name: "CachePolicyTests", dependencies: ["CachePolicy", "HTTPCore", "CacheCore"]),
         .testTarget(
-            name: "StorageTests", dependencies: ["Storage", "CacheCore", "TestSupport", "CSQLite", "CSQLiteBatchedWAL"]),
+            name: "StorageTests", dependencies: ["Storage", "CacheCore", "TestSupport", "CSQLite", "CSQLiteVFS"]),
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPCore", "TestSupport"]),
         .testTarget(
             name: "LarderIntegrationTests", dependencies: ["TestSupport", "HTTPCore", "Storage", "LarderTesting"]),
@@ -132,7 +133,7 @@ let package = Package(
 
 // The habits of STYLE.md §1, applied to every target in one place so that C types cannot leak into
 // public signatures and every existential is spelled `any`.
-let cTargets: Set = ["CCRC32Fold", "CSQLiteBatchedWAL"]
+let cTargets: Set = ["CCRC32Fold", "CSQLiteVFS"]
 for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: [

@@ -30,13 +30,17 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         public var hitLogCapacity: Int
         /// The time source for commit dates and hits without a given time.
         public var clock: @Sendable () -> Date
-        /// Bytes of the database file that readers memory-map (https://sqlite.org/mmap.html), 0 for none.
-        /// None by default: in WAL mode SQLite unmaps a reader's whole mapping (and empties its page cache) at
-        /// its first read after another connection's commit, and a cache commits all the time, so mapped
-        /// lookups paid a `munmap`, an `mmap` and page faults where `pread` costs less: 12% less CPU per miss
-        /// under a flood, store hits and a million entries' hits within noise (docs/ARCHITECTURE.md,
-        /// "Readers do not map the store"). Mapping may pay for a store read far more than written; its
-        /// trade-off is that an I/O error on a mapped page kills the process with SIGBUS.
+        /// The default map: 64 GiB of address space, which costs no memory until pages of the file are read
+        /// through it, and covers any store a machine of today keeps in its page cache.
+        public static let defaultMemoryMapSize = 64 << 30
+
+        /// Bytes of the database file, from its start, that connections read through one memory map shared
+        /// by the process's connections and kept across commits (Sources/CSQLiteVFS/mapped_database.c;
+        /// docs/ARCHITECTURE.md, "Connections share one lasting map of the store"); 0 for none, when every
+        /// page is read with `pread`. A lookup in a store of a million entries reads about five pages that
+        /// are in no page cache of SQLite's: mapped, it makes no system call for them. Pages beyond the
+        /// length are read with `pread`. The trade: an I/O error on a mapped page, or another process
+        /// shrinking the file, kills the process with SIGBUS where `pread` would fail one read.
         public var memoryMapSize: Int
         /// When the file is synced (`StoreSync`); `.checkpoint` unless set.
         public var sync: StoreSync = .checkpoint
@@ -55,11 +59,12 @@ public final class SQLiteCacheStore: CacheStore, FilterChainStore, CacheMaintena
         ///   - compressionThreshold: the kept-deflated ratio bound.
         ///   - deflateLevel: zlib level.
         ///   - hitLogCapacity: entries with unwritten hits before they are written.
-        ///   - memoryMapSize: bytes readers map.
+        ///   - memoryMapSize: bytes of the file read through the shared map, 0 for none.
         ///   - clock: the time source.
         public init(
             path: String, maxSize: Int? = nil, chunkSize: Int = 64 * 1024, compressionThreshold: Double = 0.9,
-            deflateLevel: Int32 = 6, hitLogCapacity: Int = defaultHitLogCapacity, memoryMapSize: Int = 0,
+            deflateLevel: Int32 = 6, hitLogCapacity: Int = defaultHitLogCapacity,
+            memoryMapSize: Int = defaultMemoryMapSize,
             clock: @escaping @Sendable () -> Date = Date.init
         ) {
             self.path = path

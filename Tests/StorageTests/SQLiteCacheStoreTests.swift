@@ -363,24 +363,90 @@ import Testing
     }
 }
 
-/// Readers do not map the file unless configured to: under writes SQLite drops a reader's mapping at its
-/// next read after any other connection's commit (as it drops its page cache), and the unmapping and the
-/// page faults that follow cost a miss more than the `pread`s they save (Benchmarks/README.md).
-@Suite struct StoreMemoryMapTests {
-    static func mapped(_ store: SQLiteCacheStore) throws -> Int64? {
-        try store.database.read { try $0.queryFirst("PRAGMA mmap_size") { $0.int64(0) } }
-    }
-
-    @Test func readersReadWithoutAMappingByDefault() throws {
+/// Connections read the store through one map of its file (Sources/CSQLiteVFS/mapped_database.c) unless
+/// `memoryMapSize` is 0; SQLite's own map would be one a connection, undone at its first read after any
+/// other connection's commit. What they read through it is what was written, however the file grows.
+@Suite struct StoreSharedMapTests {
+    @Test func everyConnectionReadsThroughTheSameMapAcrossCommits() throws {
         let harness = try StorageTestHarness()
-        #expect(try Self.mapped(harness.store) == 0)
+        let database = harness.store.database
+        let map = try #require(try database.read { $0.databaseMap })
+        #expect(try database.write { $0.databaseMap } == map)
+        // Readers also read the mapped pages in place: SQLite's fetching is on, at the length it may ask for.
+        let limit = try database.read { try $0.queryFirst("PRAGMA mmap_size") { $0.int64(0) } }
+        #expect(limit == Int64(SQLiteCacheStore.Configuration.defaultMemoryMapSize))
+        for index in 0..<20 {
+            let entry = CacheCoreFixtures.makeEntry(url: "https://example.com/\(index)")
+            let body = CacheCoreFixtures.randomBody(length: 3000 * (index + 1), seed: UInt64(index))
+            try harness.put(entry, body)
+            // Two readers at once (the first is out of the pool while the second is taken), after a commit.
+            let maps = try database.read { outer in
+                try database.read { inner in [outer.databaseMap, inner.databaseMap] }
+            }
+            #expect(maps == [map, map], "after commit \(index)")
+            #expect(try harness.read(try #require(try harness.store.entry(for: entry.key))) == body)
+        }
     }
 
-    @Test func aConfiguredMappingIsTheReadersOne() throws {
+    /// The map is made from SQLite's own descriptor: closing a descriptor of its own would have dropped every
+    /// POSIX lock the process holds on the file, and another process's `sqlite3` would then take the store
+    /// for its own and, closing, remove the WAL under the server.
+    @Test func anotherProcessStillSeesTheStoreInUse() throws {
+        let harness = try StorageTestHarness()
+        let entry = CacheCoreFixtures.makeEntry(url: "https://example.com/kept")
+        let body = CacheCoreFixtures.randomBody(length: 50_000)
+        try harness.put(entry, body)
+        #expect(try harness.store.database.read { $0.databaseMap } != nil)
+        let path = harness.directory.file()
+        let shell = try runProcess(["sqlite3", path, "SELECT count(*) FROM entry"])
+        #expect(shell.status == 0)
+        #expect(String(decoding: shell.output, as: UTF8.self) == "1\n")
+        // Still locked by this process, so the shell neither checkpointed nor removed the WAL on its close.
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        let later = CacheCoreFixtures.makeEntry(url: "https://example.com/later")
+        try harness.put(later, body)
+        #expect(try harness.read(try #require(try harness.store.entry(for: later.key))) == body)
+        #expect(try harness.read(try #require(try harness.store.entry(for: entry.key))) == body)
+    }
+
+    @Test func withoutAMapEveryPageIsReadWithPread() throws {
         let directory = StorageTestDirectory()
         var configuration = SQLiteCacheStore.Configuration(path: directory.file())
-        configuration.memoryMapSize = 1 << 20
+        configuration.memoryMapSize = 0
         let store = try SQLiteCacheStore(configuration: configuration)
-        #expect(try Self.mapped(store) == 1 << 20)
+        #expect(try store.database.read { $0.databaseMap } == nil)
+        #expect(try store.database.write { $0.databaseMap } == nil)
+        #expect(try store.database.read { try $0.queryFirst("PRAGMA mmap_size") { $0.int64(0) } } == 0)
+    }
+
+    /// Entries of one chunk to many (each chunk its own overflow pages), checkpointed into the file in
+    /// rounds so that it grows under a map made when it was small, read back after every round.
+    @Test(arguments: [0, SQLiteCacheStore.Configuration.defaultMemoryMapSize])
+    func everyEntryReadsBackWholeAsTheFileGrows(memoryMapSize: Int) throws {
+        let directory = StorageTestDirectory()
+        var configuration = SQLiteCacheStore.Configuration(path: directory.file(), chunkSize: 16 * 1024)
+        configuration.memoryMapSize = memoryMapSize
+        let store = try SQLiteCacheStore(configuration: configuration)
+        var random = SplitMix64(seed: 11)
+        var written: [(StoredEntry, [UInt8])] = []
+        for round in 0..<4 {
+            for index in 0..<12 {
+                let entry = CacheCoreFixtures.makeEntry(url: "https://example.com/\(round)/\(index)")
+                let length = Int(random.next() % 150_000) + 1
+                let body = CacheCoreFixtures.randomBody(length: length, seed: random.next())
+                let writer = try store.beginWrite(hints: CacheBodyHints(headers: entry.headers))
+                try writer.append(body)
+                written.append((try writer.commit(entry), body))
+            }
+            try store.checkpoint()
+            for (entry, body) in written {
+                let found = try #require(try store.entry(for: entry.key))
+                let reader = try store.openBody(of: found, form: .identity)
+                var read: [UInt8] = []
+                while let piece = try reader.next() { read += piece }
+                #expect(read == body, "\(entry.url) in round \(round)")
+            }
+        }
+        #expect(try store.database.read { try $0.query("PRAGMA integrity_check") { $0.text(0) ?? "" } } == ["ok"])
     }
 }

@@ -17,6 +17,12 @@ public struct StoreSettings: SettingGroup {
             "When the cache file is synced to disk: off (never while serving; after a crash of the machine the file is checked at start and, if damaged, moved aside for an empty store) or checkpoint (at every checkpoint; a crash of the machine loses the last seconds)."
     )
     public var sync: StoreSync
+    @Setting(
+        "store-map", default: "64G", .size,
+        help:
+            "Bytes of the cache file read through one shared memory map instead of pread (address space, not memory: the kernel's page cache holds the pages either way); 0 for none. An I/O error on a mapped page, or another process shrinking the file, stops the process (SIGBUS) where pread would fail one read."
+    )
+    public var mapBytes: Int
 
     /// The defaults outside a resolution; see `SettingGroup.resolve(flags:environment:)`.
     public init() {}

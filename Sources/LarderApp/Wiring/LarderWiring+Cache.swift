@@ -16,6 +16,7 @@ extension LarderWiring {
         var configuration = SQLiteCacheStore.Configuration(
             path: settings.store.databasePath, maxSize: settings.store.maxSize)
         configuration.sync = settings.store.sync
+        configuration.memoryMapSize = settings.store.mapBytes
         let store = try SQLiteCacheStore(configuration: configuration)
         switch store.startFinding {
         case nil: break

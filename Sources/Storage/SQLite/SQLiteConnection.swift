@@ -1,5 +1,5 @@
 import CSQLite
-import CSQLiteBatchedWAL
+import CSQLiteVFS
 
 /// One connection to a database file (https://sqlite.org/c3ref/sqlite3.html) with its statement cache.
 ///
@@ -42,9 +42,9 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// What the process sets up once, before its first connection initializes the library.
     struct ProcessSetup: Sendable {
-        /// The VFS connections open through: the batched-WAL one (Sources/CSQLiteBatchedWAL), where a
-        /// transaction's frames reach the WAL in one write; `nil` (the default VFS) should its
-        /// registration ever fail.
+        /// The VFS connections open through: Larder's (Sources/CSQLiteVFS), where a transaction's frames
+        /// reach the WAL in one write and connections share one lasting map of the file; `nil` (the default
+        /// VFS) should its registration ever fail.
         let vfsName: String?
         /// Whether SQLite counts its memory (`false` once the setting took: it is refused after the library
         /// initialized, which only an open elsewhere than here could have done).
@@ -58,7 +58,7 @@ final class SQLiteConnection: @unchecked Sendable {
     static let processSetup: ProcessSetup = {
         let statisticsOff = csqlite_config_memory_statistics(0) == SQLITE_OK
         return ProcessSetup(
-            vfsName: batched_wal_register() == SQLITE_OK ? BATCHED_WAL_VFS_NAME : nil,
+            vfsName: larder_vfs_register() == SQLITE_OK ? CSQLITEVFS_NAME : nil,
             keepsMemoryStatistics: !statisticsOff)
     }()
 
@@ -86,6 +86,24 @@ final class SQLiteConnection: @unchecked Sendable {
                 }
                 return SQLITE_OK
             }, Unmanaged.passUnretained(hook).toOpaque())
+    }
+
+    /// Reads the database file through the process's one map of it from now on, made at the first request
+    /// with `length` bytes (Sources/CSQLiteVFS/mapped_database.c): `xRead` copies from the map instead of
+    /// calling `pread`, and after `PRAGMA mmap_size` SQLite reads pages in the map in place. Nothing
+    /// changes when the map cannot be made, or without Larder's VFS.
+    /// - Parameter length: bytes of the file to map, from its start (the file may grow into them).
+    func mapDatabase(length: Int) {
+        var size = Int64(length)
+        // SQLITE_NOTFOUND without a file, or from a VFS that knows no such control: both mean no map.
+        _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_MMAP_SIZE, &size)
+    }
+
+    /// The address of the map this connection reads its database file through, `nil` without one (tests).
+    var databaseMap: Int? {
+        var start: UnsafeMutableRawPointer?
+        guard sqlite3_file_control(handle, "main", CSQLITEVFS_FCNTL_MAP, &start) == SQLITE_OK else { return nil }
+        return start.map { Int(bitPattern: $0) }
     }
 
     /// Runs SQL text of one or more statements with no parameters (https://sqlite.org/c3ref/exec.html).

@@ -37,10 +37,10 @@ final class SQLiteDatabase: Sendable {
     /// - Parameters:
     ///   - path: the file, created when missing.
     ///   - maxIdleReaders: readers kept open between reads.
-    ///   - memoryMapSize: bytes of the file readers map into memory (https://sqlite.org/mmap.html); 0 for
-    ///     none. Mapped reads skip a `pread` and a copy per page, which keeps lookups in a large store
-    ///     close to lookups in a small one; the cost is that an I/O error on a mapped page arrives as
-    ///     SIGBUS instead of an error code.
+    ///   - memoryMapSize: bytes of the file, from its start, that the writer and the readers read through
+    ///     the process's one map of it (`SQLiteConnection.mapDatabase`); 0 for none. Readers also read the
+    ///     mapped pages in place (https://sqlite.org/mmap.html). The cost is that an I/O error on a mapped
+    ///     page arrives as SIGBUS instead of an error code.
     ///   - syncs: whether checkpoints sync the WAL and the file (`synchronous = NORMAL`) or nothing is ever
     ///     synced (`OFF`, `StoreSync.off`).
     ///   - prepare: schema set-up and migrations, run on the writer.
@@ -79,6 +79,9 @@ final class SQLiteDatabase: Sendable {
             PRAGMA cache_size = -8192;
             """)
         try prepare(connection)
+        // The writer copies the pages it reads out of the map too, but keeps them in its page cache: it
+        // changes them, and SQLite fetches no page in place while it writes.
+        if memoryMapSize > 0 { connection.mapDatabase(length: memoryMapSize) }
         // After the schema exists (a new file is in WAL mode by now), and before any commit of the store.
         let checkpointer = try SQLiteCheckpointer(path: path, syncs: syncs)
         connection.onCommit(walPages: checkpointer.walGrew(to:))
@@ -140,7 +143,7 @@ final class SQLiteDatabase: Sendable {
         }
     }
 
-    /// Opens a reader (memory-mapped when configured) with a 2 MiB page cache
+    /// Opens a reader (reading through the shared map when configured) with a 2 MiB page cache
     /// (https://sqlite.org/pragma.html#pragma_cache_size). Small on purpose: SQLite empties it at the
     /// reader's first read after any commit, and a body read fills it with pages nobody reads again. At
     /// 8 MiB, ten 100 MB hits raised the process's anonymous peak by 20 MiB (`check-in-flight-memory.sh`)
@@ -149,7 +152,10 @@ final class SQLiteDatabase: Sendable {
     private func openReader() throws -> SQLiteConnection {
         let reader = try SQLiteConnection(path: path, readOnly: true)
         try reader.execute("PRAGMA cache_size = -2048")
-        if memoryMapSize > 0 { try reader.execute("PRAGMA mmap_size = \(memoryMapSize)") }
+        if memoryMapSize > 0 {
+            reader.mapDatabase(length: memoryMapSize)
+            try reader.execute("PRAGMA mmap_size = \(memoryMapSize)")
+        }
         return reader
     }
 

@@ -1,13 +1,12 @@
-// Batched WAL writes.
+// Batched WAL writes: the WAL file of Larder's VFS (vfs.c).
 //
 // SQLite writes every WAL frame with two pwrite calls, its 24-byte header then its page
 // (https://sqlite.org/fileformat2.html#walformat), so a transaction of N pages costs 2N system calls, each
 // taking the file's locks and updating its times: under a flood of stored misses (four or five pages a
-// miss) the WAL's writes were about 7 % of the process's CPU time. This VFS wraps the default one. A
-// database, its journal and shared-memory files are the default VFS's own objects, untouched. A WAL file
-// keeps a buffer: a frame header and the page right after it are copied in, and the buffer is written
-// with one pwrite when the frame whose header marks a commit (a non-zero database size, bytes 4-7) has
-// its page in.
+// miss) the WAL's writes were about 7 % of the process's CPU time. Larder's VFS wraps each WAL file of
+// the default one in this file, which keeps a buffer: a frame header and the page right after it are
+// copied in, and the buffer is written with one pwrite when the frame whose header marks a commit (a
+// non-zero database size, bytes 4-7) has its page in.
 //
 // Why that is safe: a transaction is visible to other connections only once the writer has published a
 // new WAL-index header, which SQLite does after writing the commit frame (and any padding frames, each a
@@ -19,9 +18,8 @@
 // elsewhere in the file, a size SQLite might use one day) writes the buffer first and then goes straight
 // to the file, so the file's contents after each xWrite that returns are those the default VFS would
 // have left whenever they can be read.
-#include "batched_wal.h"
+#include "vfs_files.h"
 
-#include <pthread.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -41,7 +39,7 @@ enum Expecting { EXPECT_HEADER, EXPECT_PAGE };
 
 typedef struct BatchedFile {
     sqlite3_file base;                   // pMethods: batched_methods
-    sqlite3_file *inner;                 // the default VFS's file, in the same allocation, after this struct
+    sqlite3_file *inner;                 // the default VFS's file, set by vfs.c, in the same allocation
     unsigned char *buffer;               // BUFFER_BYTES, allocated at the first frame; NULL before
     sqlite3_int64 start;                 // file offset of buffer[0]
     int length;                          // bytes in the buffer
@@ -50,15 +48,8 @@ typedef struct BatchedFile {
     int commits;                         // whether the buffered header marks a commit
 } BatchedFile;
 
-static sqlite3_vfs batched_vfs;
-static sqlite3_vfs *inner_vfs;
 static atomic_llong requested_writes;
 static atomic_llong performed_writes;
-
-static size_t inner_offset(void) {
-    // The inner file must be aligned for any of its fields.
-    return (sizeof(BatchedFile) + 15) & ~(size_t)15;
-}
 
 // Writes the buffer to the file, in pieces of at most PIECE_BYTES; the buffer is empty afterwards whatever
 // the outcome.
@@ -165,32 +156,6 @@ static int batched_file_control(sqlite3_file *handle, int op, void *argument) {
     return file->inner->pMethods->xFileControl(file->inner, op, argument);
 }
 
-// The rest go to the inner file as they are.
-static int batched_lock(sqlite3_file *handle, int level) {
-    sqlite3_file *inner = ((BatchedFile *)handle)->inner;
-    return inner->pMethods->xLock(inner, level);
-}
-
-static int batched_unlock(sqlite3_file *handle, int level) {
-    sqlite3_file *inner = ((BatchedFile *)handle)->inner;
-    return inner->pMethods->xUnlock(inner, level);
-}
-
-static int batched_check_reserved_lock(sqlite3_file *handle, int *result) {
-    sqlite3_file *inner = ((BatchedFile *)handle)->inner;
-    return inner->pMethods->xCheckReservedLock(inner, result);
-}
-
-static int batched_sector_size(sqlite3_file *handle) {
-    sqlite3_file *inner = ((BatchedFile *)handle)->inner;
-    return inner->pMethods->xSectorSize(inner);
-}
-
-static int batched_device_characteristics(sqlite3_file *handle) {
-    sqlite3_file *inner = ((BatchedFile *)handle)->inner;
-    return inner->pMethods->xDeviceCharacteristics(inner);
-}
-
 // A WAL file of version 1: SQLite uses shared memory and memory maps on the database file, not on its WAL.
 static const sqlite3_io_methods batched_methods = {
     1,
@@ -200,129 +165,20 @@ static const sqlite3_io_methods batched_methods = {
     batched_truncate,
     batched_sync,
     batched_file_size,
-    batched_lock,
-    batched_unlock,
-    batched_check_reserved_lock,
+    wrapped_lock,
+    wrapped_unlock,
+    wrapped_check_reserved_lock,
     batched_file_control,
-    batched_sector_size,
-    batched_device_characteristics,
+    wrapped_sector_size,
+    wrapped_device_characteristics,
     NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
-static int batched_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *handle, int flags, int *out_flags) {
-    (void)vfs;
-    if (!(flags & SQLITE_OPEN_WAL)) {
-        // Everything but a WAL is the inner VFS's own file, in the memory SQLite gave: no wrapper at all.
-        return inner_vfs->xOpen(inner_vfs, name, handle, flags, out_flags);
-    }
-    BatchedFile *file = (BatchedFile *)handle;
-    // The inner file's memory too: its pMethods must read NULL if its xOpen fails before setting it.
-    memset(handle, 0, (size_t)batched_vfs.szOsFile);
-    file->inner = (sqlite3_file *)((unsigned char *)handle + inner_offset());
-    int rc = inner_vfs->xOpen(inner_vfs, name, file->inner, flags, out_flags);
-    if (rc != SQLITE_OK) {
-        // SQLite calls xClose only on a file whose pMethods is set.
-        if (file->inner->pMethods != NULL) file->inner->pMethods->xClose(file->inner);
-        file->base.pMethods = NULL;
-        return rc;
-    }
-    file->base.pMethods = &batched_methods;
-    return SQLITE_OK;
-}
+const size_t batched_wal_bytes = sizeof(BatchedFile);
 
-// The VFS methods that are not about one file go to the inner VFS.
-static int batched_delete(sqlite3_vfs *vfs, const char *name, int sync_directory) {
-    (void)vfs;
-    return inner_vfs->xDelete(inner_vfs, name, sync_directory);
-}
+void batched_wal_wrap(sqlite3_file *handle) { handle->pMethods = &batched_methods; }
 
-static int batched_access(sqlite3_vfs *vfs, const char *name, int flags, int *result) {
-    (void)vfs;
-    return inner_vfs->xAccess(inner_vfs, name, flags, result);
-}
-
-static int batched_full_pathname(sqlite3_vfs *vfs, const char *name, int size, char *out) {
-    (void)vfs;
-    return inner_vfs->xFullPathname(inner_vfs, name, size, out);
-}
-
-static void *batched_dl_open(sqlite3_vfs *vfs, const char *name) {
-    (void)vfs;
-    return inner_vfs->xDlOpen(inner_vfs, name);
-}
-
-static void batched_dl_error(sqlite3_vfs *vfs, int size, char *message) {
-    (void)vfs;
-    inner_vfs->xDlError(inner_vfs, size, message);
-}
-
-static void (*batched_dl_sym(sqlite3_vfs *vfs, void *library, const char *symbol))(void) {
-    (void)vfs;
-    return inner_vfs->xDlSym(inner_vfs, library, symbol);
-}
-
-static void batched_dl_close(sqlite3_vfs *vfs, void *library) {
-    (void)vfs;
-    inner_vfs->xDlClose(inner_vfs, library);
-}
-
-static int batched_randomness(sqlite3_vfs *vfs, int size, char *out) {
-    (void)vfs;
-    return inner_vfs->xRandomness(inner_vfs, size, out);
-}
-
-static int batched_sleep(sqlite3_vfs *vfs, int microseconds) {
-    (void)vfs;
-    return inner_vfs->xSleep(inner_vfs, microseconds);
-}
-
-static int batched_current_time(sqlite3_vfs *vfs, double *now) {
-    (void)vfs;
-    return inner_vfs->xCurrentTime(inner_vfs, now);
-}
-
-static int batched_get_last_error(sqlite3_vfs *vfs, int size, char *message) {
-    (void)vfs;
-    return inner_vfs->xGetLastError ? inner_vfs->xGetLastError(inner_vfs, size, message) : 0;
-}
-
-static int batched_current_time_int64(sqlite3_vfs *vfs, sqlite3_int64 *now) {
-    (void)vfs;
-    return inner_vfs->xCurrentTimeInt64(inner_vfs, now);
-}
-
-static pthread_once_t registration = PTHREAD_ONCE_INIT;
-static int registration_result = SQLITE_ERROR;
-
-static void register_once(void) {
-    inner_vfs = sqlite3_vfs_find(NULL);
-    if (inner_vfs == NULL || inner_vfs->iVersion < 2) return;
-    batched_vfs.iVersion = 2;
-    batched_vfs.szOsFile = (int)(inner_offset() + (size_t)inner_vfs->szOsFile);
-    batched_vfs.mxPathname = inner_vfs->mxPathname;
-    batched_vfs.zName = BATCHED_WAL_VFS_NAME;
-    batched_vfs.xOpen = batched_open;
-    batched_vfs.xDelete = batched_delete;
-    batched_vfs.xAccess = batched_access;
-    batched_vfs.xFullPathname = batched_full_pathname;
-    batched_vfs.xDlOpen = batched_dl_open;
-    batched_vfs.xDlError = batched_dl_error;
-    batched_vfs.xDlSym = batched_dl_sym;
-    batched_vfs.xDlClose = batched_dl_close;
-    batched_vfs.xRandomness = batched_randomness;
-    batched_vfs.xSleep = batched_sleep;
-    batched_vfs.xCurrentTime = batched_current_time;
-    batched_vfs.xGetLastError = batched_get_last_error;
-    batched_vfs.xCurrentTimeInt64 = batched_current_time_int64;
-    registration_result = sqlite3_vfs_register(&batched_vfs, 0);
-}
-
-int batched_wal_register(void) {
-    pthread_once(&registration, register_once);
-    return registration_result;
-}
-
-void batched_wal_counts(long long *requested, long long *performed) {
+void larder_vfs_wal_writes(long long *requested, long long *performed) {
     *requested = atomic_load_explicit(&requested_writes, memory_order_relaxed);
     *performed = atomic_load_explicit(&performed_writes, memory_order_relaxed);
 }
