@@ -18,6 +18,10 @@
 #                                                                         # is filled first (FILL_DURATION of
 #                                                                         # misses, 10s), then every stored miss
 #                                                                         # evicts (the default is no bound)
+#   COLD=200 HITS="" MISS_FILE="" Benchmarks/fetch/ab.sh A B               # 200 sequential cold misses of
+#                                                                         # text1k.txt a round (curl, one at a
+#                                                                         # time): the p99 columns hold the
+#                                                                         # median time of one, in ms
 #   HOT_BYTES=64M HITS="text1k.txt" MISS_FILE="" Benchmarks/fetch/ab.sh A B  # hits from the memory tier
 #                                                                         # (the default, 0, turns it off)
 set -euo pipefail
@@ -34,6 +38,7 @@ MISS_DURATION=${MISS_DURATION:-8s}
 MAX_SIZE=${MAX_SIZE:-0}
 FILL_DURATION=${FILL_DURATION:-10s}
 HOT_BYTES=${HOT_BYTES:-0}
+COLD=${COLD:-0}
 ORIGIN_PORT=${ORIGIN_PORT:-28602}
 declare -A PORT=([A]=${A_PORT:-28610} [B]=${B_PORT:-28611})
 need_tools nginx wrk taskset curl
@@ -77,6 +82,23 @@ run() { # side url connections duration [wrk options...]
         'BEGIN { printf "%s %.1f %d %s\n", rps, (n > 0) ? t * 1e6 / hz / n : 0, bad + 0, p99 }'
 }
 
+# COLD sequential misses of text1k.txt against a side, one curl at a time: prints "misses/s cpu-µs-a-miss 0
+# median-ms".
+cold() { # side round
+    local side=$1 before after start elapsed
+    before=$(ticks "${PID[$side]}")
+    start=$(date +%s.%N)
+    for n in $(seq "$COLD"); do
+        curl -s -o /dev/null -w '%{time_total}\n' \
+            "http://127.0.0.1:${PORT[$side]}/fetch?url=http://127.0.0.1:$ORIGIN_PORT/text1k.txt%3Fcold$2$side-$n"
+    done >"$WORK/cold-$side"
+    elapsed=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { print e - s }')
+    after=$(ticks "${PID[$side]}")
+    awk -v n="$COLD" -v e="$elapsed" -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" \
+        -v m="$(awk '{ print $1 * 1000 }' "$WORK/cold-$side" | median)" \
+        'BEGIN { printf "%.0f %.1f 0 %.3f\n", n / e, t * 1e6 / hz / n, m }'
+}
+
 if [ "$MAX_SIZE" != 0 ] && [ -n "$MISS_FILE" ]; then
     # Up to the bound before the first round, so that every measured miss evicts.
     for side in A B; do
@@ -90,6 +112,7 @@ fi
 cases=()
 for file in $HITS; do cases+=("hit:$file"); done
 [ -n "$MISS_FILE" ] && cases+=("miss:$MISS_FILE")
+[ "$COLD" != 0 ] && cases+=("cold:text1k.txt")
 echo "A: ${BIN[A]}"
 echo "B: ${BIN[B]}"
 echo "$ROUNDS interleaved rounds; hits wrk -t1 -c64 -d$HIT_DURATION (--hot-bytes $HOT_BYTES), misses wrk -t1 -c32" \
@@ -102,6 +125,8 @@ for round in $(seq "$ROUNDS"); do
             base="http://127.0.0.1:${PORT[$side]}"
             if [ "$kind" = hit ]; then
                 read -r rps us bad p99 < <(run "$side" "$base/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$file" 64 "$HIT_DURATION")
+            elif [ "$kind" = cold ]; then
+                read -r rps us bad p99 < <(cold "$side" "$round")
             else
                 export PREFIX="/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$file%3Fab$round$side-"
                 read -r rps us bad p99 < <(run "$side" "$base" 32 "$MISS_DURATION" -s Benchmarks/fetch/unique.lua)
@@ -124,4 +149,4 @@ for c in "${cases[@]}"; do
     printf "%-22s %10s %10s %7s %9s %9s %7s %9s %9s %7s\n" "$c" "$ar" "$br" "$(ratio "$ar" "$br")" "$au" "$bu" \
         "$(ratio "$au" "$bu")" "$ap" "$bp" "$(ratio "$ap" "$bp")"
 done
-echo "(medians of $ROUNDS rounds; lower CPU µs and p99 are better)"
+echo "(medians of $ROUNDS rounds; lower CPU µs and p99 are better; for cold:, p99 is the median time of one miss)"

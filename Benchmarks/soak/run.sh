@@ -182,7 +182,7 @@ awk -v constantmib="$CONSTANT_MIB" -v threadceiling="$THREAD_CEILING" -v warmup=
             requests, rps, socket, non2xx, p50, p99
         printf "larder anonymous + shared RSS %.1f MiB at warm-up end (%d s) -> %.1f MiB at the end of the load;" \
             " %.1f MiB after %d s idle\n", wr / 1024, warmup, er / 1024, last / 1024, idle
-        printf "file-backed RSS (the program and its libraries; the store is read with pread) %.1f MiB at the end of the load, %.1f MiB idle\n", \
+        printf "file-backed RSS (the program, its libraries and the pages of the store read through its map) %.1f MiB at the end of the load, %.1f MiB idle\n", \
             efile / 1024, lastfile / 1024
         printf "threads %d at the end of the load (most %d), %d idle; open fds %d -> %d; %d samples\n", \
             et, maxthreads, lastthreads, wf, ef, samples
