@@ -3,12 +3,16 @@
 // SQLite part of a hit costs at a million entries against a thousand, and what a change of the statement, the
 // row or the reader's page cache would do to it. Built and run by lookup.sh.
 //
-//   lookup <db> <join|inline> <lookups> <cache KiB>
+//   lookup <db> <join|inline> <lookups> <cache KiB> [map bytes]
 //
 // join:   the lookup as Larder makes it, the entry and its first chunk in one statement (less its clause for
 //         purged entries, which Larder passes over with `?3 = 0` while no purge is pending).
 // inline: a copy of the store whose entries hold their one chunk in the row (`inline_crc32`, `inline_data`,
 //         made by lookup.sh), read with a `CASE` that leaves the chunk table alone for such rows.
+//
+// map bytes: read the file through SQLite's memory map of that many bytes (`PRAGMA mmap_size`, which Debian's
+// build caps at 2 GB: enough for these stores). Nothing commits here, so SQLite's map, one a connection, is
+// never undone, and it reads as Larder's shared map does (Sources/CSQLiteVFS/mapped_database.c).
 //
 // Prints the mean microseconds a lookup over all of them.
 #include <sqlite3.h>
@@ -43,8 +47,8 @@ static void fail(sqlite3 *db, const char *what) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5) {
-        fprintf(stderr, "usage: %s <db> <join|inline> <lookups> <cache KiB>\n", argv[0]);
+    if (argc != 5 && argc != 6) {
+        fprintf(stderr, "usage: %s <db> <join|inline> <lookups> <cache KiB> [map bytes]\n", argv[0]);
         return 2;
     }
     const char *mode = argv[2];
@@ -54,6 +58,10 @@ int main(int argc, char **argv) {
     char pragma[64];
     snprintf(pragma, sizeof pragma, "PRAGMA cache_size = -%ld", atol(argv[4]));
     if (sqlite3_exec(db, pragma, NULL, NULL, NULL) != SQLITE_OK) fail(db, "cache_size");
+    if (argc == 6) {
+        snprintf(pragma, sizeof pragma, "PRAGMA mmap_size = %lld", atoll(argv[5]));
+        if (sqlite3_exec(db, pragma, NULL, NULL, NULL) != SQLITE_OK) fail(db, "mmap_size");
+    }
 
     // Every entry's rowid and key, to ask for at random.
     sqlite3_stmt *scan;

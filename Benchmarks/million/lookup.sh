@@ -5,11 +5,13 @@
 # with a larger reader page cache (BIG_CACHE KiB; Larder's readers have 2 048), and, when INLINE=1, a copy of
 # the million whose entries hold their one chunk in the row (made once, about 15 s and 1.4 GB), read with
 # the statement such a schema would use. STRACE=1 adds the `pread`s a lookup of the stores as Larder writes
-# them (strace -c, less the scan of the entry table that picks the keys). Every store is read into the page
+# them (strace -c, less the scan of the entry table that picks the keys). MAP=1 adds each store read through
+# a memory map of the whole file, as Larder reads it (`--store-map`). Every store is read into the page
 # cache first.
 #
 #   Benchmarks/million/lookup.sh                     # 5 rounds of 200 000 lookups
 #   INLINE=1 STRACE=1 ROUNDS=3 Benchmarks/million/lookup.sh
+#   MAP=1 INLINE=1 Benchmarks/million/lookup.sh      # also each store read through a map, as Larder does
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . Benchmarks/lib.sh
@@ -42,6 +44,11 @@ SQL
     fi
     variants+=("million, chunk in the row|$inline|inline|2048")
 fi
+if [[ ${MAP:-0} == 1 ]]; then
+    # The whole file mapped (the fifth field: bytes of map), as Larder reads it.
+    variants+=("thousand, mapped|$small|join|2048|4000000000" "million, mapped|$large|join|2048|4000000000")
+    [[ ${INLINE:-0} == 1 ]] && variants+=("million, chunk in the row, mapped|$inline|inline|2048|4000000000")
+fi
 
 for variant in "${variants[@]}"; do
     IFS='|' read -r _ db _ _ <<<"$variant"
@@ -52,8 +59,8 @@ declare -A times
 for round in $(seq "$ROUNDS"); do
     line="round $round:"
     for variant in "${variants[@]}"; do
-        IFS='|' read -r name db mode cache <<<"$variant"
-        t=$(taskset -c 0 "$WORK/lookup" "$db" "$mode" "$LOOKUPS" "$cache")
+        IFS='|' read -r name db mode cache map <<<"$variant"
+        t=$(taskset -c 0 "$WORK/lookup" "$db" "$mode" "$LOOKUPS" "$cache" ${map:+"$map"})
         times[$name]+="$t "
         line+=" $name $t µs;"
     done
@@ -68,9 +75,10 @@ done
 if [[ ${STRACE:-0} == 1 ]]; then
     need_tools strace
     for variant in "${variants[@]}"; do
-        IFS='|' read -r name db mode cache <<<"$variant"
-        # The inline copy's scan under strace took minutes; its reads are not the question it answers.
-        [[ $mode == join ]] || continue
+        IFS='|' read -r name db mode cache map <<<"$variant"
+        # The inline copy's scan under strace took minutes; its reads are not the question it answers. A
+        # mapped store makes none.
+        [[ $mode == join && -z $map ]] || continue
         scanned=$(sqlite3 "$db" "SELECT count(*) FROM dbstat WHERE name = 'entry'")
         strace -f -c -e trace=pread64 -o "$WORK/strace" "$WORK/lookup" "$db" "$mode" "$LOOKUPS" "$cache" >/dev/null
         reads=$(awk '$NF == "pread64" { print $4 }' "$WORK/strace")
