@@ -18,10 +18,10 @@
 // elsewhere in the file, a size SQLite might use one day) writes the buffer first and then goes straight
 // to the file, so the file's contents after each xWrite that returns are those the default VFS would
 // have left whenever they can be read.
+#include "larder_vfs.h"
 #include "vfs_files.h"
 
 #include <sqlite3.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -46,10 +46,10 @@ typedef struct BatchedFile {
     enum Expecting expecting;
     sqlite3_int64 pageOffset;            // where the page of the buffered header goes
     int commits;                         // whether the buffered header marks a commit
+    long long requested;                 // writes SQLite asked for (CSQLITEVFS_FCNTL_WAL_WRITES)
+    long long performed;                 // writes that reached the file
 } BatchedFile;
 
-static atomic_llong requested_writes;
-static atomic_llong performed_writes;
 
 // Writes the buffer to the file, in pieces of at most PIECE_BYTES; the buffer is empty afterwards whatever
 // the outcome.
@@ -59,7 +59,7 @@ static int flush(BatchedFile *file) {
     file->length = 0;
     for (int done = 0; done < length;) {
         int piece = length - done < PIECE_BYTES ? length - done : PIECE_BYTES;
-        atomic_fetch_add_explicit(&performed_writes, 1, memory_order_relaxed);
+        file->performed++;
         int rc = file->inner->pMethods->xWrite(file->inner, file->buffer + done, piece, file->start + done);
         if (rc != SQLITE_OK) return rc;
         done += piece;
@@ -70,7 +70,7 @@ static int flush(BatchedFile *file) {
 static int write_through(BatchedFile *file, const void *bytes, int amount, sqlite3_int64 offset) {
     int rc = flush(file);
     if (rc != SQLITE_OK) return rc;
-    atomic_fetch_add_explicit(&performed_writes, 1, memory_order_relaxed);
+    file->performed++;
     return file->inner->pMethods->xWrite(file->inner, bytes, amount, offset);
 }
 
@@ -86,7 +86,7 @@ static void append(BatchedFile *file, const void *bytes, int amount, sqlite3_int
 
 static int batched_write(sqlite3_file *handle, const void *bytes, int amount, sqlite3_int64 offset) {
     BatchedFile *file = (BatchedFile *)handle;
-    atomic_fetch_add_explicit(&requested_writes, 1, memory_order_relaxed);
+    file->requested++;
     if (file->expecting == EXPECT_PAGE) {
         if (offset != file->pageOffset || !is_page_size(amount)) return write_through(file, bytes, amount, offset);
         append(file, bytes, amount, offset);
@@ -151,6 +151,13 @@ static int batched_file_size(sqlite3_file *handle, sqlite3_int64 *size) {
 
 static int batched_file_control(sqlite3_file *handle, int op, void *argument) {
     BatchedFile *file = (BatchedFile *)handle;
+    if (op == CSQLITEVFS_FCNTL_WAL_WRITES) {
+        // Before the flush below, which would count as a write.
+        long long *counts = argument;
+        counts[0] = file->requested;
+        counts[1] = file->performed;
+        return SQLITE_OK;
+    }
     int rc = flush(file);
     if (rc != SQLITE_OK) return rc;
     return file->inner->pMethods->xFileControl(file->inner, op, argument);
@@ -177,8 +184,3 @@ static const sqlite3_io_methods batched_methods = {
 const size_t batched_wal_bytes = sizeof(BatchedFile);
 
 void batched_wal_wrap(sqlite3_file *handle) { handle->pMethods = &batched_methods; }
-
-void larder_vfs_wal_writes(long long *requested, long long *performed) {
-    *requested = atomic_load_explicit(&requested_writes, memory_order_relaxed);
-    *performed = atomic_load_explicit(&performed_writes, memory_order_relaxed);
-}

@@ -12,10 +12,10 @@
 /// fails.
 int larder_vfs_register(void);
 
-/// Counts kept since the process started, for tests and benchmarks: WAL writes SQLite asked for
-/// (`requested`), and writes that reached the file (`performed`: flushed batches and written-through
-/// writes).
-void larder_vfs_wal_writes(long long *requested, long long *performed);
+/// A file control of the VFS's WAL files, for tests: sent to the WAL (`SQLITE_FCNTL_JOURNAL_POINTER` finds
+/// it), it sets a `long long[2]` to the writes SQLite asked of that file since it was opened and the writes
+/// that reached it (flushed batches and written-through writes).
+#define CSQLITEVFS_FCNTL_WAL_WRITES 0x4c57
 
 /// A file control of the VFS's database files, for tests: `sqlite3_file_control(db, "main",
 /// CSQLITEVFS_FCNTL_MAP, &pointer)` sets a `void *` to the start of the map the connection reads its database

@@ -106,6 +106,20 @@ final class SQLiteConnection: @unchecked Sendable {
         return start.map { Int(bitPattern: $0) }
     }
 
+    /// The writes SQLite asked of this connection's WAL file since it was opened and those that reached the
+    /// file (Sources/CSQLiteVFS/batched_wal.c); `nil` before the WAL is open or without Larder's VFS (tests).
+    var walWrites: (requested: Int64, performed: Int64)? {
+        var wal: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) == SQLITE_OK,
+            let wal, let methods = wal.pointee.pMethods
+        else { return nil }
+        var counts: [Int64] = [0, 0]
+        let code = counts.withUnsafeMutableBufferPointer {
+            methods.pointee.xFileControl(wal, CSQLITEVFS_FCNTL_WAL_WRITES, $0.baseAddress)
+        }
+        return code == SQLITE_OK ? (counts[0], counts[1]) : nil
+    }
+
     /// Runs SQL text of one or more statements with no parameters (https://sqlite.org/c3ref/exec.html).
     /// - Parameter sql: the statements.
     /// - Throws: `SQLiteError` on failure.
