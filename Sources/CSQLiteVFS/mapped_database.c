@@ -26,7 +26,7 @@
 // through the map, and everything else with the default VFS's read. `readable` starts at the file's size
 // and follows what this process does to it: a write through any connection's wrapper raises it to the
 // write's end once the write returned, a size hint to the size the file then has; a truncation lowers it
-// before the file shrinks, and so does a size the file is seen to have. SQLite shrinks a database file
+// before the file shrinks. SQLite shrinks a database file
 // only in the checkpoint after a VACUUM or with auto-vacuum, neither of which Larder uses. What this map
 // does not guard against is another process shrinking the file under it: SQLite's own map reads the
 // file's size again at every read transaction, and this one does not, so that a lookup makes no system
@@ -114,14 +114,6 @@ static int mapped_truncate(sqlite3_file *handle, sqlite3_int64 size) {
     MappedDatabase *file = (MappedDatabase *)handle;
     if (file->shared != NULL) lower_readable(file->shared, size);
     return file->inner->pMethods->xTruncate(file->inner, size);
-}
-
-static int mapped_file_size(sqlite3_file *handle, sqlite3_int64 *size) {
-    MappedDatabase *file = (MappedDatabase *)handle;
-    int rc = file->inner->pMethods->xFileSize(file->inner, size);
-    // A size seen smaller than thought (another process's truncation) may only make fewer reads mapped.
-    if (rc == SQLITE_OK && file->shared != NULL) lower_readable(file->shared, *size);
-    return rc;
 }
 
 // The descriptor of the default VFS's file, for mmap, or -1. Larder never opens a descriptor of its own on
@@ -233,7 +225,7 @@ static const sqlite3_io_methods mapped_methods = {
     mapped_write,
     mapped_truncate,
     wrapped_sync,
-    mapped_file_size,
+    wrapped_file_size,
     wrapped_lock,
     wrapped_unlock,
     wrapped_check_reserved_lock,

@@ -53,6 +53,11 @@ int wrapped_sync(sqlite3_file *handle, int flags) {
     return inner->pMethods->xSync(inner, flags);
 }
 
+int wrapped_file_size(sqlite3_file *handle, sqlite3_int64 *size) {
+    sqlite3_file *inner = ((WrappedFile *)handle)->inner;
+    return inner->pMethods->xFileSize(inner, size);
+}
+
 int wrapped_lock(sqlite3_file *handle, int level) {
     sqlite3_file *inner = ((WrappedFile *)handle)->inner;
     return inner->pMethods->xLock(inner, level);

@@ -22,6 +22,7 @@ void mapped_database_wrap(sqlite3_vfs *inner_vfs, const char *name, sqlite3_file
 
 /// The file methods that go to the inner file as they are (vfs.c); either wrapper's method table uses them.
 int wrapped_sync(sqlite3_file *handle, int flags);
+int wrapped_file_size(sqlite3_file *handle, sqlite3_int64 *size);
 int wrapped_lock(sqlite3_file *handle, int level);
 int wrapped_unlock(sqlite3_file *handle, int level);
 int wrapped_check_reserved_lock(sqlite3_file *handle, int *result);
