@@ -26,10 +26,12 @@
 # MISS_ROUNDS interleaved rounds, larder with the first tier in TIERS. Answered misses/s and p99 for both;
 # and what each stored: for larder, after each flood the script waits until no origin fetch is in flight
 # (every body committed or given up) and counts that flood's rows in its SQLite file; for nginx, the cache
-# files written. The share stored is of the misses the origin saw. Finally up to MISS_SAMPLE of larder's
-# stored entries are read back through /fetch, each of which must be a HIT with the origin's bytes. Both
-# caches run unbounded (larder --max-size 0, nginx without max_size) so that nothing stored is evicted
-# before it is counted.
+# files written. The share stored is of the misses the origin saw. Each server's CPU time (user and system
+# apart, from /proc) a stored miss: larder's from the flood's start to its last commit, nginx's to a second
+# after its flood; the split says whether a gap is the kernel's work (sockets, files) or the program's.
+# Finally up to MISS_SAMPLE of larder's stored entries are read back through /fetch, each of which must be
+# a HIT with the origin's bytes. Both caches run unbounded (larder --max-size 0, nginx without max_size)
+# so that nothing stored is evicted before it is counted.
 #
 #   Benchmarks/fetch/run.sh                                   # the published run, about 20 minutes
 #   ROUNDS=1 DURATION=2s CASES="text1k json64k-gz" MISS_CASES="text1k:3s" MISS_ROUNDS=1 Benchmarks/fetch/run.sh
@@ -255,13 +257,30 @@ for c in $CASES; do
     warm_and_check "$CACHE_PORT" "$c"
 done
 
-# CPU time (user and system, in clock ticks) a process and its children (nginx's worker) have used.
-process_ticks() { # pid
-    local pid total=0
+# User and system CPU time (clock ticks) a process and its children (nginx's worker) have used: "user system".
+process_cpu() { # pid
+    local pid u s user=0 system=0
     for pid in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
-        total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+        read -r u s < <(awk '{ print $14, $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0 0)
+        user=$((user + u)) system=$((system + s))
     done
-    echo "$total"
+    echo "$user $system"
+}
+
+# Their sum.
+process_ticks() { # pid
+    local user system
+    read -r user system < <(process_cpu "$1")
+    echo $((user + system))
+}
+
+# Microseconds a unit of work of the CPU between two process_cpu readings: "user system".
+cpu_per() { # "user system" before, "user system" after, units
+    awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN {
+        split(a, x, " "); split(b, y, " ")
+        if (n > 0) printf "%.1f %.1f\n", (y[1] - x[1]) * 1000000 / hz / n, (y[2] - x[2]) * 1000000 / hz / n
+        else print "0 0"
+    }'
 }
 
 # One measured run; fails when the origin saw a request meanwhile (a miss) or wrk saw a non-2xx answer.
@@ -506,6 +525,7 @@ for m in $MISS_CASES; do
     : >"$WORK/misses-$c.txt"
     for round in $(seq "$MISS_ROUNDS"); do
         ticks=$(cpu_ticks)
+        l_cpu=$(process_cpu "${TIER_PID[$MISS_TIER]}")
         flood "$MISS_PORT" "$c" "$d" "$c-r$round-"
         now=$(find /proc/"${TIER_PID[$MISS_TIER]}"/task -mindepth 1 -maxdepth 1 | wc -l)
         [ "$now" -le "$threads" ] || threads=$now
@@ -515,12 +535,16 @@ for m in $MISS_CASES; do
         # under way when wrk stopped (wrk's count leaves those out, and their bodies are stored too).
         l_fetched=$(($(origin_requests) - FLOOD_BEFORE))
         l_stored=$(stored_rows "$(flood_prefix "$c" "$c-r$round-")")
+        # larder's CPU from the flood's start to its last commit, a stored miss.
+        read -r l_user l_system < <(cpu_per "$l_cpu" "$(process_cpu "${TIER_PID[$MISS_TIER]}")" "$l_stored")
         files=$(nginx_files)
+        n_cpu=$(process_cpu "$NGINX_PID")
         flood "$CACHE_PORT" "$c" "$d" "$c-n$round-"
         # nginx renames a cache file into place when its response ends: a second lets the last ones finish.
         sleep 1
         n_fetched=$(($(origin_requests) - FLOOD_BEFORE))
         n_stored=$(($(nginx_files) - files))
+        read -r n_user n_system < <(cpu_per "$n_cpu" "$(process_cpu "$NGINX_PID")" "$n_stored")
         steal=$(steal_since "$ticks")
         kept=$(awk -v s="$steal" -v m="$STEAL_MAX" 'BEGIN { print (s <= m) ? 1 : 0 }')
         # larder's stored/s counts to its last commit (the flood plus the wait for its writes).
@@ -529,10 +553,12 @@ for m in $MISS_CASES; do
         n_rate=$(awk -v n="$n_stored" -v d="$(seconds_of "$d")" 'BEGIN { printf "%.0f", n / d }')
         l_share=$(awk -v s="$l_stored" -v f="$l_fetched" 'BEGIN { print 100 * s / f }')
         n_share=$(awk -v s="$n_stored" -v f="$n_fetched" 'BEGIN { print 100 * s / f }')
-        echo "$kept $steal $l_rps $l_p99 $l_rate $l_share $FLOOD_RPS $FLOOD_P99 $n_rate $n_share" >>"$WORK/misses-$c.txt"
+        echo "$kept $steal $l_rps $l_p99 $l_rate $l_share $FLOOD_RPS $FLOOD_P99 $n_rate $n_share" \
+            "$l_user $l_system $n_user $n_system" >>"$WORK/misses-$c.txt"
         echo "  $c round $round: larder answered $l_answered ($l_rps/s, p99 $l_p99 ms), fetched $l_fetched, stored" \
             "$l_stored ($DRAINED s to drain); nginx answered $FLOOD_ANSWERED ($FLOOD_RPS/s, p99 $FLOOD_P99 ms)," \
-            "fetched $n_fetched, stored $n_stored; steal $steal%" >&2
+            "fetched $n_fetched, stored $n_stored; steal $steal%; CPU µs a stored miss (user + system): larder" \
+            "$l_user + $l_system, nginx $n_user + $n_system" >&2
     done
     sampled=$(check_stored_sample "$c")
     keep=1 mark=""
@@ -542,17 +568,20 @@ for m in $MISS_CASES; do
     kept=$(awk -v k="$keep" '$1 >= k' "$WORK/misses-$c.txt" | wc -l)
     MISS_ROWS+=("$(md_row "$(case_title "$c"), $d" larder "$(group "$(col 3)")" "$(printf %.2f "$(col 4)") ms" \
         "$(group "$(col 5)")" "$(printf %.1f "$(col 6)")%" "$(ratio "$(col 3)" "$(col 7)")$mark" \
-        "$(printf %.2f "$pr")$mark" "$kept/$MISS_ROUNDS$mark" "$sampled HIT, byte-exact")")
+        "$(printf %.2f "$pr")$mark" "$(printf "%.1f + %.1f" "$(col 11)" "$(col 12)")" "$kept/$MISS_ROUNDS$mark" \
+        "$sampled HIT, byte-exact")")
     MISS_ROWS+=("$(md_row "$(case_title "$c"), $d" nginx "$(group "$(col 7)")" "$(printf %.2f "$(col 8)") ms" \
-        "$(group "$(col 9)")" "$(printf %.1f "$(col 10)")%" "" "" "$kept/$MISS_ROUNDS$mark" "")")
+        "$(group "$(col 9)")" "$(printf %.1f "$(col 10)")%" "" "" "$(printf "%.1f + %.1f" "$(col 13)" "$(col 14)")" \
+        "$kept/$MISS_ROUNDS$mark" "")")
 done
 if [ ${#MISS_ROWS[@]} -gt 0 ]; then
     echo
     md_row "misses under load" server answered/s p99 stored/s "share stored" "answered, larder / nginx" "p99 ratio" \
-        "rounds kept" "stored sample read back"
-    echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+        "CPU µs a stored miss, user + system" "rounds kept" "stored sample read back"
+    echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
     printf '%s\n' "${MISS_ROWS[@]}"
     echo "(stored: larder's rows committed, counted after its writes drained, per second of flood plus drain;"
-    echo "nginx's cache files written during the flood. Share stored: of the misses the origin saw. larder threads"
-    echo "at most: $threads.)"
+    echo "nginx's cache files written during the flood. Share stored: of the misses the origin saw. CPU µs a stored"
+    echo "miss: the server's user and system time over its flood (larder's to its last commit) a stored miss. larder"
+    echo "threads at most: $threads.)"
 fi
