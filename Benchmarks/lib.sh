@@ -40,6 +40,7 @@ need_tools() {
                 nginx) packages+=(nginx-light) ;;
                 callgrind_control | valgrind) packages+=(valgrind) ;;
                 taskset) packages+=(util-linux) ;;
+                perf) packages+=(linux-perf) ;;
                 *) packages+=("$tool") ;;
             esac
         done

@@ -17,8 +17,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 . Benchmarks/lib.sh
 
-ENTRIES=${ENTRIES:-1000000}
-SMALL=${SMALL:-1000}
 WARM=${WARM:-8s}
 DURATION=${DURATION:-20}
 need_tools wrk curl valgrind callgrind_control objcopy cc

@@ -17,8 +17,6 @@ cd "$(dirname "$0")/../.."
 . Benchmarks/lib.sh
 
 ROUNDS=${ROUNDS:-5}
-ENTRIES=${ENTRIES:-1000000}
-SMALL=${SMALL:-1000}
 export DURATION=${DURATION:-10s}
 need_tools wrk taskset curl
 build_larder

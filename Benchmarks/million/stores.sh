@@ -3,6 +3,9 @@
 # shellcheck shell=bash
 
 MILLION_DIR=${MILLION_DIR:-/tmp/larder-million}
+# The two stores run.sh, callgrind.sh and perf.sh compare (tier.sh and flush.sh set ENTRIES first).
+ENTRIES=${ENTRIES:-1000000}
+SMALL=${SMALL:-1000}
 RANDOM_LUA="$(dirname "${BASH_SOURCE[0]}")/random.lua"
 
 # Loads the store of n entries through SQLiteCacheStore.bulkLoad (`PurgeBenchmark --load-only`: entries of
