@@ -50,7 +50,6 @@ typedef struct BatchedFile {
     long long performed;                 // writes that reached the file
 } BatchedFile;
 
-
 // Writes the buffer to the file, in pieces of at most PIECE_BYTES; the buffer is empty afterwards whatever
 // the outcome.
 static int flush(BatchedFile *file) {

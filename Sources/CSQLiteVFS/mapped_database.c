@@ -26,13 +26,12 @@
 // through the map, and everything else with the default VFS's read. `readable` starts at the file's size
 // and follows what this process does to it: a write through any connection's wrapper raises it to the
 // write's end once the write returned, a size hint to the size the file then has; a truncation lowers it
-// before the file shrinks. SQLite shrinks a database file
-// only in the checkpoint after a VACUUM or with auto-vacuum, neither of which Larder uses. What this map
-// does not guard against is another process shrinking the file under it: SQLite's own map reads the
-// file's size again at every read transaction, and this one does not, so that a lookup makes no system
-// call. An I/O error while the kernel fills a mapped page is also a SIGBUS, where a pread would have
-// failed one read: the trade every memory-mapped store makes (docs/ARCHITECTURE.md says when to turn the
-// map off).
+// before the file shrinks (SQLite shrinks a database file only in the checkpoint after a VACUUM or with
+// auto-vacuum, neither of which Larder uses). What this map does not guard against is another process
+// shrinking the file under it: SQLite's own map reads the file's size again at every read transaction, and
+// this one does not, so that a lookup makes no system call. An I/O error while the kernel fills a mapped
+// page is also a SIGBUS, where a pread would have failed one read: the trade every memory-mapped store
+// makes (docs/ARCHITECTURE.md says when to turn the map off).
 #include "larder_vfs.h"
 #include "vfs_files.h"
 
