@@ -10,7 +10,7 @@ public enum OriginHeaderForwarding {
         "proxy-authorization", "proxy-authenticate",
     ]
 
-    private static let hopByHopNames = FieldNames(hopByHop)
+    static let hopByHopNames = FieldNames(hopByHop)
 
     /// Request fields Larder sets itself or that describe a body Larder does not send.
     private static let replacedOnRequest = FieldNames(["host", "content-length", "expect", "via"])

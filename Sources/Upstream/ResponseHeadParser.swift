@@ -97,12 +97,16 @@ struct ResponseHeadParser {
 
     private mutating func finishHead() -> Outcome {
         guard let status else { return .malformed("empty line before the status line") }
-        let head = OriginResponseHead(
-            status: status, reasonPhrase: reasonPhrase, headers: HTTPHeaders(fields: fields), version: version)
+        var headers = HTTPHeaders(fields: fields)
+        fields = []
+        // The fields of the connection with the origin end here (RFC 9110 §7.6.1), removed once and in place:
+        // the answer relayed and the entry stored each copied every field to drop them (nearly every origin
+        // sends `Connection: keep-alive`), 2 000 instructions a copy.
+        headers.removeHopByHop(OriginHeaderForwarding.hopByHopNames)
+        let head = OriginResponseHead(status: status, reasonPhrase: reasonPhrase, headers: headers, version: version)
         if (100..<200).contains(status) {
             // An interim response (RFC 9110 §15.2): the final one follows.
             self.status = nil
-            fields = []
             return .interim(head)
         }
         isComplete = true

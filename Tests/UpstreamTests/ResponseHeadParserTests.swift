@@ -17,6 +17,18 @@ struct ResponseHeadParserTests {
         #expect(outcomes.last == .head(head))
     }
 
+    /// The fields of the connection with the origin end at the parser (RFC 9110 §7.6.1): the hop-by-hop ones,
+    /// in any case, and every field `Connection` names; the others keep their order.
+    @Test func theFieldsOfTheConnectionAreLeftOutOfAHead() {
+        let outcomes = feed([
+            "HTTP/1.1 200 OK\r\n", "Connection: keep-alive, X-Hop\r\n", "B: 1\r\n", "keep-alive: timeout=5\r\n",
+            "X-Hop: a\r\n", "Transfer-Encoding: chunked\r\n", "A: 2\r\n", "Trailer: X-T\r\n", "\r\n",
+        ])
+        let head = OriginResponseHead(
+            status: 200, reasonPhrase: "OK", headers: HTTPHeaders([("B", "1"), ("A", "2")]), version: .http1_1)
+        #expect(outcomes.last == .head(head))
+    }
+
     @Test func interimHeadsAreReportedApartAndTheFinalHeadHasOnlyItsOwnFields() {
         let outcomes = feed([
             "HTTP/1.1 100 Continue\r\n", "\r\n", "HTTP/1.1 103 Early Hints\r\n", "Link: </a>\r\n", "\r\n",
