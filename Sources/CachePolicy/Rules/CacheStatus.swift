@@ -72,39 +72,65 @@ public struct CacheStatus: Sendable, Equatable {
 
     /// The field value, e.g. `Larder; hit; ttl=120` or `Larder; fwd=uri-miss; stored`.
     public var fieldValue: String {
-        var out = Self.token(cacheName)
+        // Room for every part at once, each appended in place: built by concatenation and interpolation, a
+        // miss's value (name, fwd, fwd-status, stored, a 64-digit key) grew its string five times and made
+        // a string per part, 3 600 instructions of every miss (callgrind).
+        var out = ""
+        out.reserveCapacity(cacheName.utf8.count + (key?.utf8.count ?? 0) + (detail?.utf8.count ?? 0) + 96)
+        out += Self.token(cacheName)
         if hit { out += "; hit" }
-        if let forward { out += "; fwd=" + forward.rawValue }
-        if let forwardStatus { out += "; fwd-status=\(forwardStatus)" }
-        if let ttl { out += "; ttl=\(ttl)" }
+        if let forward {
+            out += "; fwd="
+            out += forward.rawValue
+        }
+        if let forwardStatus {
+            out += "; fwd-status="
+            out += String(forwardStatus)
+        }
+        if let ttl {
+            out += "; ttl="
+            out += String(ttl)
+        }
         if stored { out += "; stored" }
         if collapsed { out += "; collapsed" }
-        if let key { out += "; key=" + Self.sfString(key) }
-        if let detail { out += "; detail=" + Self.sfString(detail) }
+        if let key {
+            out += "; key="
+            Self.appendSFString(key, to: &out)
+        }
+        if let detail {
+            out += "; detail="
+            Self.appendSFString(detail, to: &out)
+        }
         return out
     }
 
     /// An sf-string: printable ASCII in quotes, `"` and `\` escaped, anything else replaced by `?`.
     static func sfString(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 2)
+        appendSFString(text, to: &out)
+        return out
+    }
+
+    /// Appends `text` as an sf-string (`sfString`).
+    static func appendSFString(_ text: String, to out: inout String) {
+        out += "\""
         // Nearly always printable without a quote or backslash (a key's hex, a filter's reason): copied
         // whole. Scalar by scalar, the key alone cost 2 600 instructions of every miss (callgrind).
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E && $0 != 0x22 && $0 != 0x5C }) {
-            var out = ""
-            out.reserveCapacity(text.utf8.count + 2)
-            out += "\""
             out += text
-            out += "\""
-            return out
-        }
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x22, 0x5C: out += "\\" + String(scalar)
-            case 0x20...0x7E: out.unicodeScalars.append(scalar)
-            default: out += "?"
+        } else {
+            for scalar in text.unicodeScalars {
+                switch scalar.value {
+                case 0x22, 0x5C:
+                    out += "\\"
+                    out.unicodeScalars.append(scalar)
+                case 0x20...0x7E: out.unicodeScalars.append(scalar)
+                default: out += "?"
+                }
             }
         }
-        return out + "\""
+        out += "\""
     }
 
     /// An sf-token for the cache name: it must start with a letter or `*`; an unusable name falls back
