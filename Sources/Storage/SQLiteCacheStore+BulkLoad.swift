@@ -25,12 +25,13 @@ extension SQLiteCacheStore {
                                 done = true
                                 break
                             }
+                            let crc = CRC32.checksum(body)
                             let job = SQLiteCommitJob(
                                 entry: entry,
                                 facts: StoredBodyFacts(
                                     originalSize: body.count, storedSize: body.count, codec: .identity,
-                                    crc32: CRC32.checksum(body), chunkSize: configuration.chunkSize),
-                                lastChunk: body.isEmpty ? nil : (body, 0), pendingBody: nil,
+                                    crc32: crc, chunkSize: configuration.chunkSize),
+                                lastChunk: body.isEmpty ? nil : (body, 0, crc), pendingBody: nil,
                                 purgeGeneration: purgeLog.generation, now: configuration.clock(), completion: { _ in })
                             _ = try SQLiteCommitGroup.apply(
                                 job, connection: connection, in: self, counters: &counters, varyKeys: &varyKeys)

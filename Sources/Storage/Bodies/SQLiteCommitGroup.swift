@@ -8,8 +8,9 @@ import Synchronization
 struct SQLiteCommitJob: Sendable {
     let entry: StoredEntry
     let facts: StoredBodyFacts
-    /// The final chunk, encoded, and its sequence number; `nil` for an empty body.
-    let lastChunk: (bytes: [UInt8], sequence: Int64)?
+    /// The final chunk, encoded, and its sequence number; `nil` for an empty body. `crc32` is the chunk's
+    /// CRC-32 when the writer knows it already (a body stored as it came, in one chunk, is its own chunk).
+    let lastChunk: (bytes: [UInt8], sequence: Int64, crc32: UInt32?)?
     /// The pending body the earlier chunks went to; `nil` when the body fits in its final chunk.
     let pendingBody: Int64?
     /// The purge generation when the write began (`SQLitePurgeLog`).
@@ -183,7 +184,8 @@ final class SQLiteCommitGroup: Sendable {
     ) throws -> StoredEntry {
         let bodyID = job.pendingBody ?? counters.nextBodyID()
         if let last = job.lastChunk {
-            try SQLiteBodyWriter.insertChunk(last.bytes, body: bodyID, sequence: last.sequence, connection: connection)
+            try SQLiteBodyWriter.insertChunk(
+                last.bytes, body: bodyID, sequence: last.sequence, crc32: last.crc32, connection: connection)
         }
         if job.pendingBody != nil {
             try connection.run(deletePendingBody, [.integer(bodyID)])
