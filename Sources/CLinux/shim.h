@@ -1,6 +1,6 @@
 // Linux interfaces that Glibc's Swift module does not include, for HTTPServer: epoll (one set per event
 // loop, watched by one libdispatch source; docs/ARCHITECTURE.md) and memfd_create (in-memory files that
-// hot bodies are sent from with sendfile), glibc's malloc arena bound, fast bins and trim (ProcessMemory); for
+// hot bodies are sent from with sendfile), glibc's malloc arena bound and trim (ProcessMemory); for
 // TestSupport's ChildProcess: posix_spawn's close-from action; for Upstream's driver thread: its name.
 #ifndef LARDER_CLINUX_SHIM_H
 #define LARDER_CLINUX_SHIM_H
@@ -35,13 +35,6 @@ static inline int clinux_limit_malloc_arenas(int count) { return mallopt(M_ARENA
 static inline int clinux_hold_freed_heap(int trim, int mmap) {
     return mallopt(M_TRIM_THRESHOLD, trim) && mallopt(M_MMAP_THRESHOLD, mmap);
 }
-
-/// mallopt(M_MXFAST, 0): no fast bins; a freed small chunk that the thread's cache (tcache) does not keep
-/// goes back to its arena at once, merged with its free neighbours. Returns 1 when glibc took it.
-static inline int clinux_disable_fast_bins(void) { return mallopt(M_MXFAST, 0); }
-
-/// The bytes of freed chunks held in fast bins, over every arena (mallinfo2's fsmblks).
-static inline size_t clinux_fast_bin_bytes(void) { return mallinfo2().fsmblks; }
 
 /// malloc_trim(0): gives free pages of every arena back to the kernel; returns 1 when some were.
 static inline int clinux_malloc_trim(void) { return malloc_trim(0); }

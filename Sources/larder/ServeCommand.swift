@@ -76,7 +76,6 @@ struct ServeCommand: ParsableCommand {
         // Before any thread exists: the server's threads share a bounded number of malloc arenas.
         ProcessMemory.limitArenas(to: max(2, ProcessInfo.processInfo.activeProcessorCount))
         ProcessMemory.holdFreedHeap(trimThreshold: 32 << 20, mapThreshold: 8 << 20)
-        ProcessMemory.disableFastBins()
         LoggingSystem.bootstrap { label in
             var handler = LineLogHandler(label: label, format: settings.logging.format)
             handler.logLevel = settings.logging.level

@@ -52,23 +52,6 @@ import Testing
     }
 }
 
-/// `serve` turns glibc's fast bins off (`ProcessMemory.disableFastBins`): a small chunk freed beyond the thread's
-/// cache goes back to its arena at once, where it used to wait in a fast bin until the next allocation of 1 KiB
-/// or more merged every waiting chunk back.
-@Suite struct FastBinTests {
-    @Test func smallChunksFreedBeyondTheThreadCacheWaitInNoFastBin() throws {
-        ProcessMemory.disableFastBins()
-        // Chunks other threads of the test process freed into fast bins before can only leave them now (`serve`
-        // turns them off before its threads start, so it has none).
-        let waiting = ProcessMemory.fastBinBytes
-        // The thread's cache keeps seven chunks of a size; with glibc's defaults the other 193 of these 48-byte
-        // chunks would wait in a fast bin (up to 128 bytes): 12 352 bytes more.
-        let chunks = try (0..<200).map { _ in try #require(malloc(48)) }
-        for chunk in chunks { free(chunk) }
-        #expect(ProcessMemory.fastBinBytes <= waiting)
-    }
-}
-
 /// When `serve` gives freed heap back (`ProcessMemory.TrimSchedule`): every 30 s, and at the next tick (a tenth
 /// of a second) after the bounded transient memory (write backlog, bodies in flight) drains by the drop from
 /// its high-water mark.

@@ -34,24 +34,6 @@ public enum ProcessMemory {
         _ = clinux_hold_freed_heap(Int32(clamping: trimThreshold), Int32(clamping: mapThreshold))
     }
 
-    /// Turns glibc's fast bins off; call once, before the server's threads start. A freed small chunk that
-    /// the freeing thread's cache (tcache, seven of each size) does not keep goes back to its arena at once.
-    ///
-    /// Why: with fast bins such chunks wait in per-size lists, and every allocation of 1 KiB or more in that
-    /// arena first merges all of them back (`malloc_consolidate`), walking memory gone cold meanwhile. A
-    /// stored miss makes several such allocations (libcurl's 16 KiB download buffer, the body, SQLite's
-    /// pages) among a hundred and fifty small ones, and malloc's functions were a tenth of its CPU time
-    /// (`perf record` of a 1 KiB miss flood). The instructions stay the same (callgrind, 32 callers: about
-    /// 397 000 a 1 KiB miss either way); the time does not: a 1 KiB miss took 5 to 11 % less CPU in four runs
-    /// of `Benchmarks/fetch/ab.sh`, a 16 KiB one no more; a hit from the store takes 1.1 % more instructions,
-    /// one from the memory tier none (docs/ARCHITECTURE.md, "No fast bins").
-    public static func disableFastBins() {
-        _ = clinux_disable_fast_bins()
-    }
-
-    /// The bytes of freed chunks waiting in fast bins, over every arena (for tests).
-    static var fastBinBytes: Int { Int(clinux_fast_bin_bytes()) }
-
     /// Returns free heap pages to the kernel every `interval` seconds, and within a tenth of a second of the
     /// memory the settings bound for transient work (`held`: the write backlog and the bodies in flight)
     /// shrinking by `drop` bytes or more from its highest since the last trim; on a utility queue, for the
