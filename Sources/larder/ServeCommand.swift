@@ -72,6 +72,8 @@ struct ServeCommand: ParsableCommand {
             print(ServeSettings.helpText())
             return
         }
+        // Before any thread exists, so that every thread the server starts inherits it.
+        let schedulingRefused = ThreadScheduling.apply(settings.listening.scheduling)
         SignalDrain.catchDrainSignals()
         // Before any thread exists: the server's threads share a bounded number of malloc arenas.
         ProcessMemory.limitArenas(to: max(2, ProcessInfo.processInfo.activeProcessorCount))
@@ -82,6 +84,11 @@ struct ServeCommand: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "larder")
+        if let schedulingRefused {
+            let policy = settings.listening.scheduling.rawValue
+            logger.warning(
+                "the kernel refused --scheduling \(policy) (errno \(schedulingRefused)); threads keep the default")
+        }
         for warning in EnvironmentAudit.warnings(environment: environment, declarations: ServeSettings.declarations) {
             logger.warning("\(warning)")
         }

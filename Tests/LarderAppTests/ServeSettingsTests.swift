@@ -107,6 +107,17 @@ import Upstream
         #expect(SettingSource.defaultValue("--max-size").description == "default of --max-size")
     }
 
+    @Test func schedulingIsBatchUnlessSetToNormal() throws {
+        #expect(try ServeSettings.resolve(flags: [:], environment: [:]).listening.scheduling == .batch)
+        let normal = try ServeSettings.resolve(flags: [:], environment: ["LARDER_SCHEDULING": "Normal"])
+        #expect(normal.listening.scheduling == .normal)
+        #expect(
+            throws: SettingsError.invalidValues([invalid(.flag("--scheduling"), "fifo", "one of batch, normal")])
+        ) {
+            try ServeSettings.resolve(flags: ["scheduling": "fifo"], environment: [:])
+        }
+    }
+
     @Test func everyBadValueIsReportedInDeclarationOrder() throws {
         let error = try #require(throws: SettingsError.self) {
             try ServeSettings.resolve(

@@ -51,6 +51,13 @@ public struct ListeningSettings: SettingGroup {
         help: "Serial queues connections are spread over; 0 is one per usable CPU.")
     public var eventLoops: Int
     @Setting(
+        "scheduling", default: "batch", .choice("policy"),
+        help:
+            "How the kernel schedules the server's threads: batch (SCHED_BATCH: a thread handed work waits for the "
+            + "running one instead of preempting it, so hand-offs are taken in batches; the origin client's thread "
+            + "keeps the default) or normal (SCHED_OTHER for all).")
+    public var scheduling: ThreadScheduling.Policy
+    @Setting(
         "shutdown-grace", default: "10", .seconds,
         help: "Seconds requests in flight get to finish after SIGTERM or SIGINT.")
     public var shutdownGrace: Double

@@ -1,4 +1,5 @@
 import CCurl
+import CLinux
 import Dispatch
 import Glibc
 import Synchronization
@@ -45,7 +46,12 @@ final class CurlDriver: @unchecked Sendable {
         multi.set(CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
         multi.set(CURLMOPT_MAXCONNECTS, configuration.connectionCacheSize)
         multi.set(CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        DedicatedThread.start(name: "larder-origin") { [self] in run() }
+        DedicatedThread.start(name: "larder-origin") { [self] in
+            // The default policy whatever the server's (`ThreadScheduling`): a request handed to this thread
+            // preempts a batch thread and goes out to the origin at once.
+            _ = clinux_set_thread_batch_policy(0)
+            run()
+        }
     }
 
     /// A new fetch id.
