@@ -2,7 +2,7 @@
 # Where a stored miss's time goes: a flood of new URLs (wrk -c32, Benchmarks/fetch/unique.lua) at a larder
 # pinned to CPU 0 (one event loop, the memory tier off, no size bound), the origin and wrk on CPU 1, as in
 # ab.sh; during the flood `perf stat` counts the server's context switches and system calls, and prints
-# each a miss, then `perf record` samples it for the share of CPU time of each thread. The figures behind
+# each a miss (and /proc each thread's switches, whether it blocked or was preempted), then `perf record` samples it for the share of CPU time of each thread. The figures behind
 # docs/ARCHITECTURE.md, "Where a stored miss's CPU goes"; with strace installed, last, the store's file reads
 # and writes a miss by descriptor. Needs perf (linux-perf) and root or kernel.perf_event_paranoid <= 1.
 #
@@ -41,16 +41,38 @@ flood w 3s >/dev/null
 events=context-switches,syscalls:sys_enter_futex,syscalls:sys_enter_poll,syscalls:sys_enter_epoll_wait
 events+=,syscalls:sys_enter_pwrite64,syscalls:sys_enter_pread64,syscalls:sys_enter_sendto
 events+=,syscalls:sys_enter_recvfrom,syscalls:sys_enter_sendmsg,syscalls:sys_enter_read,syscalls:sys_enter_write
+# Each thread's context switches so far, by thread name (Dispatch's workers share one): "name voluntary
+# involuntary" a line; voluntary when it blocked, involuntary when another thread preempted it.
+switches() {
+    for task in /proc/"$larder"/task/*; do
+        printf '%s %s\n' "$(tr ' ' _ <"$task/comm")" \
+            "$(awk '/^voluntary_ctxt/ { v = $2 } /^nonvoluntary_ctxt/ { n = $2 } END { print v, n }' "$task/status")"
+    done 2>/dev/null
+}
+switches >"$WORK/switches.before"
 perf stat -x, -e "$events" -p "$larder" -o "$WORK/stat.csv" -- sleep "$SECONDS_MEASURED" &
 stat=$!
 misses=$(flood s "$((SECONDS_MEASURED + 1))s")
 wait "$stat"
+switches >"$WORK/switches.after"
 # The misses answered while perf counted: the flood's rate over the counted seconds.
 rate=$(awk -v m="$misses" -v s="$((SECONDS_MEASURED + 1))" 'BEGIN { printf "%.0f", m / s }')
 echo "$FILE: $rate misses a second (wrk -c32, larder on one CPU)"
 awk -F, -v rate="$rate" -v s="$SECONDS_MEASURED" '
     /^[0-9]/ { sub(/^syscalls:sys_enter_/, "", $3); printf "  %-18s %8.2f a miss\n", $3, $1 / (rate * s) }
 ' "$WORK/stat.csv"
+echo "context switches a miss by thread, voluntary / involuntary (/proc/PID/task/*/status, over the flood):"
+awk -v misses="$misses" '
+    FNR == 1 { after = (FILENAME ~ /after$/) }
+    { sign = after ? 1 : -1; voluntary[$1] += sign * $2; involuntary[$1] += sign * $3 }
+    END {
+        for (name in voluntary) {
+            v = voluntary[name] / misses; n = involuntary[name] / misses
+            # A thread that ended meanwhile took its counts with it; below a hundredth is nothing.
+            if (v >= 0.005 || n >= 0.005) printf "  %-18s %6.2f / %.2f\n", name, v, n
+        }
+    }
+' "$WORK/switches.before" "$WORK/switches.after" | sort
 
 out=${KEEP:-$WORK/miss.perf}
 perf record -g -o "$out" -p "$larder" -- sleep "$SECONDS_MEASURED" 2>/dev/null &

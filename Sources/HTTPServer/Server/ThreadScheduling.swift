@@ -10,7 +10,7 @@ import Glibc
 /// miss in a flood of 1 KiB misses at a server on one CPU, each costing several microseconds on this
 /// virtual machine, and the thread that handed the work over lost its place in the middle of a batch.
 /// Under `SCHED_BATCH` a woken thread waits until the running one blocks or uses up its slice, and then
-/// takes everything handed to it meanwhile at once: 0.36 switches a miss, and 19 % less CPU a miss
+/// takes everything handed to it meanwhile at once: 0.35 switches a miss, and 7–13 % less CPU a miss
 /// (docs/ARCHITECTURE.md, "A thread handed work does not preempt the one running").
 ///
 /// The origin client's thread keeps the default policy (`Upstream`'s driver sets it for itself): a
