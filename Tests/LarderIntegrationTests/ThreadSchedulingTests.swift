@@ -21,20 +21,19 @@ import Testing
         }
     }
 
-    /// A server that has served a miss: its event loop, Dispatch's workers and the origin client's thread
-    /// have all run.
-    private static func serverAfterAMiss(arguments: [String]) async throws -> (LarderProcess, StubOrigin) {
-        let origin = try StubOrigin()
+    /// A server that has served a miss from `origin`: its event loop, Dispatch's workers and the origin
+    /// client's thread have all run.
+    private static func serverAfterAMiss(from origin: StubOrigin, arguments: [String]) async throws -> LarderProcess {
         origin.respond(to: "/a", with: .ok("a").header("Cache-Control", "max-age=60"))
         let larder = try await LarderProcess.start(arguments: ["--allow-network", "127.0.0.0/8"] + arguments)
         #expect(try larder.fetch(origin.url("/a")).body == Array("a".utf8))
-        return (larder, origin)
+        return larder
     }
 
     @Test func byDefaultTheServersThreadsAreBatchAndTheOriginClientsIsNot() async throws {
-        let (larder, origin) = try await Self.serverAfterAMiss(arguments: [])
+        let origin = try StubOrigin()
+        let larder = try await Self.serverAfterAMiss(from: origin, arguments: [])
         defer { larder.stop() }
-        _ = origin
         let threads = try Self.threadPolicies(of: larder.process.processIdentifier)
         #expect(threads.filter { $0.name == "larder-origin" }.map(\.policy) == [Self.other], "\(threads)")
         let others = threads.filter { $0.name != "larder-origin" }
@@ -45,9 +44,9 @@ import Testing
     }
 
     @Test func normalLeavesEveryThreadWithTheDefaultPolicy() async throws {
-        let (larder, origin) = try await Self.serverAfterAMiss(arguments: ["--scheduling", "normal"])
+        let origin = try StubOrigin()
+        let larder = try await Self.serverAfterAMiss(from: origin, arguments: ["--scheduling", "normal"])
         defer { larder.stop() }
-        _ = origin
         let threads = try Self.threadPolicies(of: larder.process.processIdentifier)
         #expect(threads.count >= 4, "\(threads)")
         #expect(threads.allSatisfy { $0.policy == Self.other }, "\(threads)")
