@@ -8,6 +8,12 @@ extension SQLiteCacheStore {
         !configuration.filtersKeys || keyFilter.mayHold(primaryKey.leadingWord)
     }
 
+    /// Whether the store may hold a row under `key`'s row id, whichever key it was written for: `false`
+    /// only when it certainly holds none. Answered from memory.
+    func mayHold(rowOf key: CacheKey) -> Bool {
+        !configuration.filtersKeys || keyFilter.mayHold(key.leadingWord)
+    }
+
     /// Whether the store may hold `Vary` names for `primaryKey`: `false` only when it certainly holds none
     /// (`varyFilter`), and then the URL's entry, if any, is under the primary key itself. Answered from memory.
     public func mayVary(primaryKey: CacheKey) -> Bool {

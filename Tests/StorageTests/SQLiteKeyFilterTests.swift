@@ -81,6 +81,29 @@ import Testing
         _ = try harness.put(
             CacheCoreFixtures.makeEntry(url: Self.varyingURL, varyNames: ["accept"], key: Self.variant), [1])
         #expect(harness.store.mayHold(primaryKey: CacheKey.make(canonicalURL: Self.varyingURL)))
+        // And its own row id, which the next commit under that key looks up before its insert.
+        #expect(harness.store.mayHold(rowOf: Self.variant))
+    }
+
+    /// A commit whose row id the filter rules out inserts without deleting first; a row under that id which
+    /// the filter cannot know of (moved there behind the store's back, as another key sharing the first 64
+    /// bits would be) is still replaced, its body and its count with it, not left beside or failing the commit.
+    @Test func aRowUnderAnIDTheFilterDoesNotKnowIsReplaced() throws {
+        let harness = try StorageTestHarness()
+        #expect(built(harness.store))
+        let old = try harness.put(CacheCoreFixtures.makeEntry(url: "https://k.example/old"), [1, 2, 3])
+        let new = CacheCoreFixtures.makeEntry(url: "https://k.example/new")
+        #expect(!harness.store.mayHold(rowOf: new.key))
+        try harness.sql(
+            "UPDATE entry SET id = ? WHERE id = ?",
+            [.integer(SQLiteCacheStore.rowID(new.key)), .integer(SQLiteCacheStore.rowID(old.key))])
+        let stored = try harness.put(new, [4, 5])
+        #expect(try harness.read(stored) == [4, 5])
+        #expect(try harness.store.entry(for: new.key)?.url == new.url)
+        #expect(try harness.count("SELECT count(*) FROM entry") == 1)
+        #expect(try harness.count("SELECT entry_count FROM stats") == 1)
+        #expect(try harness.count("SELECT count(*) FROM chunk") == 1)
+        #expect(harness.store.mayHold(rowOf: new.key))
     }
 
     /// A commit between the start of a build and its snapshot is in the new table whether or not the
@@ -146,8 +169,9 @@ import Testing
             CacheCoreFixtures.makeEntry(
                 url: duringURL, varyNames: ["accept"],
                 key: CacheKey.make(canonicalURL: duringURL, varyingHeaders: [("accept", "a")])), [2])
-        harness.store.keyFilter.finishBuild(scanned: [])  // snapshots that saw nothing
-        harness.store.varyFilter.finishBuild(scanned: [])
+        // Snapshots that saw what was committed before the build began, not the commit during it.
+        harness.store.keyFilter.finishBuild(scanned: [Self.variant.leadingWord, primary.leadingWord])
+        harness.store.varyFilter.finishBuild(scanned: [primary.leadingWord])
         #expect(harness.store.mayVary(primaryKey: duringPrimary))
         #expect(try harness.store.varyNames(forPrimaryKey: duringPrimary) == ["accept"])
 

@@ -196,16 +196,16 @@ final class SQLiteCommitGroup: Sendable {
         if let since = store.purgeLog.staleSince(stored, after: job.purgeGeneration) {
             stored.staleSince = min(stored.staleSince ?? since, since)
         }
-        // By rowid alone: this also replaces an entry whose key shares the first 64 bits. The entry it
-        // replaces takes its unwritten hits with it, under the same lock as the delete.
         let row = SQLiteCacheStore.rowID(stored.key)
-        try connection.run(deleteEntry, [.integer(row)])
+        try replaceEntry(stored, row: row, in: store, counters: &counters, connection: connection)
+        // The entry it replaced, if any, takes its unwritten hits with it, under the same lock as the delete.
         store.hitLog.forget(row)
-        try SQLiteCacheStore.insert(stored, counting: &counters, into: connection)
         let primaryKey = stored.primaryKey
         store.addToKeyFilter(primaryKey)
+        if stored.key != primaryKey { store.addToKeyFilter(stored.key) }
         if stored.varyNames.isEmpty {
-            try connection.run(deleteVary, [.blob(primaryKey.bytes)])
+            // A URL that varied and no longer does loses its names; one that never varied has none to lose.
+            if store.mayVary(primaryKey: primaryKey) { try connection.run(deleteVary, [.blob(primaryKey.bytes)]) }
         } else {
             store.addToVaryFilter(primaryKey)
             try connection.run(
@@ -213,6 +213,24 @@ final class SQLiteCommitGroup: Sendable {
         }
         varyKeys.append(primaryKey)
         return stored
+    }
+
+    /// Writes the entry's row in place of any row with its id, by rowid alone: this also replaces an entry
+    /// whose key shares the first 64 bits. The key filter holds the id of every row (`StoredKeyFilter`, and
+    /// `apply` adds each key it writes), so where it says the id is free the delete before the insert is
+    /// skipped, about 1.5 % of a stored miss's instructions (callgrind). An id it cannot know of, another
+    /// key's sharing those 64 bits, fails the insert on the primary key, and the delete runs then.
+    private static func replaceEntry(
+        _ stored: StoredEntry, row: Int64, in store: SQLiteCacheStore, counters: inout SQLiteCommitCounters,
+        connection: SQLiteConnection
+    ) throws {
+        if !store.mayHold(rowOf: stored.key) {
+            do {
+                return try SQLiteCacheStore.insert(stored, counting: &counters, into: connection)
+            } catch let error as SQLiteError where error.isPrimaryKeyConflict {}
+        }
+        try connection.run(deleteEntry, [.integer(row)])
+        try SQLiteCacheStore.insert(stored, counting: &counters, into: connection)
     }
 
     // The statements every job runs, as constants: a statement given as a `String` is found in the

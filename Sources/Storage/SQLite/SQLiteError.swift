@@ -22,4 +22,8 @@ struct SQLiteError: Error, CustomStringConvertible {
 
     /// The primary result code (the low byte of the extended one).
     var primaryCode: Int32 { code & 0xFF }
+
+    /// Whether a row's primary key (a rowid) was taken: `SQLITE_CONSTRAINT_PRIMARYKEY`, whose C macro
+    /// Swift does not import.
+    var isPrimaryKeyConflict: Bool { code == SQLITE_CONSTRAINT | 6 << 8 }
 }
