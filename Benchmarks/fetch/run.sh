@@ -33,7 +33,7 @@
 # a HIT with the origin's bytes. Both caches run unbounded (larder --max-size 0, nginx without max_size)
 # so that nothing stored is evicted before it is counted.
 #
-#   Benchmarks/fetch/run.sh                                   # the published run, about 20 minutes
+#   Benchmarks/fetch/run.sh                                   # the published run, about 25 minutes
 #   ROUNDS=1 DURATION=2s CASES="text1k json64k-gz" MISS_CASES="text1k:3s" MISS_ROUNDS=1 Benchmarks/fetch/run.sh
 #   TIERS=on CASES=bin1k MISS_CASES="" Benchmarks/fetch/run.sh  # the old easy case: random bytes, no Vary
 #   PREFILL=1000000 CASES=text1k Benchmarks/fetch/run.sh      # a million other entries stored first
@@ -56,7 +56,7 @@ STEAL_RETRIES=${STEAL_RETRIES:-2}
 MISSES=${MISSES:-200}
 # Set but empty (MISS_CASES=""), no floods.
 MISS_CASES=${MISS_CASES-"text1k:60s jpeg16k:20s"}
-MISS_ROUNDS=${MISS_ROUNDS:-3}
+MISS_ROUNDS=${MISS_ROUNDS:-5}
 MISS_CONNECTIONS=${MISS_CONNECTIONS:-32}
 MISS_SAMPLE=${MISS_SAMPLE:-1000}
 PREFILL=${PREFILL:-0}
