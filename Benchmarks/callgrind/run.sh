@@ -16,6 +16,8 @@
 #   MISSES=1000 SIZES=1k Benchmarks/callgrind/run.sh # also instructions per miss (each URL new, each stored)
 #   PARALLEL=32 MISSES=3000 ...                      # the misses from 32 connections at once (commit groups
 #                                                    # form as under load; a sequential miss is a group of one)
+#   SECOND=1 KIND=text MISSES=1000 ...              # then the same URLs from a gzip caller: each the miss of
+#                                                    # a URL's second variant, its Vary names already stored
 #   LARDER_ARGS="--hot-bytes 0" ...                  # extra serve flags (here: every hit from the store;
 #                                                    # "--max-size 2M": misses that evict, once it is full)
 #   KIND=text SIZES=1k ...                           # English-like text the origin gzips, with Vary:
@@ -199,4 +201,18 @@ for size in $([ "$MISSES" -gt 0 ] && echo "$SIZES"); do
     stored=$(($(entries) - stored_before))
     [ "$stored" = "$MISSES" ] || { echo "$size: only $stored of $MISSES misses were stored" >&2; exit 1; }
     report "$size" "$MISSES" "$misses_ir" "$elapsed"
+    [ -n "${SECOND:-}" ] || continue
+    settle
+    stored_before=$(entries)
+    zero
+    start=$(date +%s.%N)
+    curl -s "${parallel[@]}" -H "Accept-Encoding: gzip" -w '%{http_code} %header{x-cache}\n' -K "$WORK/urls" \
+        >"$WORK/codes"
+    for _ in $(seq 600); do [ "$(entries)" -ge "$((stored_before + MISSES))" ] && break; sleep 0.1; done
+    elapsed=$(since "$start")
+    misses_ir=$(dump)
+    expect_all "$size" "$MISSES" MISS
+    stored=$(($(entries) - stored_before))
+    [ "$stored" = "$MISSES" ] || { echo "$size: only $stored of $MISSES second variants were stored" >&2; exit 1; }
+    report "$size-gz" "$MISSES" "$misses_ir" "$elapsed"
 done

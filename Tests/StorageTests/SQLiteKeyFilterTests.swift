@@ -187,6 +187,44 @@ import Testing
         #expect(entry.varyNames.isEmpty)
     }
 
+    /// A URL's second variant, with the names its first stored, leaves the `vary` row as it is and the Vary
+    /// memo with what it knew; a row gone behind the filter's back (which still says the URL may vary) is
+    /// written again, and other names replace the old ones.
+    @Test func aSecondVariantKeepsItsURLsNamesAndAMissingRowIsWrittenAgain() throws {
+        let harness = try StorageTestHarness()
+        #expect(built(harness.store))
+        let primary = CacheKey.make(canonicalURL: Self.varyingURL)
+        func variant(_ value: String, names: [String] = ["accept"]) -> StoredEntry {
+            CacheCoreFixtures.makeEntry(
+                url: Self.varyingURL, varyNames: names,
+                key: CacheKey.make(canonicalURL: Self.varyingURL, varyingHeaders: names.map { ($0, value) }))
+        }
+        func storedNames() throws -> String? {
+            try harness.store.database.read {
+                try $0.queryFirst("SELECT names FROM vary WHERE primary_key = ?", [.blob(primary.bytes)]) {
+                    $0.text(0)
+                } ?? nil
+            }
+        }
+        try harness.put(variant("a"), [1])
+        // Two lookups: the memo's doorkeeper admits a key at its second read.
+        for _ in 0..<2 { _ = try harness.store.lookUpToServe(primaryKey: primary) }
+        #expect(harness.store.varyMemo.count == 1)
+
+        try harness.put(variant("b"), [2])
+        #expect(harness.store.varyMemo.count == 1)
+        #expect(try storedNames() == "accept")
+
+        try harness.sql("DELETE FROM vary")
+        #expect(harness.store.mayVary(primaryKey: primary))
+        try harness.put(variant("c"), [3])
+        #expect(try storedNames() == "accept")
+        #expect(harness.store.varyMemo.count == 0)
+
+        try harness.put(variant("d", names: ["accept", "accept-language"]), [4])
+        #expect(try storedNames() == "accept,accept-language")
+    }
+
     @Test func withTheFilterOffEveryKeyMayBeHeld() throws {
         let harness = try StorageTestHarness(filtersKeys: false)
         harness.store.keyFilterBuilds.sync {}

@@ -203,15 +203,24 @@ final class SQLiteCommitGroup: Sendable {
         let primaryKey = stored.primaryKey
         store.addToKeyFilter(primaryKey)
         if stored.key != primaryKey { store.addToKeyFilter(stored.key) }
+        let mayHaveNames = store.mayVary(primaryKey: primaryKey)
         if stored.varyNames.isEmpty {
             // A URL that varied and no longer does loses its names; one that never varied has none to lose.
-            if store.mayVary(primaryKey: primaryKey) { try connection.run(deleteVary, [.blob(primaryKey.bytes)]) }
+            if mayHaveNames {
+                try connection.run(deleteVary, [.blob(primaryKey.bytes)])
+                varyKeys.append(primaryKey)
+            }
         } else {
             store.addToVaryFilter(primaryKey)
-            try connection.run(
-                replaceVary, [.blob(primaryKey.bytes), .text(SQLiteCacheStore.encodeNames(stored.varyNames))])
+            let names = SQLiteCacheStore.encodeNames(stored.varyNames)
+            // A URL's second variant (a gzip caller's after an identity caller's) finds the names its first
+            // stored: reading them in this transaction leaves their B-tree's page out of the log.
+            let current = mayHaveNames ? try storedNames(of: primaryKey, connection: connection) : nil
+            if current != names {
+                try connection.run(replaceVary, [.blob(primaryKey.bytes), .text(names)])
+                varyKeys.append(primaryKey)
+            }
         }
-        varyKeys.append(primaryKey)
         return stored
     }
 
@@ -231,6 +240,11 @@ final class SQLiteCommitGroup: Sendable {
         }
         try connection.run(deleteEntry, [.integer(row)])
         try SQLiteCacheStore.insert(stored, counting: &counters, into: connection)
+    }
+
+    /// The `Vary` names stored for `primaryKey` as the writer sees them, `nil` when there are none.
+    private static func storedNames(of primaryKey: CacheKey, connection: SQLiteConnection) throws -> String? {
+        try connection.queryFirst(SQLiteCacheStore.lookUpVaryNames, [.blob(primaryKey.bytes)]) { $0.text(0) } ?? nil
     }
 
     // The statements every job runs, as constants: a statement given as a `String` is found in the
