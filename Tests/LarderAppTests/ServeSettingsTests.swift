@@ -118,6 +118,21 @@ import Upstream
         }
     }
 
+    @Test func storeDeflateLevelIsSixUnlessSetFromOneToNine() throws {
+        #expect(try ServeSettings.resolve(flags: [:], environment: [:]).store.deflateLevel == 6)
+        let fastest = try ServeSettings.resolve(flags: ["store-deflate-level": "1"], environment: [:])
+        #expect(fastest.store.deflateLevel == 1)
+        for bad in ["0", "10", "best"] {
+            #expect(
+                throws: SettingsError.invalidValues([
+                    invalid(.flag("--store-deflate-level"), bad, "an integer in 1...9")
+                ])
+            ) {
+                try ServeSettings.resolve(flags: ["store-deflate-level": bad], environment: [:])
+            }
+        }
+    }
+
     @Test func everyBadValueIsReportedInDeclarationOrder() throws {
         let error = try #require(throws: SettingsError.self) {
             try ServeSettings.resolve(

@@ -34,6 +34,21 @@ import Testing
             try harness.store.varyNames(forPrimaryKey: CacheKey.make(canonicalURL: entry.url)) == ["accept-encoding"])
     }
 
+    /// Bodies are deflated at the configured zlib level (`--store-deflate-level`): level 1 stores a compressible
+    /// body larger than level 9 does, and both read back as they came.
+    @Test func theDeflateLevelSetsHowSmallABodyIsStored() throws {
+        let body = CacheCoreFixtures.compressibleBody(length: 3 * StorageTestHarness.chunkSize)
+        var sizes: [Int] = []
+        for level: Int32 in [1, 9] {
+            let harness = try StorageTestHarness(deflateLevel: level)
+            let stored = try harness.put(CacheCoreFixtures.makeEntry(url: "https://z.example/\(level)"), body)
+            #expect(stored.codec == .deflateChunked)
+            #expect(try harness.read(stored) == body)
+            sizes.append(stored.storedSize)
+        }
+        #expect(sizes[0] > sizes[1])
+    }
+
     @Test func rowIDIsTheKeysFirst64BitsBigEndian() {
         let key = CacheKey(hex: "0f115db062b7c0dd030b16878c99dea5c354b49dc37b38eb8846179c7783e9d7")!
         #expect(SQLiteCacheStore.rowID(key) == 0x0f11_5db0_62b7_c0dd)

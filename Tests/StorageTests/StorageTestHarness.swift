@@ -14,12 +14,14 @@ final class StorageTestHarness {
     init(
         maxSize: Int? = nil, chunkSize: Int = StorageTestHarness.chunkSize,
         hitLogCapacity: Int = SQLiteCacheStore.Configuration.defaultHitLogCapacity,
-        clock: @escaping @Sendable () -> Date = { CacheCoreFixtures.epoch }, filtersKeys: Bool = true
+        clock: @escaping @Sendable () -> Date = { CacheCoreFixtures.epoch }, filtersKeys: Bool = true,
+        deflateLevel: Int32 = 6
     ) throws {
         var configuration = SQLiteCacheStore.Configuration(
             path: directory.file(), maxSize: maxSize, chunkSize: chunkSize, hitLogCapacity: hitLogCapacity,
             clock: clock)
         configuration.filtersKeys = filtersKeys
+        configuration.deflateLevel = deflateLevel
         store = try SQLiteCacheStore(configuration: configuration)
     }
 

@@ -17,6 +17,7 @@ extension LarderWiring {
             path: settings.store.databasePath, maxSize: settings.store.maxSize)
         configuration.sync = settings.store.sync
         configuration.memoryMapSize = settings.store.mapBytes
+        configuration.deflateLevel = Int32(settings.store.deflateLevel)
         let store = try SQLiteCacheStore(configuration: configuration)
         switch store.startFinding {
         case nil: break
