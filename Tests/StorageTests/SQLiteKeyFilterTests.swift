@@ -86,8 +86,8 @@ import Testing
     }
 
     /// A commit whose row id the filter rules out inserts without deleting first; a row under that id which
-    /// the filter cannot know of (moved there behind the store's back, as another key sharing the first 64
-    /// bits would be) is still replaced, its body and its count with it, not left beside or failing the commit.
+    /// the filter cannot know of (written into the file behind the store's back since its last build) is
+    /// still replaced, its body and its count with it, not left beside or failing the commit.
     @Test func aRowUnderAnIDTheFilterDoesNotKnowIsReplaced() throws {
         let harness = try StorageTestHarness()
         #expect(built(harness.store))
