@@ -182,6 +182,24 @@ settle() {
 # PARALLEL=n: the misses from n connections at once, so that the store commits them in groups as under load.
 parallel=()
 [ -n "${PARALLEL:-}" ] && parallel=(--parallel --parallel-immediate --parallel-max "$PARALLEL" --no-progress-meter)
+# One pass of the misses in $WORK/urls: counted until the store has committed every one of them.
+# miss_pass <label> [curl arguments...]
+miss_pass() {
+    local label=$1 stored_before start elapsed misses_ir stored
+    shift
+    settle
+    stored_before=$(entries)
+    zero
+    start=$(date +%s.%N)
+    curl -s "${parallel[@]}" "$@" -w '%{http_code} %header{x-cache}\n' -K "$WORK/urls" >"$WORK/codes"
+    for _ in $(seq 600); do [ "$(entries)" -ge "$((stored_before + MISSES))" ] && break; sleep 0.1; done
+    elapsed=$(since "$start")
+    misses_ir=$(dump)
+    expect_all "$label" "$MISSES" MISS
+    stored=$(($(entries) - stored_before))
+    [ "$stored" = "$MISSES" ] || { echo "$label: only $stored of $MISSES misses were stored" >&2; exit 1; }
+    report "$label" "$MISSES" "$misses_ir" "$elapsed"
+}
 [ "$MISSES" -gt 0 ] && printf "%-6s %8s %16s %16s %14s\n" size misses "Ir misses" "Ir idle" "Ir per miss"
 for size in $([ "$MISSES" -gt 0 ] && echo "$SIZES"); do
     base="http://127.0.0.1:$LARDER_PORT/fetch?url=http%3A%2F%2F127.0.0.1%3A$ORIGIN_PORT%2F$size.$EXT%3F"
@@ -189,30 +207,7 @@ for size in $([ "$MISSES" -gt 0 ] && echo "$SIZES"); do
     for n in $(seq 20); do curl -s -o /dev/null "${base}warm-$size-$n"; done
     : >"$WORK/urls"
     for n in $(seq "$MISSES"); do printf 'url = "%smiss-%s-%d"\noutput = "/dev/null"\n' "$base" "$size" "$n" >>"$WORK/urls"; done
-    settle
-    stored_before=$(entries)
-    zero
-    start=$(date +%s.%N)
-    curl -s "${parallel[@]}" -w '%{http_code} %header{x-cache}\n' -K "$WORK/urls" >"$WORK/codes"
-    for _ in $(seq 600); do [ "$(entries)" -ge "$((stored_before + MISSES))" ] && break; sleep 0.1; done
-    elapsed=$(since "$start")
-    misses_ir=$(dump)
-    expect_all "$size" "$MISSES" MISS
-    stored=$(($(entries) - stored_before))
-    [ "$stored" = "$MISSES" ] || { echo "$size: only $stored of $MISSES misses were stored" >&2; exit 1; }
-    report "$size" "$MISSES" "$misses_ir" "$elapsed"
-    [ -n "${SECOND:-}" ] || continue
-    settle
-    stored_before=$(entries)
-    zero
-    start=$(date +%s.%N)
-    curl -s "${parallel[@]}" -H "Accept-Encoding: gzip" -w '%{http_code} %header{x-cache}\n' -K "$WORK/urls" \
-        >"$WORK/codes"
-    for _ in $(seq 600); do [ "$(entries)" -ge "$((stored_before + MISSES))" ] && break; sleep 0.1; done
-    elapsed=$(since "$start")
-    misses_ir=$(dump)
-    expect_all "$size" "$MISSES" MISS
-    stored=$(($(entries) - stored_before))
-    [ "$stored" = "$MISSES" ] || { echo "$size: only $stored of $MISSES second variants were stored" >&2; exit 1; }
-    report "$size-gz" "$MISSES" "$misses_ir" "$elapsed"
+    miss_pass "$size"
+    # SECOND=1: the same URLs from a gzip caller, each the miss of a second variant.
+    [ -z "${SECOND:-}" ] || miss_pass "$size-gz" -H "Accept-Encoding: gzip"
 done

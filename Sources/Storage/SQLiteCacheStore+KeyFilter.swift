@@ -5,7 +5,7 @@ extension SQLiteCacheStore {
     /// Whether the store may hold anything under `primaryKey`: `false` only when it certainly holds
     /// neither an entry nor `Vary` names there (`StoredKeyFilter`). Answered from memory.
     public func mayHold(primaryKey: CacheKey) -> Bool {
-        !configuration.filtersKeys || keyFilter.mayHold(primaryKey.leadingWord)
+        mayHold(rowOf: primaryKey)
     }
 
     /// Whether the store may hold a row under `key`'s row id, whichever key it was written for: `false`
