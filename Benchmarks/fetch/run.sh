@@ -23,7 +23,8 @@
 # Misses. Sequential cold fetches of the first case's body (first byte and total against the origin
 # directly; MISSES of them, 0 for none), then floods (MISS_CASES, each case:duration or a case alone for
 # MISS_DURATION, 20s; "" for none): MISS_CONNECTIONS callers, every request a new URL (unique.lua),
-# MISS_ROUNDS interleaved rounds, larder with the first tier in TIERS. Answered misses/s and p99 for both;
+# MISS_ROUNDS interleaved rounds, larder with the first tier in TIERS, larder first in odd rounds and nginx in
+# even ones, each flood after a `sync` (settle_writeback). Answered misses/s and p99 for both;
 # and what each stored: for larder, after each flood the script waits until no origin fetch is in flight
 # (every body committed or given up) and counts that flood's rows in its SQLite file; for nginx, the cache
 # files written. The share stored is of the misses the origin saw. Each server's CPU time (user and system
@@ -515,8 +516,53 @@ check_stored_sample() { # case
 if [ -n "$MISS_CASES" ]; then
     echo
     echo "misses under load: wrk -t1 -c$MISS_CONNECTIONS, a new URL per request (unique.lua), $MISS_ROUNDS" \
-        "interleaved round(s) (larder with its memory tier $MISS_TIER, then nginx); the origin on the client's CPU"
+        "interleaved round(s) (larder with its memory tier $MISS_TIER and nginx, each going first in every other" \
+        "round, each flood after a sync); the origin on the client's CPU"
 fi
+# Each flood starts with the machine's dirty pages written back (`sync`): a flood leaves up to the kernel's
+# background writeback line of them (about 2 GB here: nginx writes a file a miss), and the flood after it
+# was throttled by writing them back (one nginx flood fell to 3 659 a second with a p99 of 974 ms behind
+# the previous round's pages). Sets SETTLED to "<MiB dirty before> MiB in <seconds> s".
+settle_writeback() {
+    local dirty start
+    dirty=$(awk '/^Dirty:/ { printf "%.0f", $2 / 1024 }' /proc/meminfo)
+    start=$(date +%s.%N)
+    sync
+    SETTLED="$dirty MiB in $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+}
+# larder's flood of a round, with its drain and what it stored: sets l_* (the case, duration, round).
+larder_flood() { # case duration round
+    local now
+    settle_writeback
+    l_settled=$SETTLED
+    l_cpu=$(process_cpu "${TIER_PID[$MISS_TIER]}")
+    flood "$MISS_PORT" "$1" "$2" "$1-r$3-"
+    now=$(find /proc/"${TIER_PID[$MISS_TIER]}"/task -mindepth 1 -maxdepth 1 | wc -l)
+    [ "$now" -le "$threads" ] || threads=$now
+    l_rps=$FLOOD_RPS l_p99=$FLOOD_P99 l_answered=$FLOOD_ANSWERED
+    drain
+    # The share stored is of the misses fetched: each URL the origin saw is one miss, answered or still
+    # under way when wrk stopped (wrk's count leaves those out, and their bodies are stored too).
+    l_fetched=$(($(origin_requests) - FLOOD_BEFORE))
+    l_stored=$(stored_rows "$(flood_prefix "$1" "$1-r$3-")")
+    # larder's CPU from the flood's start to its last commit, a stored miss.
+    read -r l_user l_system < <(cpu_per "$l_cpu" "$(process_cpu "${TIER_PID[$MISS_TIER]}")" "$l_stored")
+}
+# nginx's flood of a round and what it stored: sets n_*.
+nginx_flood() { # case duration round
+    local files
+    settle_writeback
+    n_settled=$SETTLED
+    files=$(nginx_files)
+    n_cpu=$(process_cpu "$NGINX_PID")
+    flood "$CACHE_PORT" "$1" "$2" "$1-n$3-"
+    n_rps=$FLOOD_RPS n_p99=$FLOOD_P99 n_answered=$FLOOD_ANSWERED
+    # nginx renames a cache file into place when its response ends: a second lets the last ones finish.
+    sleep 1
+    n_fetched=$(($(origin_requests) - FLOOD_BEFORE))
+    n_stored=$(($(nginx_files) - files))
+    read -r n_user n_system < <(cpu_per "$n_cpu" "$(process_cpu "$NGINX_PID")" "$n_stored")
+}
 MISS_ROWS=()
 threads=0
 for m in $MISS_CASES; do
@@ -525,26 +571,14 @@ for m in $MISS_CASES; do
     : >"$WORK/misses-$c.txt"
     for round in $(seq "$MISS_ROUNDS"); do
         ticks=$(cpu_ticks)
-        l_cpu=$(process_cpu "${TIER_PID[$MISS_TIER]}")
-        flood "$MISS_PORT" "$c" "$d" "$c-r$round-"
-        now=$(find /proc/"${TIER_PID[$MISS_TIER]}"/task -mindepth 1 -maxdepth 1 | wc -l)
-        [ "$now" -le "$threads" ] || threads=$now
-        l_rps=$FLOOD_RPS l_p99=$FLOOD_P99 l_answered=$FLOOD_ANSWERED
-        drain
-        # The share stored is of the misses fetched: each URL the origin saw is one miss, answered or still
-        # under way when wrk stopped (wrk's count leaves those out, and their bodies are stored too).
-        l_fetched=$(($(origin_requests) - FLOOD_BEFORE))
-        l_stored=$(stored_rows "$(flood_prefix "$c" "$c-r$round-")")
-        # larder's CPU from the flood's start to its last commit, a stored miss.
-        read -r l_user l_system < <(cpu_per "$l_cpu" "$(process_cpu "${TIER_PID[$MISS_TIER]}")" "$l_stored")
-        files=$(nginx_files)
-        n_cpu=$(process_cpu "$NGINX_PID")
-        flood "$CACHE_PORT" "$c" "$d" "$c-n$round-"
-        # nginx renames a cache file into place when its response ends: a second lets the last ones finish.
-        sleep 1
-        n_fetched=$(($(origin_requests) - FLOOD_BEFORE))
-        n_stored=$(($(nginx_files) - files))
-        read -r n_user n_system < <(cpu_per "$n_cpu" "$(process_cpu "$NGINX_PID")" "$n_stored")
+        # Odd rounds larder first, even rounds nginx first: neither always follows the other's flood.
+        if ((round % 2)); then
+            larder_flood "$c" "$d" "$round"
+            nginx_flood "$c" "$d" "$round"
+        else
+            nginx_flood "$c" "$d" "$round"
+            larder_flood "$c" "$d" "$round"
+        fi
         steal=$(steal_since "$ticks")
         kept=$(awk -v s="$steal" -v m="$STEAL_MAX" 'BEGIN { print (s <= m) ? 1 : 0 }')
         # larder's stored/s counts to its last commit (the flood plus the wait for its writes).
@@ -553,12 +587,13 @@ for m in $MISS_CASES; do
         n_rate=$(awk -v n="$n_stored" -v d="$(seconds_of "$d")" 'BEGIN { printf "%.0f", n / d }')
         l_share=$(awk -v s="$l_stored" -v f="$l_fetched" 'BEGIN { print 100 * s / f }')
         n_share=$(awk -v s="$n_stored" -v f="$n_fetched" 'BEGIN { print 100 * s / f }')
-        echo "$kept $steal $l_rps $l_p99 $l_rate $l_share $FLOOD_RPS $FLOOD_P99 $n_rate $n_share" \
+        echo "$kept $steal $l_rps $l_p99 $l_rate $l_share $n_rps $n_p99 $n_rate $n_share" \
             "$l_user $l_system $n_user $n_system" >>"$WORK/misses-$c.txt"
         echo "  $c round $round: larder answered $l_answered ($l_rps/s, p99 $l_p99 ms), fetched $l_fetched, stored" \
-            "$l_stored ($DRAINED s to drain); nginx answered $FLOOD_ANSWERED ($FLOOD_RPS/s, p99 $FLOOD_P99 ms)," \
+            "$l_stored ($DRAINED s to drain); nginx answered $n_answered ($n_rps/s, p99 $n_p99 ms)," \
             "fetched $n_fetched, stored $n_stored; steal $steal%; CPU µs a stored miss (user + system): larder" \
-            "$l_user + $l_system, nginx $n_user + $n_system" >&2
+            "$l_user + $l_system, nginx $n_user + $n_system; written back before: larder $l_settled, nginx" \
+            "$n_settled" >&2
     done
     sampled=$(check_stored_sample "$c")
     keep=1 mark=""
