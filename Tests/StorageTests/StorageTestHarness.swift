@@ -15,13 +15,13 @@ final class StorageTestHarness {
         maxSize: Int? = nil, chunkSize: Int = StorageTestHarness.chunkSize,
         hitLogCapacity: Int = SQLiteCacheStore.Configuration.defaultHitLogCapacity,
         clock: @escaping @Sendable () -> Date = { CacheCoreFixtures.epoch }, filtersKeys: Bool = true,
-        deflateLevel: Int32 = 6
+        deflateLevel: Int32? = nil
     ) throws {
         var configuration = SQLiteCacheStore.Configuration(
             path: directory.file(), maxSize: maxSize, chunkSize: chunkSize, hitLogCapacity: hitLogCapacity,
             clock: clock)
         configuration.filtersKeys = filtersKeys
-        configuration.deflateLevel = deflateLevel
+        if let deflateLevel { configuration.deflateLevel = deflateLevel }
         store = try SQLiteCacheStore(configuration: configuration)
     }
 
