@@ -9,6 +9,9 @@
 #   Benchmarks/fetch/miss-profile.sh                   # builds the release binary, 1 KiB text
 #   LARDER_BIN=/tmp/larder-a FILE=jpeg16k.jpg Benchmarks/fetch/miss-profile.sh
 #   KEEP=/tmp/miss.perf Benchmarks/fetch/miss-profile.sh   # keep the samples for perf report
+#   STORE=/tmp/larder-million/store-1000000.db ...       # start from a copy of that store: misses into a big one
+#   LARDER_ARGS="--max-size 1000M" STORE=...              # extra serve flags, after the script's (the last wins):
+#                                                         # here a store held at its bound, each miss evicting
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . Benchmarks/lib.sh
@@ -24,9 +27,13 @@ start_work
 mkdir -p "$WORK/files"
 python3 Benchmarks/fetch/make-bodies.py "$WORK/files" text:1024:text1k.txt jpeg:16384:jpeg16k.jpg >/dev/null
 start_fetch_origin "$ORIGIN_PORT"
+if [ -n "${STORE:-}" ]; then
+    [ -f "$STORE" ] || { echo "STORE=$STORE is not a file" >&2; exit 2; }
+    cp "$STORE" "$WORK/larder.db"
+fi
 taskset -c 0 "$LARDER_BIN" serve --host 127.0.0.1 --port "$PORT" --db "$WORK/larder.db" --access-log false \
     --log-level warning --event-loops 1 --allow-network 127.0.0.0/8 --max-size 0 --hot-bytes 0 \
-    >"$WORK/larder.log" 2>&1 &
+    ${LARDER_ARGS:-} >"$WORK/larder.log" 2>&1 &
 larder=$!
 PIDS+=("$larder")
 wait_http "$PORT" /livez
