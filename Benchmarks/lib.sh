@@ -177,3 +177,41 @@ memfd_kib() { # pid: KiB held by the process's open memfd files
     done
     echo $((total / 1024))
 }
+
+# User and system CPU time (clock ticks) a process and its children (nginx's worker) have used: "user system".
+process_cpu() { # pid
+    local pid u s user=0 system=0
+    for pid in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
+        read -r u s < <(awk '{ print $14, $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0 0)
+        user=$((user + u)) system=$((system + s))
+    done
+    echo "$user $system"
+}
+
+# Their sum.
+process_ticks() { # pid
+    local user system
+    read -r user system < <(process_cpu "$1")
+    echo $((user + system))
+}
+
+# Microseconds a unit of work of the CPU between two process_cpu readings: "user system".
+cpu_per() { # "user system" before, "user system" after, units
+    awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN {
+        split(a, x, " "); split(b, y, " ")
+        if (n > 0) printf "%.1f %.1f\n", (y[1] - x[1]) * 1000000 / hz / n, (y[2] - x[2]) * 1000000 / hz / n
+        else print "0 0"
+    }'
+}
+
+# Each flood starts with the machine's dirty pages written back (`sync`): a flood leaves up to the kernel's
+# background writeback line of them (about 2 GB here: nginx writes a file a miss), and the flood after it
+# was throttled by writing them back (one nginx flood fell to 3 659 a second with a p99 of 974 ms behind
+# the previous round's pages). Sets SETTLED to "<MiB dirty before> MiB in <seconds> s".
+settle_writeback() {
+    local dirty start
+    dirty=$(awk '/^Dirty:/ { printf "%.0f", $2 / 1024 }' /proc/meminfo)
+    start=$(date +%s.%N)
+    sync
+    SETTLED="$dirty MiB in $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+}

@@ -258,32 +258,6 @@ for c in $CASES; do
     warm_and_check "$CACHE_PORT" "$c"
 done
 
-# User and system CPU time (clock ticks) a process and its children (nginx's worker) have used: "user system".
-process_cpu() { # pid
-    local pid u s user=0 system=0
-    for pid in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
-        read -r u s < <(awk '{ print $14, $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0 0)
-        user=$((user + u)) system=$((system + s))
-    done
-    echo "$user $system"
-}
-
-# Their sum.
-process_ticks() { # pid
-    local user system
-    read -r user system < <(process_cpu "$1")
-    echo $((user + system))
-}
-
-# Microseconds a unit of work of the CPU between two process_cpu readings: "user system".
-cpu_per() { # "user system" before, "user system" after, units
-    awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN {
-        split(a, x, " "); split(b, y, " ")
-        if (n > 0) printf "%.1f %.1f\n", (y[1] - x[1]) * 1000000 / hz / n, (y[2] - x[2]) * 1000000 / hz / n
-        else print "0 0"
-    }'
-}
-
 # One measured run; fails when the origin saw a request meanwhile (a miss) or wrk saw a non-2xx answer.
 # Sets RUN_RPS, RUN_P99 and RUN_CPU, the server's CPU microseconds per answered request (not printed: a
 # failure inside $(...) would not stop the script). CPU per request is the figure another process's load
@@ -519,17 +493,6 @@ if [ -n "$MISS_CASES" ]; then
         "interleaved round(s) (larder with its memory tier $MISS_TIER and nginx, each going first in every other" \
         "round, each flood after a sync); the origin on the client's CPU"
 fi
-# Each flood starts with the machine's dirty pages written back (`sync`): a flood leaves up to the kernel's
-# background writeback line of them (about 2 GB here: nginx writes a file a miss), and the flood after it
-# was throttled by writing them back (one nginx flood fell to 3 659 a second with a p99 of 974 ms behind
-# the previous round's pages). Sets SETTLED to "<MiB dirty before> MiB in <seconds> s".
-settle_writeback() {
-    local dirty start
-    dirty=$(awk '/^Dirty:/ { printf "%.0f", $2 / 1024 }' /proc/meminfo)
-    start=$(date +%s.%N)
-    sync
-    SETTLED="$dirty MiB in $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
-}
 # larder's flood of a round, with its drain and what it stored: sets l_* (the case, duration, round).
 larder_flood() { # case duration round
     local now
