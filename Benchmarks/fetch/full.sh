@@ -15,7 +15,12 @@
 # commits; nginx's count is not knowable once its manager removes files); at the end each cache's size
 # against the bound (larder's `larder_store_bytes`; nginx's files' disk blocks, what its `max_size` counts).
 #
-#   Benchmarks/fetch/full.sh                          # 256M, text1k.txt, fills of 60 s, 3 rounds of 20 s
+# Where both caches keep their files matters: on an ext4 without a journal (this development machine's root), ext4
+# will not reuse an inode deleted in the last minute, and nginx's creates, one a miss while its manager deletes
+# as many, scan the inode tables for one (Benchmarks/README.md). The script warns on such a file system; put
+# its directory on a journaled one with TMPDIR (for example a file made with mkfs.ext4 and mounted -o loop).
+#
+#   TMPDIR=/mnt/jfs Benchmarks/fetch/full.sh          # 256M, text1k.txt, fills of 60 s, 3 rounds of 20 s
 #   BOUND=64M ROUNDS=1 FILL=20s DURATION=5s Benchmarks/fetch/full.sh
 #   FILE=jpeg16k.jpg Benchmarks/fetch/full.sh
 set -euo pipefail
@@ -37,6 +42,11 @@ build_larder
 start_work
 
 bound_bytes=$(size_bytes "${BOUND,,}")
+device=$(basename "$(df --output=source "$WORK" | tail -1)")
+if [ "$(cat "/sys/fs/ext4/$device/journal_task" 2>/dev/null)" = "<none>" ]; then
+    echo "warning: $WORK is on an ext4 without a journal ($device), which makes nginx's file churn slow;" \
+        "set TMPDIR to a directory on a journaled file system (see the top of $0)" >&2
+fi
 mkdir -p "$WORK/files"
 python3 Benchmarks/fetch/make-bodies.py "$WORK/files" text:1024:text1k.txt jpeg:16384:jpeg16k.jpg >/dev/null
 start_fetch_origin "$ORIGIN_PORT"
