@@ -110,6 +110,17 @@ start_fetch_origin() { # port
     wait_http "$1"
 }
 
+# Requests the origin of start_fetch_origin has answered so far (it logs each one).
+origin_requests() { wc -l <"$WORK/origin-access.log"; }
+
+# STORE=<database file>: copies it to the path given, so that larder starts on a copy of that store (a big
+# one, or one at its bound) instead of an empty one; without STORE, nothing.
+use_store() { # database path
+    [ -n "${STORE:-}" ] || return 0
+    [ -f "$STORE" ] || { echo "STORE=$STORE is not a file" >&2; exit 2; }
+    cp "$STORE" "$1"
+}
+
 # Bytes for a size name: 1k, 16k, 4m, or a plain number.
 size_bytes() {
     case $1 in
@@ -214,4 +225,22 @@ settle_writeback() {
     start=$(date +%s.%N)
     sync
     SETTLED="$dirty MiB in $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+}
+
+# larder answers a miss before its store commits it: waits until no origin fetch is in flight on the larder at
+# the port (a fetch leaves the registry when its commit is told), at most 5 minutes. Sets DRAINED to the
+# seconds it took.
+drain_fetches() { # port
+    local start drained=false
+    start=$(date +%s.%N)
+    for _ in $(seq 3000); do
+        if curl -s "http://127.0.0.1:$1/metrics" | grep -q '^larder_origin_fetches_in_flight 0$'; then
+            drained=true
+            break
+        fi
+        sleep 0.1
+    done
+    # Judged by the loop's own reading: a second scrape could fail on its own and cry wolf.
+    $drained || echo "  larder still had origin fetches in flight after 5 minutes; counting what is committed" >&2
+    DRAINED=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 }

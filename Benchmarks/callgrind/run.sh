@@ -75,10 +75,7 @@ nginx -p "$WORK" -c "$WORK/origin.conf" &
 PIDS+=($!)
 
 prepare_callgrind "$WORK"
-if [ -n "${STORE:-}" ]; then
-    [ -f "$STORE" ] || { echo "STORE=$STORE is not a file" >&2; exit 2; }
-    cp "$STORE" "$WORK/larder.db"
-fi
+use_store "$WORK/larder.db"
 LD_PRELOAD="$WORK/sigsuspend.so" valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" --dump-instr=no \
     --collect-systime=no "$WORK/larder" serve --host 127.0.0.1 --port "$LARDER_PORT" --db "$WORK/larder.db" --access-log false \
     --log-level warning --event-loops 1 --allow-network 127.0.0.0/8 ${LARDER_ARGS:-} >"$WORK/larder.log" 2>&1 &

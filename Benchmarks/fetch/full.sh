@@ -70,15 +70,7 @@ wait_http "$CACHE_PORT"
 wait_http "$PORT" /livez
 
 metric() { curl -s "http://127.0.0.1:$PORT/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
-origin_requests() { wc -l <"$WORK/origin-access.log"; }
 nginx_bytes() { find "$WORK/cache-cache" -type f -printf '%b\n' | awk '{ n += $1 } END { print n * 512 }'; }
-# Waits until no origin fetch of larder's is in flight (every answered miss committed or given up).
-drain() {
-    for _ in $(seq 600); do
-        [ "$(metric larder_origin_fetches_in_flight)" = 0 ] && return
-        sleep 0.1
-    done
-}
 # One flood: sets RPS, P99 and ANSWERED; the origin's requests meanwhile in FETCHED.
 flood() { # port tag duration
     local before bad
@@ -93,7 +85,7 @@ flood() { # port tag duration
 
 echo "filling both caches past $BOUND with $FILE misses ($FILL each)..." >&2
 flood "$PORT" fill "$FILL"
-drain
+drain_fetches "$PORT"
 flood "$CACHE_PORT" fill "$FILL"
 sleep 1
 echo "after the fill: larder $(metric larder_store_bytes) bytes (evicted $(metric larder_store_evictions_total))," \
@@ -108,7 +100,7 @@ for round in $(seq "$ROUNDS"); do
             cpu=$(process_cpu "$larder")
             committed=$(metric larder_store_commit_group_entries_total)
             flood "$PORT" "r$round" "$DURATION"
-            drain
+            drain_fetches "$PORT"
             stored=$(($(metric larder_store_commit_group_entries_total) - committed))
             read -r user system < <(cpu_per "$cpu" "$(process_cpu "$larder")" "$ANSWERED")
             l="$RPS $P99 $user $system $(awk -v s="$stored" -v f="$FETCHED" 'BEGIN { printf "%.1f", 100 * s / f }')"
@@ -126,7 +118,7 @@ for round in $(seq "$ROUNDS"); do
     echo "  round $round: larder $lr misses/s (p99 $lp ms, CPU $lu + $ls µs a miss, $lshare % of fetched stored)," \
         "nginx $nr/s (p99 $np ms, CPU $nu + $ns µs)" >&2
 done
-drain
+drain_fetches "$PORT"
 sleep 2
 echo "after the rounds: larder $(metric larder_store_bytes) bytes, nginx $(nginx_bytes) in its files' blocks;" \
     "the bound $bound_bytes" >&2

@@ -27,10 +27,7 @@ start_work
 mkdir -p "$WORK/files"
 python3 Benchmarks/fetch/make-bodies.py "$WORK/files" text:1024:text1k.txt jpeg:16384:jpeg16k.jpg >/dev/null
 start_fetch_origin "$ORIGIN_PORT"
-if [ -n "${STORE:-}" ]; then
-    [ -f "$STORE" ] || { echo "STORE=$STORE is not a file" >&2; exit 2; }
-    cp "$STORE" "$WORK/larder.db"
-fi
+use_store "$WORK/larder.db"
 taskset -c 0 "$LARDER_BIN" serve --host 127.0.0.1 --port "$PORT" --db "$WORK/larder.db" --access-log false \
     --log-level warning --event-loops 1 --allow-network 127.0.0.0/8 --max-size 0 --hot-bytes 0 \
     ${LARDER_ARGS:-} >"$WORK/larder.log" 2>&1 &

@@ -214,7 +214,6 @@ for port in "$ORIGIN_PORT" "$CACHE_PORT"; do wait_http "$port"; done
 for tier in $TIERS; do wait_http "${TIER_PORT[$tier]}"; done
 
 url() { echo "http://127.0.0.1:$1/fetch?url=http://127.0.0.1:$ORIGIN_PORT/$(case_file "$2")"; }
-origin_requests() { wc -l <"$WORK/origin-access.log"; }
 
 # Fails unless a response is what the case's caller must get: a HIT, the origin's bytes, gzip-encoded for
 # a gzip caller of text or JSON and not encoded otherwise, and Vary on what the origin sends it with.
@@ -441,22 +440,6 @@ flood() { # port case duration tag
             "(${FLOOD_ANSWERED:-?} answers, non-2xx ${bad:-?}, origin saw $seen)"
     fi
 }
-# larder answers a miss before its store commits it: waits until no origin fetch is in flight (a fetch
-# leaves the registry when its commit is told), at most 5 minutes. Sets DRAINED to the seconds it took.
-drain() {
-    local start drained=false
-    start=$(date +%s.%N)
-    for _ in $(seq 3000); do
-        if curl -s "http://127.0.0.1:$MISS_PORT/metrics" | grep -q '^larder_origin_fetches_in_flight 0$'; then
-            drained=true
-            break
-        fi
-        sleep 0.1
-    done
-    # Judged by the loop's own reading: a second scrape could fail on its own and cry wolf.
-    $drained || echo "  larder still had origin fetches in flight after 5 minutes; counting what is committed" >&2
-    DRAINED=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
-}
 
 # Reads up to MISS_SAMPLE of a case's stored flood entries back through larder's /fetch as the flood's
 # caller: each must be a HIT with the origin's bytes (one curl, one connection). Prints the count checked.
@@ -503,7 +486,7 @@ larder_flood() { # case duration round
     now=$(find /proc/"${TIER_PID[$MISS_TIER]}"/task -mindepth 1 -maxdepth 1 | wc -l)
     [ "$now" -le "$threads" ] || threads=$now
     l_rps=$FLOOD_RPS l_p99=$FLOOD_P99 l_answered=$FLOOD_ANSWERED
-    drain
+    drain_fetches "$MISS_PORT"
     # The share stored is of the misses fetched: each URL the origin saw is one miss, answered or still
     # under way when wrk stopped (wrk's count leaves those out, and their bodies are stored too).
     l_fetched=$(($(origin_requests) - FLOOD_BEFORE))

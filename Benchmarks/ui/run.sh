@@ -111,7 +111,6 @@ page_close() {
     read -r REFRESHES FAILED < <(awk '/^refreshes/ { print $2, $6 }' "$WORK/page.out")
 }
 
-origin_requests() { wc -l <"$WORK/origin-access.log"; }
 seconds=${DURATION%s}
 printf "%-5s %-4s %10s %9s %8s %7s %10s\n" round side "requests/s" "p99 ms" "load" "steal%" refreshes
 for round in $(seq "$ROUNDS"); do
